@@ -1,0 +1,17 @@
+package io.sluice.core.algorithm;
+
+import io.sluice.core.Policy;
+
+/** Placeholder until the algorithm lands: replace this whole file. */
+final class LeakyBucket implements RateAlgorithm<Object> {
+
+    @Override
+    public Step<Object> step(Object state, long nowMicros, long cost, Policy policy) {
+        throw new UnsupportedOperationException("LeakyBucket is being written");
+    }
+
+    @Override
+    public long ttlMicros(Object state, long nowMicros, Policy policy) {
+        throw new UnsupportedOperationException("LeakyBucket is being written");
+    }
+}

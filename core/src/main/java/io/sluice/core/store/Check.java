@@ -1,0 +1,31 @@
+package io.sluice.core.store;
+
+import io.sluice.core.Policy;
+
+/**
+ * One rule's part of a request, as a store sees it.
+ *
+ * @param rule the rule's name (part of the stored key)
+ * @param key the partition key the rule counts in, already resolved (the store hashes it when long or unsafe)
+ * @param policy the numbers
+ * @param cost the request's weight under this rule, >= 0
+ * @param shadow a shadow rule is evaluated and reported but never denies the request, and its denial does not
+ *     stop the other rules from consuming
+ * @param leaseId for a concurrency policy: the id of the lease to take; null otherwise
+ */
+public record Check(String rule, String key, Policy policy, long cost, boolean shadow, String leaseId) {
+
+    public Check {
+        if (rule == null || key == null || policy == null) {
+            throw new IllegalArgumentException("rule, key and policy are required");
+        }
+        if (cost < 0) {
+            throw new IllegalArgumentException("cost must be >= 0, got " + cost);
+        }
+    }
+
+    /** An enforced check with no lease. */
+    public static Check of(String rule, String key, Policy policy, long cost) {
+        return new Check(rule, key, policy, cost, false, null);
+    }
+}

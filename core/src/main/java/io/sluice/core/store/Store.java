@@ -1,0 +1,38 @@
+package io.sluice.core.store;
+
+import io.sluice.core.Outcome;
+import java.util.List;
+
+/**
+ * Where rate-limiting state lives. {@link #evaluate} answers every rule of one request together, all or nothing:
+ * when an enforced check is denied, no check consumes (a sliding log with {@code countRejected} records the attempt);
+ * shadow checks never block the others. Implementations are thread-safe.
+ */
+public interface Store extends AutoCloseable {
+
+    /**
+     * Evaluates the checks of one request atomically.
+     *
+     * @param checks the request's checks, at least one
+     * @param nowMicros the application's time; a store configured to use its own clock (Redis {@code TIME}) ignores it
+     * @return one outcome per check, in the same order
+     * @throws StoreException when the store cannot answer
+     */
+    List<Outcome> evaluate(List<Check> checks, long nowMicros);
+
+    /**
+     * Releases concurrency leases taken by {@link #evaluate}. Releasing an unknown or expired lease does nothing.
+     *
+     * @throws StoreException when the store cannot be reached (the lease then expires on its own)
+     */
+    void release(List<Lease> leases, long nowMicros);
+
+    /**
+     * Forgets a key's state under a rule (admin: reset or unblock).
+     */
+    void reset(String rule, String key);
+
+    /** Releases connections and threads. */
+    @Override
+    default void close() {}
+}
