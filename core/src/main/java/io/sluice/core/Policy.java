@@ -47,6 +47,8 @@ public record Policy(
     public static final Algorithm DEFAULT_ALGORITHM = Algorithm.GCRA;
     /** Periods are capped at 366 days so that microsecond arithmetic never overflows. */
     static final long MAX_PERIOD_MICROS = 366L * 24 * 3600 * 1_000_000;
+    /** Every time span an algorithm computes stays below 2^53 µs, so Lua doubles hold it exactly. */
+    public static final long MAX_EXACT_MICROS = 1L << 53;
     /** Limits are capped at one billion permits per period. */
     static final long MAX_LIMIT = 1_000_000_000L;
 
@@ -70,6 +72,9 @@ public record Policy(
                 "expected a non-negative maximum wait");
         check(delayThreshold >= 0 && delayThreshold <= MAX_LIMIT, "delay", delayThreshold,
                 "expected a non-negative number of requests");
+        long capacity = burst > 0 ? burst : limit;
+        check(capacity <= MAX_EXACT_MICROS / Math.max(1, periodMicros / limit), "burst", capacity,
+                "expected burst x (period / limit) to stay below 2^53 microseconds (about 285 years)");
         if (algorithm == Algorithm.WARM_UP && warmupMicros == 0) {
             throw new ConfigException("warm-up", "0", "a warm-up policy needs a positive warm-up period");
         }
