@@ -1,0 +1,74 @@
+package io.sluice.core;
+
+import io.sluice.core.store.Lease;
+import java.util.List;
+
+/**
+ * The engine's answer for one request. Denial is a value, never an exception.
+ *
+ * @param allowed whether the request may proceed (after {@link #delayMicros()} when queued)
+ * @param outcomes every rule that took part, in rule order
+ * @param binding the rule whose numbers go into the headers: the enforced rule that denied with the longest wait,
+ *     else the rule with the least remaining; null when no rule applied
+ * @param delayMicros queue mode: how long to hold the request before it proceeds; 0 otherwise
+ * @param leases concurrency leases to release when the response completes
+ */
+public record Decision(boolean allowed, List<RuleOutcome> outcomes, RuleOutcome binding, long delayMicros,
+        List<Lease> leases) {
+
+    /** The decision for a request no rule applies to. */
+    public static final Decision NO_RULES = new Decision(true, List.of(), null, 0, List.of());
+
+    public Decision {
+        outcomes = List.copyOf(outcomes);
+        leases = List.copyOf(leases);
+    }
+
+    /** Builds a decision from the outcomes of one request: derives allowed, binding and delay. */
+    public static Decision of(List<RuleOutcome> outcomes, List<Lease> leases) {
+        if (outcomes.isEmpty()) {
+            return NO_RULES;
+        }
+        boolean allowed = true;
+        long delay = 0;
+        RuleOutcome binding = null;
+        for (RuleOutcome o : outcomes) {
+            allowed &= !o.denies();
+            delay = Math.max(delay, o.outcome().allowed() ? o.outcome().delayMicros() : 0);
+        }
+        for (RuleOutcome o : outcomes) {
+            if (binding == null || binds(o, binding, allowed)) {
+                binding = o;
+            }
+        }
+        return new Decision(allowed, outcomes, binding, allowed ? delay : 0, allowed ? leases : List.of());
+    }
+
+    private static boolean binds(RuleOutcome candidate, RuleOutcome current, boolean allowed) {
+        if (!allowed) {
+            if (candidate.denies() != current.denies()) {
+                return candidate.denies();
+            }
+            return candidate.denies() && candidate.outcome().retryAfterMicros() > current.outcome().retryAfterMicros();
+        }
+        if (candidate.rule().shadow() != current.rule().shadow()) {
+            return !candidate.rule().shadow();     // enforced rules speak first
+        }
+        return candidate.outcome().remaining() < current.outcome().remaining();
+    }
+
+    /** @return whether a shadow rule would have denied this request */
+    public boolean shadowDenied() {
+        return outcomes.stream().anyMatch(o -> o.rule().shadow() && !o.outcome().allowed());
+    }
+
+    /** @return whether the request is denied because the store failed and a rule denies meanwhile (answer 503) */
+    public boolean storeUnavailable() {
+        return !allowed && binding != null && binding.source() == RuleOutcome.Source.FAILURE_DENIED;
+    }
+
+    /** @return retry-after of the binding rule in microseconds; 0 when allowed */
+    public long retryAfterMicros() {
+        return allowed || binding == null ? 0 : binding.outcome().retryAfterMicros();
+    }
+}

@@ -1,0 +1,258 @@
+package io.sluice.core;
+
+import io.sluice.core.config.PolicyParser;
+import io.sluice.core.store.Check;
+import io.sluice.core.store.Lease;
+import io.sluice.core.store.MemoryStore;
+import io.sluice.core.store.Store;
+import io.sluice.core.store.StoreException;
+import io.sluice.core.time.TimeSource;
+import java.lang.System.Logger.Level;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ThreadLocalRandom;
+
+/**
+ * Matches rules, resolves keys, evaluates every rule of a request in one store call, and returns a
+ * {@link Decision}. Thread-safe; one per application.
+ *
+ * <pre>
+ * Engine engine = Engine.builder()
+ *         .rule(Rule.builder("per-ip").policy("100/1m").key(KeyResolvers.ip()).build())
+ *         .store(MemoryStore.create())
+ *         .build();
+ * Decision d = engine.check(request);
+ * </pre>
+ */
+public final class Engine implements AutoCloseable {
+
+    private static final System.Logger LOG = System.getLogger(Engine.class.getName());
+
+    private final List<Rule> rules;
+    private final Store store;
+    private final TimeSource time;
+    private final Store local;
+    private final int nodeCount;
+
+    private Engine(Builder b) {
+        this.rules = List.copyOf(b.rules);
+        this.time = b.time;
+        this.store = b.store != null ? b.store : MemoryStore.builder().timeSource(b.time).build();
+        this.local = MemoryStore.builder().timeSource(b.time).build();
+        this.nodeCount = b.nodeCount;
+    }
+
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /** @return the rules, in evaluation order */
+    public List<Rule> rules() {
+        return rules;
+    }
+
+    /** @return the time source every decision reads */
+    public TimeSource timeSource() {
+        return time;
+    }
+
+    /** Decides a request under every rule that matches it, in one store call. */
+    public Decision check(RequestView request) {
+        return check(request, rules);
+    }
+
+    /** Decides a request under the given rules (for example those a JAX-RS annotation selects). */
+    public Decision check(RequestView request, List<Rule> candidates) {
+        List<Rule> applied = new ArrayList<>(candidates.size());
+        List<Check> checks = new ArrayList<>(candidates.size());
+        for (Rule rule : candidates) {
+            if (!rule.matcher().matches(request)) {
+                continue;
+            }
+            String key = rule.key().resolve(request);
+            if (key == null) {
+                if (rule.onMissingKey() == Rule.MissingKey.SKIP) {
+                    continue;
+                }
+                key = Rule.ANONYMOUS_KEY;
+            }
+            Policy policy = rule.policyFor(request);
+            String leaseId = policy.algorithm() == Algorithm.CONCURRENCY ? newLeaseId() : null;
+            applied.add(rule);
+            checks.add(new Check(rule.name(), key, policy, rule.cost(), rule.shadow(), leaseId));
+        }
+        if (checks.isEmpty()) {
+            return Decision.NO_RULES;
+        }
+        long now = time.nowMicros();
+        List<Outcome> outcomes;
+        RuleOutcome.Source source = RuleOutcome.Source.STORE;
+        try {
+            outcomes = store.evaluate(checks, now);
+        } catch (StoreException e) {
+            LOG.log(Level.WARNING, "rate-limit store failed; applying each rule's on-store-failure: " + e.getMessage());
+            return onStoreFailure(applied, checks, now);
+        }
+        return decide(applied, checks, outcomes, source);
+    }
+
+    private Decision decide(List<Rule> applied, List<Check> checks, List<Outcome> outcomes, RuleOutcome.Source source) {
+        List<RuleOutcome> results = new ArrayList<>(checks.size());
+        List<Lease> leases = new ArrayList<>(1);
+        for (int i = 0; i < checks.size(); i++) {
+            Check c = checks.get(i);
+            Outcome o = outcomes.get(i);
+            results.add(new RuleOutcome(applied.get(i), c.policy(), o, source));
+            if (c.leaseId() != null && o.allowed()) {
+                leases.add(new Lease(c.rule(), c.key(), c.policy(), c.leaseId()));
+            }
+        }
+        return Decision.of(results, leases);
+    }
+
+    /** Each rule's failure mode: allow, deny (503), or a local limit sized to this node's share. */
+    private Decision onStoreFailure(List<Rule> applied, List<Check> checks, long now) {
+        List<Integer> localIndexes = new ArrayList<>();
+        List<Check> localChecks = new ArrayList<>();
+        for (int i = 0; i < checks.size(); i++) {
+            if (applied.get(i).onStoreFailure() == Rule.FailureMode.LOCAL) {
+                localIndexes.add(i);
+                localChecks.add(localShare(checks.get(i)));
+            }
+        }
+        List<Outcome> localOutcomes = localChecks.isEmpty() ? List.of() : local.evaluate(localChecks, now);
+        List<RuleOutcome> results = new ArrayList<>(checks.size());
+        List<Lease> leases = new ArrayList<>();
+        for (int i = 0; i < checks.size(); i++) {
+            Rule rule = applied.get(i);
+            Check c = checks.get(i);
+            long limit = c.policy().limit();
+            int li = localIndexes.indexOf(i);
+            RuleOutcome r = switch (rule.onStoreFailure()) {
+                case ALLOW -> new RuleOutcome(rule, c.policy(), Outcome.allow(limit, limit, 0), RuleOutcome.Source.FAILURE_ALLOWED);
+                case DENY -> new RuleOutcome(rule, c.policy(), Outcome.deny(limit, 0, 0, STORE_RETRY_MICROS),
+                        RuleOutcome.Source.FAILURE_DENIED);
+                case LOCAL -> new RuleOutcome(rule, localChecks.get(li).policy(), localOutcomes.get(li),
+                        RuleOutcome.Source.LOCAL_FALLBACK);
+            };
+            if (li >= 0 && c.leaseId() != null && r.outcome().allowed()) {
+                leases.add(new Lease(c.rule(), c.key(), localChecks.get(li).policy(), c.leaseId()));
+            }
+            results.add(r);
+        }
+        return Decision.of(results, leases);
+    }
+
+    /** Retry-after sent with a 503 while the store is down and a rule denies meanwhile. */
+    static final long STORE_RETRY_MICROS = 1_000_000;
+
+    private Check localShare(Check c) {
+        Policy p = c.policy();
+        long share = Math.max(1, p.limit() / nodeCount);
+        Policy local = new Policy(p.algorithm(), share, p.periodMicros(), p.burst() == 0 ? 0 : Math.max(1, p.burst() / nodeCount),
+                p.minIntervalMicros(), p.countRejected(), p.warmupMicros(), p.coldFactor(), p.leaseTimeoutMicros(),
+                p.maxWaitMicros(), p.delayThreshold(), p.staggered());
+        return new Check(c.rule(), c.key(), local, c.cost(), c.shadow(), c.leaseId());
+    }
+
+    /**
+     * Releases the concurrency leases a decision holds: call when the response completes, on every path.
+     * A failure to reach the store is logged; the lease then expires on its own.
+     */
+    public void release(Decision decision) {
+        if (decision.leases().isEmpty()) {
+            return;
+        }
+        long now = time.nowMicros();
+        boolean fromLocal = decision.outcomes().stream().anyMatch(o -> o.source() == RuleOutcome.Source.LOCAL_FALLBACK);
+        try {
+            (fromLocal ? local : store).release(decision.leases(), now);
+        } catch (StoreException e) {
+            LOG.log(Level.WARNING, "could not release " + decision.leases().size()
+                    + " concurrency lease(s); they expire on their own: " + e.getMessage());
+        }
+    }
+
+    /**
+     * The programmatic API, for limits outside HTTP such as calls to a third-party API:
+     * {@code engine.tryAcquire("stripe", "acct-42", Policy.parse("100/1s"), 1)}.
+     *
+     * @param name names the limit (part of the stored key): one name per policy
+     * @param key the partition
+     * @param cost the weight, >= 0 (0 peeks)
+     * @throws StoreException when the store cannot answer
+     */
+    public Outcome tryAcquire(String name, String key, Policy policy, long cost) {
+        Check check = new Check(name, key, policy, cost, false,
+                policy.algorithm() == Algorithm.CONCURRENCY ? newLeaseId() : null);
+        return store.evaluate(List.of(check), time.nowMicros()).get(0);
+    }
+
+    /** {@link #tryAcquire(String, String, Policy, long)} under a name derived from the policy's notation. */
+    public Outcome tryAcquire(String key, Policy policy, long cost) {
+        return tryAcquire("api-" + Integer.toHexString(PolicyParser.format(policy).hashCode()), key, policy, cost);
+    }
+
+    /** Forgets a key's state under a rule (admin: reset or unblock). */
+    public void reset(String rule, String key) {
+        store.reset(rule, key);
+        local.reset(rule, key);
+    }
+
+    @Override
+    public void close() {
+        store.close();
+    }
+
+    private static String newLeaseId() {
+        ThreadLocalRandom r = ThreadLocalRandom.current();
+        return Long.toHexString(r.nextLong()) + Long.toHexString(r.nextLong());
+    }
+
+    /** Builds an {@link Engine}: rules, a store (default in memory), a time source (default the system clock). */
+    public static final class Builder {
+        private final List<Rule> rules = new ArrayList<>();
+        private Store store;
+        private TimeSource time = TimeSource.system();
+        private int nodeCount = 1;
+
+        Builder() {}
+
+        public Builder rule(Rule rule) {
+            rules.add(rule);
+            return this;
+        }
+
+        public Builder rules(List<Rule> all) {
+            rules.addAll(all);
+            return this;
+        }
+
+        public Builder store(Store s) {
+            this.store = s;
+            return this;
+        }
+
+        public Builder timeSource(TimeSource t) {
+            this.time = t;
+            return this;
+        }
+
+        /** How many nodes share the limits: sizes the local fallback ({@code limit / nodeCount}). Default 1. */
+        public Builder nodeCount(int n) {
+            if (n < 1) {
+                throw new io.sluice.core.config.ConfigException("node-count", Integer.toString(n), "expected at least 1");
+            }
+            this.nodeCount = n;
+            return this;
+        }
+
+        public Engine build() {
+            long names = rules.stream().map(Rule::name).distinct().count();
+            if (names != rules.size()) {
+                throw new io.sluice.core.config.ConfigException("rules: two rules share a name; names must be unique");
+            }
+            return new Engine(this);
+        }
+    }
+}

@@ -1,0 +1,162 @@
+package io.sluice.core;
+
+import io.sluice.core.config.ConfigException;
+import io.sluice.core.key.KeyResolver;
+import java.util.Map;
+import java.util.regex.Pattern;
+
+/**
+ * Which requests, keyed by what, under which policy, at what cost, enforced or shadow, and what to do when the
+ * store fails. Build with {@link #builder(String)}.
+ *
+ * @param name names the rule in headers ({@code RateLimit-Policy: "per-ip"}), logs, metrics and stored keys
+ * @param matcher which requests the rule applies to
+ * @param key the partition a request counts in
+ * @param policy the numbers (the default tier when {@code tiers} is set)
+ * @param tiers optional: picks a policy per request from a value such as the attribute {@code plan}
+ * @param cost the weight of one request, >= 0
+ * @param mode enforce, or shadow (count and report, never deny)
+ * @param onStoreFailure what happens while the store is unavailable
+ * @param onMissingKey what happens to a request whose key cannot be resolved
+ */
+public record Rule(
+        String name,
+        RequestMatcher matcher,
+        KeyResolver key,
+        Policy policy,
+        Tiers tiers,
+        long cost,
+        Mode mode,
+        FailureMode onStoreFailure,
+        MissingKey onMissingKey) {
+
+    /** The key a request counts under when its key cannot be resolved and the rule says {@link MissingKey#ANONYMOUS}. */
+    public static final String ANONYMOUS_KEY = "anonymous";
+    private static final Pattern NAME = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._-]{0,63}");
+
+    public Rule {
+        if (name == null || !NAME.matcher(name).matches()) {
+            throw new ConfigException("name", name,
+                    "expected a rule name of letters, digits, '.', '_' or '-', at most 64 characters, such as \"per-ip\"");
+        }
+        if (matcher == null || key == null || policy == null || mode == null || onStoreFailure == null
+                || onMissingKey == null) {
+            throw new ConfigException("rule " + name + ": matcher, key, policy and modes are required");
+        }
+        if (cost < 0) {
+            throw new ConfigException("cost", Long.toString(cost), "expected a cost >= 0");
+        }
+    }
+
+    /** @return the policy that applies to {@code request}: its tier's, or the rule's */
+    public Policy policyFor(RequestView request) {
+        return tiers == null ? policy : tiers.select(request, policy);
+    }
+
+    /** @return whether this rule only reports */
+    public boolean shadow() {
+        return mode == Mode.SHADOW;
+    }
+
+    public static Builder builder(String name) {
+        return new Builder(name);
+    }
+
+    /** Enforce denies; shadow counts and reports, never denies. */
+    public enum Mode { ENFORCE, SHADOW }
+
+    /** While the store is unavailable: allow, deny with 503, or fall back to a local limit (this node's share). */
+    public enum FailureMode { ALLOW, DENY, LOCAL }
+
+    /** A request whose key cannot be resolved is skipped by the rule, or counted under {@link #ANONYMOUS_KEY}. */
+    public enum MissingKey { SKIP, ANONYMOUS }
+
+    /**
+     * Tiers: a value of the request picks the policy, such as {@code free: 100/1h, pro: 10000/1h}.
+     *
+     * @param selector resolves the tier name (for example {@code attribute:plan})
+     * @param policies policy per tier name
+     */
+    public record Tiers(KeyResolver selector, Map<String, Policy> policies) {
+        public Tiers {
+            policies = Map.copyOf(policies);
+        }
+
+        /** @return the tier's policy, or {@code fallback} when the value is missing or unknown */
+        public Policy select(RequestView request, Policy fallback) {
+            String tier = selector.resolve(request);
+            return tier == null ? fallback : policies.getOrDefault(tier, fallback);
+        }
+    }
+
+    /** Builds a {@link Rule}; defaults: every request, key {@code global}, cost 1, enforce, allow on store failure, skip missing keys. */
+    public static final class Builder {
+        private final String name;
+        private RequestMatcher matcher = RequestMatcher.ALL;
+        private KeyResolver key = request -> "global";
+        private Policy policy;
+        private Tiers tiers;
+        private long cost = 1;
+        private Mode mode = Mode.ENFORCE;
+        private FailureMode onStoreFailure = FailureMode.ALLOW;
+        private MissingKey onMissingKey = MissingKey.SKIP;
+
+        Builder(String name) {
+            this.name = name;
+        }
+
+        public Builder matcher(RequestMatcher m) {
+            this.matcher = m;
+            return this;
+        }
+
+        public Builder key(KeyResolver k) {
+            this.key = k;
+            return this;
+        }
+
+        public Builder policy(Policy p) {
+            this.policy = p;
+            return this;
+        }
+
+        public Builder policy(String notation) {
+            this.policy = Policy.parse(notation);
+            return this;
+        }
+
+        public Builder tiers(Tiers t) {
+            this.tiers = t;
+            return this;
+        }
+
+        public Builder cost(long c) {
+            this.cost = c;
+            return this;
+        }
+
+        public Builder mode(Mode m) {
+            this.mode = m;
+            return this;
+        }
+
+        public Builder shadow() {
+            this.mode = Mode.SHADOW;
+            return this;
+        }
+
+        public Builder onStoreFailure(FailureMode f) {
+            this.onStoreFailure = f;
+            return this;
+        }
+
+        public Builder onMissingKey(MissingKey m) {
+            this.onMissingKey = m;
+            return this;
+        }
+
+        public Rule build() {
+            return new Rule(name, matcher, key, policy, tiers, cost, mode, onStoreFailure, onMissingKey);
+        }
+    }
+}
