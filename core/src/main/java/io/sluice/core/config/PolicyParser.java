@@ -43,16 +43,22 @@ public final class PolicyParser {
             throw new ConfigException(parameter, text, "expected a limit " + EXAMPLE);
         }
         if (text.length() > 200) {
-            throw new ConfigException(parameter, text, "expected a limit of at most 200 characters " + EXAMPLE);
+            throw new ConfigException(parameter, text.substring(0, 40) + "...",
+                    "expected a limit of at most 200 characters " + EXAMPLE);
         }
         String[] tokens = tokens(text);
         try {
             return build(parameter, text, tokens, algorithm);
         } catch (ConfigException e) {
-            if (e.parameter() != null && e.parameter().equals(parameter)) {
-                throw e;
+            String reason = e.getMessage();
+            int colon = reason.indexOf(": ");
+            if (e.parameter() != null && colon > 0) {
+                reason = reason.substring(colon + 2);     // drop the inner parameter name: we name ours
             }
-            throw new ConfigException(parameter, text, e.getMessage() + "; expected a limit " + EXAMPLE);
+            if (reason.endsWith(", got \"" + text + "\"")) {
+                reason = reason.substring(0, reason.length() - text.length() - 7);
+            }
+            throw new ConfigException(parameter, text, reason + "; expected a limit " + EXAMPLE);
         }
     }
 
@@ -73,7 +79,7 @@ public final class PolicyParser {
                     count, period);
             i = 1;
         } else {
-            throw new ConfigException(parameter, text, "expected \"<n>/<period>\" or \"<n> concurrent\" " + EXAMPLE);
+            throw new ConfigException(parameter, text, "expected \"<n>/<period>\" or \"<n> concurrent\"");
         }
         Algorithm inferred = null;
         for (; i < tokens.length; i++) {
@@ -92,7 +98,11 @@ public final class PolicyParser {
                     inferred = Algorithm.SLIDING_LOG;
                 }
                 case "warm-up" -> {
-                    policy = policy.withWarmup(duration(parameter, text, value(parameter, text, tokens, ++i)));
+                    Duration warmup = duration(parameter, text, value(parameter, text, tokens, ++i));
+                    if (warmup.isZero()) {
+                        throw new ConfigException(parameter, text, "the warm-up period must be positive");
+                    }
+                    policy = policy.withWarmup(warmup);
                     inferred = Algorithm.WARM_UP;
                 }
                 case "max-wait" -> policy = policy.withMaxWait(duration(parameter, text, value(parameter, text, tokens, ++i)));
@@ -100,7 +110,7 @@ public final class PolicyParser {
                 case "staggered" -> policy = policy.withStaggered(true);
                 default -> throw new ConfigException(parameter, text, "unknown option \"" + option
                         + "\" (options: burst, min-interval, count-rejected, warm-up, cold-factor, max-wait, delay,"
-                        + " lease, staggered) " + EXAMPLE);
+                        + " lease, staggered)");
             }
         }
         return withAlgorithm(parameter, text, policy, explicit, inferred);
@@ -184,7 +194,7 @@ public final class PolicyParser {
 
     private static String[] tokens(String text) {
         String normalized = text.trim().toLowerCase(Locale.ROOT)
-                .replaceAll("\\s*/\\s*", "/");
+                .replaceAll("\\s*/\\s*(\\d*)\\s*([a-z]+)", "/$1$2");
         return normalized.split("\\s+");
     }
 

@@ -1,0 +1,168 @@
+package io.sluice.core;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.sluice.core.config.ConfigException;
+import io.sluice.core.config.PolicyParser;
+import io.sluice.core.store.Check;
+import io.sluice.core.store.Lease;
+import io.sluice.core.store.MemoryStore;
+import io.sluice.core.store.Store;
+import io.sluice.core.store.StoreException;
+import io.sluice.core.testing.ManualTimeSource;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.junit.jupiter.api.Test;
+
+class EngineTest {
+
+    private final ManualTimeSource time = new ManualTimeSource();
+
+    private Engine engine(Rule... rules) {
+        return Engine.builder().timeSource(time).store(MemoryStore.builder().timeSource(time).build())
+                .rules(List.of(rules)).build();
+    }
+
+    private static RequestView get(String path, String ip) {
+        return RequestView.builder("GET", path).remoteAddress(ip).build();
+    }
+
+    private static Policy fixed(String notation) {
+        return PolicyParser.parse("limit", notation, Algorithm.FIXED_WINDOW);
+    }
+
+    @Test
+    void onlyMatchingRulesTakePartAndTheTightestBinds() {
+        Engine engine = engine(
+                Rule.builder("api").matcher(RequestMatcher.of(List.of("/api/**"), Set.of())).policy(fixed("10/1m"))
+                        .key(RequestView::remoteAddress).build(),
+                Rule.builder("login").matcher(RequestMatcher.of(List.of("/login"), Set.of("POST"))).policy(fixed("3/1m"))
+                        .key(RequestView::remoteAddress).build(),
+                Rule.builder("site").policy(fixed("5/1m")).key(RequestView::remoteAddress).build());
+
+        Decision d = engine.check(get("/api/orders", "1.2.3.4"));
+
+        assertThat(d.outcomes()).extracting(o -> o.rule().name()).containsExactly("api", "site");
+        assertThat(d.binding().rule().name()).isEqualTo("site");
+        assertThat(d.binding().outcome().remaining()).isEqualTo(4);
+    }
+
+    @Test
+    void deniedDecisionNamesTheRuleThatDeniedAndItsRetryAfter() {
+        Engine engine = engine(Rule.builder("per-ip").policy(fixed("2/1m")).key(RequestView::remoteAddress).build());
+        time.advance(Duration.ofSeconds(45));
+        engine.check(get("/", "a"));
+        engine.check(get("/", "a"));
+
+        Decision d = engine.check(get("/", "a"));
+
+        assertThat(d.allowed()).isFalse();
+        assertThat(d.binding().rule().name()).isEqualTo("per-ip");
+        assertThat(d.retryAfterMicros()).isEqualTo(15_000_000);
+        assertThat(engine.check(get("/", "b")).allowed()).as("other keys are untouched").isTrue();
+    }
+
+    @Test
+    void missingKeySkipsOrCountsAnonymously() {
+        Engine skipping = engine(Rule.builder("user").policy(fixed("1/1m")).key(RequestView::principal).build());
+        assertThat(skipping.check(get("/", "a"))).isEqualTo(Decision.NO_RULES);
+
+        Engine anonymous = engine(Rule.builder("user").policy(fixed("1/1m")).key(RequestView::principal)
+                .onMissingKey(Rule.MissingKey.ANONYMOUS).build());
+        assertThat(anonymous.check(get("/", "a")).allowed()).isTrue();
+        assertThat(anonymous.check(get("/", "b")).allowed()).as("all anonymous requests share one key").isFalse();
+    }
+
+    @Test
+    void tiersPickThePolicyFromTheRequest() {
+        Rule.Tiers tiers = new Rule.Tiers(r -> (String) r.attribute("plan"), Map.of("free", fixed("1/1h"), "pro", fixed("3/1h")));
+        Engine engine = engine(Rule.builder("plan").policy(fixed("2/1h")).tiers(tiers)
+                .key(r -> (String) r.attribute("tenant")).build());
+        RequestView free = RequestView.builder("GET", "/").attribute("plan", "free").attribute("tenant", "t1").build();
+        RequestView pro = RequestView.builder("GET", "/").attribute("plan", "pro").attribute("tenant", "t2").build();
+
+        assertThat(engine.check(free).binding().outcome().limit()).isEqualTo(1);
+        assertThat(engine.check(pro).binding().outcome().limit()).isEqualTo(3);
+    }
+
+    @Test
+    void shadowRuleReportsButNeverDenies() {
+        Engine engine = engine(Rule.builder("trial").policy(fixed("1/1m")).shadow().build());
+        engine.check(get("/", "a"));
+
+        Decision d = engine.check(get("/", "a"));
+
+        assertThat(d.allowed()).isTrue();
+        assertThat(d.shadowDenied()).isTrue();
+    }
+
+    @Test
+    void storeFailureAppliesEachRulesFailureMode() {
+        Store broken = new Store() {
+            @Override
+            public List<Outcome> evaluate(List<Check> checks, long nowMicros) {
+                throw new StoreException("connection refused");
+            }
+
+            @Override
+            public void release(List<Lease> leases, long nowMicros) {
+                throw new StoreException("connection refused");
+            }
+
+            @Override
+            public void reset(String rule, String key) {}
+        };
+        Rule allow = Rule.builder("allow").policy(fixed("1/1m")).build();
+        Rule local = Rule.builder("local").policy(fixed("4/1m")).onStoreFailure(Rule.FailureMode.LOCAL).build();
+        Rule deny = Rule.builder("deny").policy(fixed("1/1m")).onStoreFailure(Rule.FailureMode.DENY).build();
+
+        Engine allowing = Engine.builder().timeSource(time).store(broken).rule(allow).build();
+        assertThat(allowing.check(get("/", "a")).allowed()).isTrue();
+        assertThat(allowing.check(get("/", "a")).allowed()).isTrue();
+
+        Engine twoNodes = Engine.builder().timeSource(time).store(broken).rule(local).nodeCount(2).build();
+        assertThat(twoNodes.check(get("/", "a")).allowed()).isTrue();
+        assertThat(twoNodes.check(get("/", "a")).allowed()).isTrue();
+        Decision third = twoNodes.check(get("/", "a"));
+        assertThat(third.allowed()).as("this node's share of 4 over 2 nodes is 2").isFalse();
+        assertThat(third.storeUnavailable()).as("a local limit denies with 429, not 503").isFalse();
+
+        Decision denied = Engine.builder().timeSource(time).store(broken).rule(deny).build().check(get("/", "a"));
+        assertThat(denied.allowed()).isFalse();
+        assertThat(denied.storeUnavailable()).isTrue();
+    }
+
+    @Test
+    void tryAcquireLimitsCallsOutsideHttp() {
+        Engine engine = engine();
+        Policy twoPerSecond = fixed("2/1s");
+        assertThat(engine.tryAcquire("partner-api", "acct-1", twoPerSecond, 1).allowed()).isTrue();
+        assertThat(engine.tryAcquire("partner-api", "acct-1", twoPerSecond, 1).allowed()).isTrue();
+        Outcome third = engine.tryAcquire("partner-api", "acct-1", twoPerSecond, 1);
+        assertThat(third.allowed()).isFalse();
+        assertThat(third.retryAfterMicros()).isEqualTo(1_000_000);
+        time.advance(Duration.ofSeconds(1));
+        assertThat(engine.tryAcquire("partner-api", "acct-1", twoPerSecond, 1).allowed()).isTrue();
+    }
+
+    @Test
+    void concurrencyLeasesAreReleasedThroughTheDecision() {
+        Engine engine = engine(Rule.builder("inflight").policy(Policy.concurrent(1)).build());
+        Decision first = engine.check(get("/", "a"));
+        assertThat(first.leases()).hasSize(1);
+        assertThat(engine.check(get("/", "a")).allowed()).isFalse();
+        engine.release(first);
+        assertThat(engine.check(get("/", "a")).allowed()).isTrue();
+    }
+
+    @Test
+    void duplicateRuleNamesFailAtBuild() {
+        Rule a = Rule.builder("same").policy(fixed("1/1m")).build();
+        assertThatThrownBy(() -> engine(a, a)).isInstanceOf(ConfigException.class).hasMessageContaining("unique");
+        assertThatThrownBy(() -> Rule.builder("bad name!").policy(fixed("1/1m")).build())
+                .isInstanceOf(ConfigException.class).hasMessageContaining("\"bad name!\"");
+    }
+}

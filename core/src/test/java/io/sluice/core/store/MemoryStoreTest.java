@@ -1,0 +1,131 @@
+package io.sluice.core.store;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.sluice.core.Algorithm;
+import io.sluice.core.Outcome;
+import io.sluice.core.Policy;
+import io.sluice.core.config.PolicyParser;
+import io.sluice.core.testing.ManualTimeSource;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+
+class MemoryStoreTest {
+
+    private final ManualTimeSource time = new ManualTimeSource();
+    private final MemoryStore store = MemoryStore.builder().timeSource(time).build();
+
+    private Outcome one(String rule, String key, Policy policy) {
+        return store.evaluate(List.of(Check.of(rule, key, policy, 1)), time.nowMicros()).get(0);
+    }
+
+    @Test
+    void deniedRequestConsumesFromNoRule() {
+        Policy roomy = PolicyParser.parse("limit", "10/1m", Algorithm.FIXED_WINDOW);
+        Policy tight = PolicyParser.parse("limit", "1/1m", Algorithm.FIXED_WINDOW);
+        one("tight", "k", tight);                        // uses up the tight rule
+
+        List<Outcome> both = store.evaluate(List.of(Check.of("roomy", "k", roomy, 1), Check.of("tight", "k", tight, 1)),
+                time.nowMicros());
+
+        assertThat(both.get(0).allowed()).isTrue();      // the roomy rule alone would allow...
+        assertThat(both.get(1).allowed()).isFalse();     // ...but the tight one denies the request
+        assertThat(one("roomy", "k", roomy).remaining()).as("roomy consumed only by this request").isEqualTo(9);
+    }
+
+    @Test
+    void shadowDenialDoesNotStopTheEnforcedRulesFromConsuming() {
+        Policy roomy = PolicyParser.parse("limit", "10/1m", Algorithm.FIXED_WINDOW);
+        Policy tight = PolicyParser.parse("limit", "1/1m", Algorithm.FIXED_WINDOW);
+        one("tight", "k", tight);
+
+        List<Outcome> both = store.evaluate(List.of(Check.of("roomy", "k", roomy, 1),
+                new Check("tight", "k", tight, 1, true, null)), time.nowMicros());
+
+        assertThat(both.get(1).allowed()).isFalse();
+        assertThat(one("roomy", "k", roomy).remaining()).isEqualTo(8);
+    }
+
+    @Test
+    void sixteenThreadsOnOneKeyNeverAdmitMoreThanTheLimit() throws Exception {
+        for (Algorithm algorithm : List.of(Algorithm.FIXED_WINDOW, Algorithm.SLIDING_LOG, Algorithm.TOKEN_BUCKET,
+                Algorithm.GCRA, Algorithm.LEAKY_BUCKET)) {
+            Policy policy = PolicyParser.parse("limit", "100/1h", algorithm);
+            ExecutorService pool = Executors.newFixedThreadPool(16);
+            CountDownLatch start = new CountDownLatch(1);
+            List<Future<Integer>> admitted = new ArrayList<>();
+            for (int t = 0; t < 16; t++) {
+                admitted.add(pool.submit(() -> {
+                    start.await();
+                    int n = 0;
+                    for (int i = 0; i < 500; i++) {
+                        n += one(algorithm.id(), "hot", policy).allowed() ? 1 : 0;
+                    }
+                    return n;
+                }));
+            }
+            start.countDown();
+            int total = 0;
+            for (Future<Integer> f : admitted) {
+                total += f.get(30, TimeUnit.SECONDS);
+            }
+            pool.shutdown();
+            assertThat(total).as(algorithm.id()).isEqualTo(100);
+        }
+    }
+
+    @Test
+    void aMillionDistinctKeysKeepMemoryBounded() {
+        MemoryStore bounded = MemoryStore.builder().timeSource(time).maximumKeys(10_000).build();
+        Policy policy = Policy.parse("5/1h");
+        for (int i = 0; i < 1_000_000; i++) {
+            bounded.evaluate(List.of(Check.of("per-ip", "10." + (i >>> 16) + "." + ((i >>> 8) & 255) + "." + (i & 255),
+                    policy, 1)), time.nowMicros());
+        }
+        assertThat(bounded.trackedKeys()).isLessThanOrEqualTo(10_000);
+    }
+
+    @Test
+    void idleStateExpiresWhenItNoLongerMatters() {
+        Policy policy = PolicyParser.parse("limit", "5/1m", Algorithm.FIXED_WINDOW);
+        for (int i = 0; i < 100; i++) {
+            one("r", "k" + i, policy);
+        }
+        assertThat(store.trackedKeys()).isEqualTo(100);
+        time.advance(Duration.ofMinutes(1).plusMillis(1));
+        assertThat(store.trackedKeys()).isZero();
+    }
+
+    @Test
+    void leasesAreTakenReleasedAndExpire() {
+        Policy two = Policy.parse("2 concurrent lease 10s");
+        Outcome a = store.evaluate(List.of(new Check("c", "k", two, 1, false, "a")), time.nowMicros()).get(0);
+        Outcome b = store.evaluate(List.of(new Check("c", "k", two, 1, false, "b")), time.nowMicros()).get(0);
+        Outcome c = store.evaluate(List.of(new Check("c", "k", two, 1, false, "c")), time.nowMicros()).get(0);
+        assertThat(List.of(a.allowed(), b.allowed(), c.allowed())).containsExactly(true, true, false);
+
+        store.release(List.of(new Lease("c", "k", two, "a")), time.nowMicros());
+        assertThat(store.evaluate(List.of(new Check("c", "k", two, 1, false, "d")), time.nowMicros()).get(0).allowed())
+                .as("released lease frees a slot").isTrue();
+
+        time.advance(Duration.ofSeconds(10));            // b and d were never released: they expire
+        assertThat(store.evaluate(List.of(new Check("c", "k", two, 1, false, "e")), time.nowMicros()).get(0).remaining())
+                .isEqualTo(1);
+    }
+
+    @Test
+    void resetForgetsTheKey() {
+        Policy one = PolicyParser.parse("limit", "1/1h", Algorithm.FIXED_WINDOW);
+        assertThat(one("r", "k", one).allowed()).isTrue();
+        assertThat(one("r", "k", one).allowed()).isFalse();
+        store.reset("r", "k");
+        assertThat(one("r", "k", one).allowed()).isTrue();
+    }
+}
