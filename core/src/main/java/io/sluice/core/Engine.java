@@ -2,6 +2,7 @@ package io.sluice.core;
 
 import io.sluice.core.config.PolicyParser;
 import io.sluice.core.store.Check;
+import io.sluice.core.store.CircuitBreaker;
 import io.sluice.core.store.Lease;
 import io.sluice.core.store.MemoryStore;
 import io.sluice.core.store.Store;
@@ -33,6 +34,9 @@ public final class Engine implements AutoCloseable {
     private final TimeSource time;
     private final Store local;
     private final int nodeCount;
+    private final CircuitBreaker breaker;
+    private final DenialCache denials;
+    private final List<DecisionListener> listeners;
 
     private Engine(Builder b) {
         this.rules = List.copyOf(b.rules);
@@ -40,6 +44,9 @@ public final class Engine implements AutoCloseable {
         this.store = b.store != null ? b.store : MemoryStore.builder().timeSource(b.time).build();
         this.local = MemoryStore.builder().timeSource(b.time).build();
         this.nodeCount = b.nodeCount;
+        this.breaker = new CircuitBreaker(store.getClass().getSimpleName(), b.failureThreshold, b.coolDownMicros, time);
+        this.denials = b.denialCacheSize > 0 ? new DenialCache(b.denialCacheSize, time) : null;
+        this.listeners = List.copyOf(b.listeners);
     }
 
     public static Builder builder() {
@@ -85,15 +92,46 @@ public final class Engine implements AutoCloseable {
             return Decision.NO_RULES;
         }
         long now = time.nowMicros();
+        if (denials != null) {
+            Decision cached = denials.deny(applied, checks, now);
+            if (cached != null) {
+                return notify(request, cached, DecisionListener.Event.DENIED_FROM_CACHE);
+            }
+        }
+        if (!breaker.tryAcquire()) {
+            return notify(request, onStoreFailure(applied, checks, now), DecisionListener.Event.STORE_FAILURE);
+        }
         List<Outcome> outcomes;
-        RuleOutcome.Source source = RuleOutcome.Source.STORE;
         try {
             outcomes = store.evaluate(checks, now);
+            breaker.onSuccess();
         } catch (StoreException e) {
-            LOG.log(Level.WARNING, "rate-limit store failed; applying each rule's on-store-failure: " + e.getMessage());
-            return onStoreFailure(applied, checks, now);
+            breaker.onFailure(e);
+            return notify(request, onStoreFailure(applied, checks, now), DecisionListener.Event.STORE_FAILURE);
         }
-        return decide(applied, checks, outcomes, source);
+        Decision decision = decide(applied, checks, outcomes, RuleOutcome.Source.STORE);
+        if (denials != null && !decision.allowed()) {
+            denials.remember(checks, decision, now);
+        }
+        return notify(request, decision, decision.allowed()
+                ? decision.shadowDenied() ? DecisionListener.Event.SHADOW_DENIED : DecisionListener.Event.ALLOWED
+                : DecisionListener.Event.DENIED);
+    }
+
+    private Decision notify(RequestView request, Decision decision, DecisionListener.Event event) {
+        for (DecisionListener listener : listeners) {
+            try {
+                listener.onDecision(request, decision, event);
+            } catch (RuntimeException e) {
+                LOG.log(Level.WARNING, "decision listener " + listener.getClass().getName() + " failed", e);
+            }
+        }
+        return decision;
+    }
+
+    /** @return the state of the circuit breaker around the store */
+    public CircuitBreaker.State storeCircuit() {
+        return breaker.state();
     }
 
     private Decision decide(List<Rule> applied, List<Check> checks, List<Outcome> outcomes, RuleOutcome.Source source) {
@@ -197,6 +235,9 @@ public final class Engine implements AutoCloseable {
     public void reset(String rule, String key) {
         store.reset(rule, key);
         local.reset(rule, key);
+        if (denials != null) {
+            denials.forget(rule, key);
+        }
     }
 
     @Override
@@ -215,8 +256,41 @@ public final class Engine implements AutoCloseable {
         private Store store;
         private TimeSource time = TimeSource.system();
         private int nodeCount = 1;
+        private int failureThreshold = CircuitBreaker.DEFAULT_FAILURE_THRESHOLD;
+        private long coolDownMicros = CircuitBreaker.DEFAULT_COOL_DOWN_MICROS;
+        private int denialCacheSize = DenialCache.DEFAULT_SIZE;
+        private final List<DecisionListener> listeners = new ArrayList<>();
 
         Builder() {}
+
+        /**
+         * The circuit breaker around the store: after {@code failures} consecutive failures (default
+         * {@value CircuitBreaker#DEFAULT_FAILURE_THRESHOLD}) the store is not called for {@code coolDown} (default
+         * half a second); then one probe at a time goes through until one succeeds.
+         */
+        public Builder circuitBreaker(int failures, java.time.Duration coolDown) {
+            this.failureThreshold = failures;
+            this.coolDownMicros = coolDown.toNanos() / 1_000;
+            return this;
+        }
+
+        /**
+         * How many denied keys are remembered locally and denied until their retry time without a store call (default
+         * {@value DenialCache#DEFAULT_SIZE}; 0 turns the cache off). Applies only where it is exact: see {@link DenialCache}.
+         */
+        public Builder denialCacheSize(int size) {
+            if (size < 0) {
+                throw new io.sluice.core.config.ConfigException("denial-cache-size", Integer.toString(size), "expected >= 0");
+            }
+            this.denialCacheSize = size;
+            return this;
+        }
+
+        /** Adds a listener that sees every decision. */
+        public Builder listener(DecisionListener listener) {
+            listeners.add(listener);
+            return this;
+        }
 
         public Builder rule(Rule rule) {
             rules.add(rule);

@@ -1,0 +1,94 @@
+package io.sluice.core;
+
+import com.github.benmanes.caffeine.cache.Cache;
+import com.github.benmanes.caffeine.cache.Caffeine;
+import com.github.benmanes.caffeine.cache.Expiry;
+import io.sluice.core.store.Check;
+import io.sluice.core.time.TimeSource;
+import java.util.List;
+
+/**
+ * Remembers keys the store denied until their retry time, and denies them again without a store call: a client
+ * hammering while blocked costs no Redis round trip. Bounded (default {@value #DEFAULT_SIZE} keys); entries expire at
+ * their retry time.
+ *
+ * <p>Exact because, for the algorithms it applies to, other traffic can only push a denied key's retry time later,
+ * never earlier: a request of at least the denied cost cannot pass before it. It does not apply to concurrency (a
+ * release frees a slot at any time), to a sliding log that counts rejected attempts (each attempt must be recorded),
+ * to shadow rules, or to queueing policies.
+ */
+final class DenialCache {
+
+    /** Default number of denied keys remembered: {@value}. */
+    static final int DEFAULT_SIZE = 10_000;
+
+    private final Cache<Key, Denial> cache;
+    private final TimeSource time;
+
+    DenialCache(int size, TimeSource time) {
+        this.time = time;
+        this.cache = Caffeine.newBuilder()
+                .maximumSize(size)
+                .ticker(() -> time.nowMicros() * 1_000)
+                .executor(Runnable::run)
+                .expireAfter(new Expiry<Key, Denial>() {
+                    @Override
+                    public long expireAfterCreate(Key k, Denial d, long currentTime) {
+                        return Math.max(0, d.untilMicros - time.nowMicros()) * 1_000;
+                    }
+
+                    @Override
+                    public long expireAfterUpdate(Key k, Denial d, long currentTime, long currentDuration) {
+                        return expireAfterCreate(k, d, currentTime);
+                    }
+
+                    @Override
+                    public long expireAfterRead(Key k, Denial d, long currentTime, long currentDuration) {
+                        return currentDuration;
+                    }
+                })
+                .build();
+    }
+
+    /** @return a denial built from memory when any enforced check is known denied now; null to ask the store */
+    Decision deny(List<Rule> rules, List<Check> checks, long now) {
+        for (int i = 0; i < checks.size(); i++) {
+            Check c = checks.get(i);
+            if (!applies(c)) {
+                continue;
+            }
+            Denial d = cache.getIfPresent(new Key(c.rule(), c.key()));
+            if (d != null && now < d.untilMicros && c.cost() >= d.cost && c.policy().equals(d.policy)) {
+                long retry = d.untilMicros - now;
+                Outcome o = Outcome.deny(d.limit, 0, Math.max(retry, d.resetUntilMicros - now), retry);
+                return Decision.of(List.of(new RuleOutcome(rules.get(i), c.policy(), o, RuleOutcome.Source.STORE)), List.of());
+            }
+        }
+        return null;
+    }
+
+    /** Remembers the enforced checks a store denied, where that is exact. */
+    void remember(List<Check> checks, Decision decision, long now) {
+        for (int i = 0; i < checks.size(); i++) {
+            Check c = checks.get(i);
+            Outcome o = decision.outcomes().get(i).outcome();
+            if (!o.allowed() && applies(c) && !o.never() && o.retryAfterMicros() < Policy.MAX_EXACT_MICROS) {
+                cache.put(new Key(c.rule(), c.key()), new Denial(now + o.retryAfterMicros(),
+                        now + Math.max(o.resetAfterMicros(), o.retryAfterMicros()), c.cost(), o.limit(), c.policy()));
+            }
+        }
+    }
+
+    void forget(String rule, String key) {
+        cache.invalidate(new Key(rule, key));
+    }
+
+    private static boolean applies(Check c) {
+        Policy p = c.policy();
+        return !c.shadow() && p.algorithm() != Algorithm.CONCURRENCY && !p.countRejected() && !p.queues();
+    }
+
+    private record Key(String rule, String key) {}
+
+    private record Denial(long untilMicros, long resetUntilMicros, long cost, long limit, Policy policy) {}
+}

@@ -1,0 +1,112 @@
+package io.sluice.core.store;
+
+import io.sluice.core.time.TimeSource;
+import java.lang.System.Logger.Level;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+
+/**
+ * Stops calling a failing store. Closed: every call goes through, and {@code failureThreshold} consecutive failures
+ * open the breaker. Open: no call goes through for {@code coolDownMicros}; callers use their fallback at once.
+ * Half-open: one probe at a time goes through; a success closes the breaker, a failure opens it again.
+ *
+ * <p>Logs one line per state change, and while failures continue at most one summary line per
+ * {@value #SUMMARY_INTERVAL_MICROS} µs with the number of calls that failed or were short-circuited.
+ */
+public final class CircuitBreaker {
+
+    /** Default consecutive failures that open the breaker: {@value}. */
+    public static final int DEFAULT_FAILURE_THRESHOLD = 3;
+    /** Default time the breaker stays open before a probe: {@value} µs (half a second). */
+    public static final long DEFAULT_COOL_DOWN_MICROS = 500_000;
+    static final long SUMMARY_INTERVAL_MICROS = 60_000_000;
+    private static final System.Logger LOG = System.getLogger(CircuitBreaker.class.getName());
+
+    /** The breaker's state. */
+    public enum State { CLOSED, OPEN, HALF_OPEN }
+
+    private final String name;
+    private final int failureThreshold;
+    private final long coolDownMicros;
+    private final TimeSource time;
+    private final AtomicReference<State> state = new AtomicReference<>(State.CLOSED);
+    private final AtomicInteger consecutiveFailures = new AtomicInteger();
+    private final AtomicLong openedAtMicros = new AtomicLong();
+    private final AtomicBoolean probing = new AtomicBoolean();
+    private final AtomicLong failuresSinceSummary = new AtomicLong();
+    private final AtomicLong lastSummaryMicros = new AtomicLong();
+
+    public CircuitBreaker(String name, int failureThreshold, long coolDownMicros, TimeSource time) {
+        if (failureThreshold < 1 || coolDownMicros < 1) {
+            throw new io.sluice.core.config.ConfigException("circuit breaker " + name
+                    + ": failure threshold and cool-down must be positive, got " + failureThreshold + " and "
+                    + coolDownMicros + " µs");
+        }
+        this.name = name;
+        this.failureThreshold = failureThreshold;
+        this.coolDownMicros = coolDownMicros;
+        this.time = time;
+    }
+
+    /** @return whether a call may go to the store now; when true, report its result with {@link #onSuccess}/{@link #onFailure} */
+    public boolean tryAcquire() {
+        State s = state.get();
+        if (s == State.CLOSED) {
+            return true;
+        }
+        long now = time.nowMicros();
+        if (s == State.OPEN && now - openedAtMicros.get() >= coolDownMicros && state.compareAndSet(State.OPEN, State.HALF_OPEN)) {
+            LOG.log(Level.INFO, "rate-limit store " + name + ": circuit half-open, probing");
+        }
+        if (state.get() == State.HALF_OPEN && probing.compareAndSet(false, true)) {
+            return true;
+        }
+        countFailure(now);
+        return false;
+    }
+
+    /** Records a successful call: closes the breaker. */
+    public void onSuccess() {
+        consecutiveFailures.set(0);
+        probing.set(false);
+        State before = state.getAndSet(State.CLOSED);
+        if (before != State.CLOSED) {
+            LOG.log(Level.INFO, "rate-limit store " + name + ": recovered, circuit closed");
+        }
+    }
+
+    /** Records a failed call: opens the breaker after the threshold, or at once when half-open. */
+    public void onFailure(Throwable cause) {
+        long now = time.nowMicros();
+        countFailure(now);
+        boolean wasProbe = probing.getAndSet(false);
+        if (wasProbe || consecutiveFailures.incrementAndGet() >= failureThreshold) {
+            openedAtMicros.set(now);
+            State before = state.getAndSet(State.OPEN);
+            if (before != State.OPEN) {
+                LOG.log(Level.WARNING, "rate-limit store " + name + ": circuit open for " + coolDownMicros / 1000
+                        + " ms after " + (wasProbe ? "a failed probe" : failureThreshold + " consecutive failures")
+                        + ": " + cause);
+            }
+        }
+    }
+
+    /** @return the current state */
+    public State state() {
+        return state.get();
+    }
+
+    private void countFailure(long now) {
+        long failures = failuresSinceSummary.incrementAndGet();
+        long last = lastSummaryMicros.get();
+        if (now - last >= SUMMARY_INTERVAL_MICROS && lastSummaryMicros.compareAndSet(last, now) && last != 0) {
+            failuresSinceSummary.addAndGet(-failures);
+            LOG.log(Level.WARNING, "rate-limit store " + name + ": " + failures
+                    + " calls failed or short-circuited in the last " + (now - last) / 1_000_000 + " s");
+        } else if (last == 0) {
+            lastSummaryMicros.compareAndSet(0, now);
+        }
+    }
+}

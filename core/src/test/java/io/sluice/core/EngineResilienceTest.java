@@ -1,0 +1,134 @@
+package io.sluice.core;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.sluice.core.config.PolicyParser;
+import io.sluice.core.store.Check;
+import io.sluice.core.store.Lease;
+import io.sluice.core.store.MemoryStore;
+import io.sluice.core.store.Store;
+import io.sluice.core.store.StoreException;
+import io.sluice.core.testing.ManualTimeSource;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Test;
+
+/** The engine around a store that fails, and a store whose calls are counted: breaker, denial cache, listeners. */
+class EngineResilienceTest {
+
+    private final ManualTimeSource time = new ManualTimeSource();
+    private final MemoryStore memory = MemoryStore.builder().timeSource(time).build();
+    private final AtomicInteger calls = new AtomicInteger();
+    private final AtomicBoolean down = new AtomicBoolean();
+
+    /** A real MemoryStore behind a switch that makes it fail like an unreachable Redis, counting the calls. */
+    private final Store switchable = new Store() {
+        @Override
+        public List<Outcome> evaluate(List<Check> checks, long nowMicros) {
+            calls.incrementAndGet();
+            if (down.get()) {
+                throw new StoreException("connection refused");
+            }
+            return memory.evaluate(checks, nowMicros);
+        }
+
+        @Override
+        public void release(List<Lease> leases, long nowMicros) {
+            memory.release(leases, nowMicros);
+        }
+
+        @Override
+        public void reset(String rule, String key) {
+            memory.reset(rule, key);
+        }
+    };
+
+    private static final RequestView REQUEST = RequestView.builder("GET", "/").remoteAddress("10.0.0.1").build();
+
+    private Engine.Builder engine(String notation, Algorithm algorithm) {
+        return Engine.builder().timeSource(time).store(switchable)
+                .rule(Rule.builder("per-ip").policy(PolicyParser.parse("limit", notation, algorithm))
+                        .key(RequestView::remoteAddress).build());
+    }
+
+    @Test
+    void aDeniedKeyCostsNoStoreCallUntilItsRetryTime() {
+        Engine engine = engine("2/1m", Algorithm.FIXED_WINDOW).build();
+        engine.check(REQUEST);
+        engine.check(REQUEST);
+        Decision denied = engine.check(REQUEST);
+        assertThat(denied.allowed()).isFalse();
+        assertThat(calls).hasValue(3);
+
+        time.advance(Duration.ofSeconds(30));
+        for (int i = 0; i < 100; i++) {
+            Decision again = engine.check(REQUEST);
+            assertThat(again.allowed()).isFalse();
+            assertThat(again.retryAfterMicros()).isEqualTo(30_000_000);
+        }
+        assertThat(calls).as("hammering while blocked: no store calls").hasValue(3);
+
+        time.advance(Duration.ofSeconds(30));
+        assertThat(engine.check(REQUEST).allowed()).isTrue();
+        assertThat(calls).hasValue(4);
+    }
+
+    @Test
+    void theDenialCacheCanBeTurnedOffAndIsClearedByReset() {
+        Engine uncached = engine("1/1m", Algorithm.FIXED_WINDOW).denialCacheSize(0).build();
+        uncached.check(REQUEST);
+        uncached.check(REQUEST);
+        uncached.check(REQUEST);
+        assertThat(calls).hasValue(3);
+
+        Engine cached = engine("1/1m", Algorithm.GCRA).build();
+        calls.set(0);
+        cached.check(REQUEST);
+        assertThat(cached.check(REQUEST).allowed()).isFalse();
+        cached.reset("per-ip", "10.0.0.1");
+        assertThat(cached.check(REQUEST).allowed()).as("reset unblocks at once").isTrue();
+    }
+
+    @Test
+    void breakerOpensAfterFailuresAndTheEngineAnswersWithoutCallingTheStore() {
+        Engine engine = engine("100/1m", Algorithm.FIXED_WINDOW).build();
+        down.set(true);
+        for (int i = 0; i < 3; i++) {
+            assertThat(engine.check(REQUEST).allowed()).as("allow on store failure").isTrue();
+        }
+        assertThat(engine.storeCircuit()).isEqualTo(io.sluice.core.store.CircuitBreaker.State.OPEN);
+        for (int i = 0; i < 50; i++) {
+            assertThat(engine.check(REQUEST).allowed()).isTrue();
+        }
+        assertThat(calls).as("open circuit: the store is not called").hasValue(3);
+
+        down.set(false);
+        time.advance(Duration.ofMillis(500));
+        Decision probe = engine.check(REQUEST);
+        assertThat(probe.binding().source()).isEqualTo(RuleOutcome.Source.STORE);
+        assertThat(engine.storeCircuit()).isEqualTo(io.sluice.core.store.CircuitBreaker.State.CLOSED);
+    }
+
+    @Test
+    void listenersSeeEveryDecisionWithItsKind() {
+        List<DecisionListener.Event> seen = new ArrayList<>();
+        Engine engine = engine("1/1m", Algorithm.FIXED_WINDOW)
+                .listener((request, decision, event) -> seen.add(event))
+                .listener((request, decision, event) -> {
+                    throw new IllegalStateException("a broken listener changes nothing");
+                })
+                .build();
+        engine.check(REQUEST);
+        engine.check(REQUEST);
+        engine.check(REQUEST);
+        down.set(true);
+        engine.reset("per-ip", "10.0.0.1");
+        engine.check(REQUEST);
+
+        assertThat(seen).containsExactly(DecisionListener.Event.ALLOWED, DecisionListener.Event.DENIED,
+                DecisionListener.Event.DENIED_FROM_CACHE, DecisionListener.Event.STORE_FAILURE);
+    }
+}
