@@ -1,0 +1,105 @@
+package io.sluice.core.config;
+
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import java.util.function.Function;
+
+/**
+ * Configuration parameters from three layers, so one WAR runs unchanged in many environments. For parameter
+ * {@code trusted-proxies} with prefix {@code sluice}, the first non-blank of:
+ *
+ * <ol>
+ *   <li>system property {@code sluice.trusted-proxies}</li>
+ *   <li>environment variable {@code SLUICE_TRUSTED_PROXIES} (upper case, {@code -} and {@code .} become {@code _})</li>
+ *   <li>the front door's own setting, such as the filter's {@code <init-param>trusted-proxies}</li>
+ * </ol>
+ *
+ * The environment outranks the packaged configuration: operators override what the WAR ships with.
+ */
+public final class Parameters {
+
+    /** The default prefix: {@value}. */
+    public static final String DEFAULT_PREFIX = "sluice";
+
+    private final String prefix;
+    private final Function<String, String> systemProperties;
+    private final Function<String, String> environment;
+    private final Map<String, String> own;
+    private final String ownLabel;
+
+    private Parameters(String prefix, Function<String, String> systemProperties, Function<String, String> environment,
+            Map<String, String> own, String ownLabel) {
+        this.prefix = prefix;
+        this.systemProperties = systemProperties;
+        this.environment = environment;
+        this.own = Map.copyOf(own);
+        this.ownLabel = ownLabel;
+    }
+
+    /**
+     * @param prefix of system properties and environment variables, such as {@code sluice}
+     * @param own the front door's settings (such as filter init parameters)
+     * @param ownLabel how errors name them, such as {@code init-param}
+     */
+    public static Parameters of(String prefix, Map<String, String> own, String ownLabel) {
+        return of(prefix, System::getProperty, System::getenv, own, ownLabel);
+    }
+
+    /** {@link #of(String, Map, String)} with the system properties and environment given (for tests). */
+    public static Parameters of(String prefix, Function<String, String> systemProperties,
+            Function<String, String> environment, Map<String, String> own, String ownLabel) {
+        if (prefix == null || !prefix.matches("[A-Za-z][A-Za-z0-9-]{0,31}")) {
+            throw new ConfigException("config-prefix", prefix, "expected letters, digits or '-', such as \"sluice\"");
+        }
+        return new Parameters(prefix, systemProperties, environment, own, ownLabel);
+    }
+
+    /** @return the value of {@code name} and where it came from, or null when no layer sets it */
+    public Parameter get(String name) {
+        String property = prefix + "." + name;
+        String value = systemProperties.apply(property);
+        if (!isBlank(value)) {
+            return new Parameter(name, value.trim(), property + " (system property)");
+        }
+        String variable = environmentName(name);
+        value = environment.apply(variable);
+        if (!isBlank(value)) {
+            return new Parameter(name, value.trim(), variable + " (environment variable)");
+        }
+        value = own.get(name);
+        if (!isBlank(value)) {
+            return new Parameter(name, value.trim(), name + " (" + ownLabel + ")");
+        }
+        return null;
+    }
+
+    /** @return the names the front door's own settings use, to reject unknown ones */
+    public Set<String> ownNames() {
+        return own.keySet();
+    }
+
+    /** @return the environment variable of parameter {@code name}: {@code SLUICE_TRUSTED_PROXIES} */
+    public String environmentName(String name) {
+        return (prefix + "_" + name).toUpperCase(Locale.ROOT).replace('-', '_').replace('.', '_');
+    }
+
+    /** @return the system property of parameter {@code name}: {@code sluice.trusted-proxies} */
+    public String propertyName(String name) {
+        return prefix + "." + name;
+    }
+
+    private static boolean isBlank(String s) {
+        return s == null || s.isBlank();
+    }
+
+    /**
+     * One parameter's value.
+     *
+     * @param name the parameter, such as {@code limit}
+     * @param value the value, trimmed, never blank
+     * @param source where it came from, as errors name it: {@code sluice.limit (system property)},
+     *     {@code SLUICE_LIMIT (environment variable)} or {@code limit (init-param)}
+     */
+    public record Parameter(String name, String value, String source) {}
+}

@@ -1,0 +1,102 @@
+package io.sluice.core.config;
+
+import io.sluice.core.time.TimeSource;
+import java.io.IOException;
+import java.lang.System.Logger.Level;
+import java.util.Objects;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Function;
+import java.util.function.Supplier;
+
+/**
+ * The rules of a file, reloaded when it changes. No thread: on the request path, at most once per
+ * {@code intervalMicros} (by the {@link TimeSource}), one request examines the file's {@link RulesSource#stamp()}
+ * (modification time and size: one {@code stat}); only when it changed is the file read and parsed, on that request.
+ * Every other request reads a volatile field.
+ *
+ * <p>An invalid new file keeps the previous rules and logs why, once per version of the file. An interval of 0
+ * turns reloading off.
+ */
+public final class ReloadingRules implements Supplier<RuleSet> {
+
+    private static final System.Logger LOG = System.getLogger(ReloadingRules.class.getName());
+
+    private final RulesSource source;
+    private final Function<String, RuleSet> parser;
+    private final long intervalMicros;
+    private final TimeSource time;
+    private final AtomicLong lastCheckMicros;
+    private volatile RuleSet current;
+    private volatile Object stamp;
+
+    /**
+     * Reads and parses the file now.
+     *
+     * @param parameter names the configuration parameter in errors, such as {@code rules (init-param)}
+     * @param parser turns the text into rules, throwing {@link ConfigException} when it is invalid
+     * @throws ConfigException when the file cannot be read or is invalid: start-up must fail
+     */
+    public ReloadingRules(String parameter, RulesSource source, Function<String, RuleSet> parser, long intervalMicros,
+            TimeSource time) {
+        this.source = source;
+        this.parser = parser;
+        this.intervalMicros = intervalMicros;
+        this.time = time;
+        try {
+            this.stamp = source.stamp();
+            this.current = parser.apply(source.read());
+        } catch (IOException e) {
+            throw new ConfigException(parameter, source.name(), "cannot read the rules file (" + e + ")");
+        }
+        this.lastCheckMicros = new AtomicLong(time.nowMicros());
+    }
+
+    /** @return the current rules; examines the file first when the interval has passed since the last look */
+    @Override
+    public RuleSet get() {
+        if (intervalMicros > 0) {
+            long now = time.nowMicros();
+            long last = lastCheckMicros.get();
+            boolean due = now - last >= intervalMicros || now < last;     // a clock set back must not stop reloads
+            if (due && lastCheckMicros.compareAndSet(last, now)) {
+                reloadIfChanged();
+            }
+        }
+        return current;
+    }
+
+    /**
+     * Examines the file now and loads it when it changed.
+     *
+     * @return whether new rules were loaded
+     */
+    public boolean reloadIfChanged() {
+        Object now;
+        try {
+            now = source.stamp();
+        } catch (IOException e) {
+            LOG.log(Level.WARNING, "rules file " + source.name() + " cannot be examined; keeping the previous rules: " + e);
+            return false;
+        }
+        if (Objects.equals(now, stamp)) {
+            return false;
+        }
+        stamp = now;      // a bad version is reported once, not at every look
+        try {
+            RuleSet next = parser.apply(source.read());
+            current = next;
+            LOG.log(Level.INFO, "rules reloaded from " + source.name() + ": " + next.rules().size() + " rule(s) "
+                    + next.names());
+            return true;
+        } catch (RuntimeException | IOException e) {     // a bug in parsing must not fail requests either
+            LOG.log(Level.WARNING, "rules file " + source.name() + " changed but is invalid; keeping the previous "
+                    + current.rules().size() + " rule(s) " + current.names() + ": " + e.getMessage());
+            return false;
+        }
+    }
+
+    /** @return where the rules come from */
+    public RulesSource source() {
+        return source;
+    }
+}

@@ -1,0 +1,186 @@
+package io.sluice.core.http;
+
+import io.sluice.core.Decision;
+import io.sluice.core.Engine;
+import io.sluice.core.RequestMatcher;
+import io.sluice.core.RequestView;
+import io.sluice.core.Rule;
+import io.sluice.core.config.Allowlist;
+import io.sluice.core.config.ConfigException;
+import io.sluice.core.config.ReloadingRules;
+import io.sluice.core.config.RuleSet;
+import io.sluice.core.config.RulesFile;
+import io.sluice.core.config.SluiceConfig;
+import io.sluice.core.key.ClientIpResolver;
+import io.sluice.core.store.MemoryStore;
+import io.sluice.core.store.Store;
+import io.sluice.core.time.TimeSource;
+import java.lang.System.Logger.Level;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.function.Supplier;
+import java.util.regex.Pattern;
+
+/**
+ * Everything a front door does with one request, independent of the HTTP API: excluded paths, the allowlist, the
+ * current rules (reloaded from the rules file), the engine, and the {@link Responder}. The servlet filter and the
+ * JAX-RS filter only adapt their request to a {@link RequestView} and apply the {@link Reply}.
+ *
+ * <pre>
+ * Decision decision = door.check(view);
+ * Reply reply = door.reply(decision, view);      // headers always; status and body when denied
+ * ... when the response completes: door.release(decision);
+ * </pre>
+ *
+ * <p>The limiter must never be the reason a request fails by accident: an unexpected exception inside
+ * {@link #check} is logged and the request allowed.
+ */
+public final class FrontDoor implements AutoCloseable {
+
+    /** The request attribute (JAX-RS: property) holding the {@link Decision}: {@value}. */
+    public static final String DECISION_ATTRIBUTE = "io.sluice.decision";
+
+    private static final System.Logger LOG = System.getLogger(FrontDoor.class.getName());
+
+    private final Engine engine;
+    private final Store store;
+    private final Supplier<RuleSet> rules;
+    private final List<Pattern> exclude;
+    private final ClientIpResolver clientIp;
+    private final Responder responder;
+
+    private FrontDoor(Engine engine, Store store, Supplier<RuleSet> rules, List<Pattern> exclude,
+            ClientIpResolver clientIp, Responder responder) {
+        this.engine = engine;
+        this.store = store;
+        this.rules = rules;
+        this.exclude = exclude;
+        this.clientIp = clientIp;
+        this.responder = responder;
+    }
+
+    /**
+     * Opens the store, reads the rules file, and builds the engine.
+     *
+     * @param time the clock of every decision (tests pass a manual one)
+     * @throws ConfigException when the rules file cannot be read or is invalid, or the store cannot be opened
+     */
+    public static FrontDoor open(SluiceConfig config, TimeSource time) {
+        Supplier<RuleSet> rules = rules(config, time);
+        Store store = store(config, time);
+        Engine engine = Engine.builder()
+                .timeSource(time)
+                .store(store)
+                .nodeCount(config.nodeCount())
+                .listener(new ShadowReport(time))
+                .build();
+        List<Pattern> exclude = config.exclude().stream().map(RequestMatcher::glob).toList();
+        return new FrontDoor(engine, store, rules, exclude, config.clientIp(), config.responder());
+    }
+
+    private static Supplier<RuleSet> rules(SluiceConfig config, TimeSource time) {
+        if (config.rules() == null) {
+            RuleSet only = compose(config, new RuleSet(List.of(), Allowlist.NONE));
+            return () -> only;
+        }
+        String name = config.rules().name();
+        return new ReloadingRules(config.rulesParameter(), config.rules(),
+                text -> compose(config, RulesFile.parse(name, text, config.clientIp())),
+                config.reloadIntervalMicros(), time);
+    }
+
+    /** The rule of parameter {@code limit} first, then the file's; shadow forced when configured; allowlist applied. */
+    private static RuleSet compose(SluiceConfig config, RuleSet file) {
+        List<Rule> all = new ArrayList<>();
+        if (config.limitRule() != null) {
+            all.add(config.limitRule());
+        }
+        all.addAll(file.rules());
+        Set<String> names = new HashSet<>();
+        List<Rule> out = new ArrayList<>(all.size());
+        for (Rule r : all) {
+            if (!names.add(r.name())) {
+                throw new ConfigException("rules", r.name(), "expected rule names distinct from the rule of parameter "
+                        + "\"limit\"; set parameter \"name\" or rename the rule in the file");
+            }
+            Rule rule = config.shadow() && !r.shadow() ? new Rule(r.name(), r.matcher(), r.key(), r.policy(), r.tiers(),
+                    r.cost(), Rule.Mode.SHADOW, r.onStoreFailure(), r.onMissingKey()) : r;
+            out.add(file.allowlist().applyTo(rule));
+        }
+        return new RuleSet(out, file.allowlist());
+    }
+
+    private static Store store(SluiceConfig config, TimeSource time) {
+        if (config.store().equals("memory")) {
+            return MemoryStore.builder().maximumKeys(config.maxKeys()).timeSource(time).build();
+        }
+        throw new ConfigException("store", config.store().replaceAll("(?<=://)([^:@/]*):[^@/]*@", "$1:***@"),
+                "the Redis store is not part of this build yet; expected \"memory\"");
+    }
+
+    /**
+     * Decides a request: {@link Decision#NO_RULES} when its path is excluded or its client allowlisted, else the
+     * engine's decision under the current rules.
+     */
+    public Decision check(RequestView request) {
+        try {
+            if (excluded(request.path())) {
+                return Decision.NO_RULES;
+            }
+            RuleSet current = rules.get();
+            if (!current.allowlist().addresses().isEmpty()
+                    && current.allowlist().containsAddress(clientIp.resolve(request))) {
+                return Decision.NO_RULES;
+            }
+            return engine.check(request, current.rules());
+        } catch (RuntimeException e) {
+            LOG.log(Level.ERROR, "rate limiting failed unexpectedly; allowing the request", e);
+            return Decision.NO_RULES;
+        }
+    }
+
+    /** @return the headers, and when denied the status and body, for {@code decision} */
+    public Reply reply(Decision decision, RequestView request) {
+        return responder.reply(decision, request, engine.timeSource().nowMicros());
+    }
+
+    /** Releases the concurrency leases of {@code decision}: call once when the response completes, on every path. */
+    public void release(Decision decision) {
+        try {
+            engine.release(decision);
+        } catch (RuntimeException e) {
+            LOG.log(Level.WARNING, "releasing concurrency leases failed; they expire on their own", e);
+        }
+    }
+
+    private boolean excluded(String path) {
+        for (Pattern p : exclude) {
+            if (p.matcher(path).matches()) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** @return the rules in force now */
+    public RuleSet rules() {
+        return rules.get();
+    }
+
+    /** @return the engine (for the programmatic API and administration) */
+    public Engine engine() {
+        return engine;
+    }
+
+    /** @return the store decisions are made in (for administration and tests: {@link MemoryStore#trackedKeys()}) */
+    public Store store() {
+        return store;
+    }
+
+    @Override
+    public void close() {
+        engine.close();
+    }
+}

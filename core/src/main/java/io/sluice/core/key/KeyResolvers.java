@@ -1,0 +1,241 @@
+package io.sluice.core.key;
+
+import io.sluice.core.RequestView;
+import io.sluice.core.config.ConfigException;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.List;
+import java.util.Locale;
+import java.util.function.Function;
+import java.util.regex.Pattern;
+
+/**
+ * The key syntax, and a resolver for each part of it.
+ *
+ * <pre>
+ * key  := part ("+" part)*                       ip+path   header:X-Api-Key+method
+ * part := ip | ip/BITS                           client IP (see {@link ClientIpResolver}); IPv6 grouped by a /BITS prefix
+ *       | header:NAME | attribute:NAME | query:NAME
+ *       | principal | path | method | global
+ * </pre>
+ *
+ * <p>{@code ip} groups IPv6 clients by their /{@value #DEFAULT_IPV6_PREFIX} prefix (one subscriber usually holds a whole
+ * /64, so per-address keys would let one client rotate through 2^64 of them); {@code ip/128} keys each IPv6 address
+ * and {@code ip/48} a whole site. IPv4 addresses are never grouped.
+ *
+ * <p>A part that has no value (no such header, no principal, a blank value) makes the whole key missing: the rule then
+ * skips the request or counts it under {@code anonymous} ({@link io.sluice.core.Rule.MissingKey}). Values are trimmed;
+ * a value longer than {@value #MAX_RAW_LENGTH} characters is replaced by {@code #} and 22 characters of its SHA-256
+ * (base64url), so hostile headers cannot fill memory. In a combination, parts are joined with {@code |} and each
+ * part's {@code %} and {@code |} are percent-encoded, so two different requests never share a key by accident.
+ */
+public final class KeyResolvers {
+
+    /** The IPv6 prefix length {@code ip} groups clients by: {@value}. */
+    public static final int DEFAULT_IPV6_PREFIX = 64;
+    /** Values longer than this ({@value} characters) are kept as a hash. */
+    static final int MAX_RAW_LENGTH = 64;
+
+    private static final String SYNTAX = "expected ip, ip/<bits>, header:<name>, attribute:<name>, query:<name>, "
+            + "principal, path, method or global, or several joined with '+' such as \"ip+path\"";
+    private static final Pattern TOKEN = Pattern.compile("[!#$%&'*.^_`|~0-9A-Za-z-]+");
+    private static final Pattern NAME = Pattern.compile("[^\\s+]+");
+
+    private KeyResolvers() {}
+
+    /**
+     * Parses a key specification such as {@code ip}, {@code header:X-Api-Key} or {@code ip+path}.
+     *
+     * @param ips finds the client address for {@code ip}
+     * @throws ConfigException naming parameter {@code key} and quoting the specification
+     */
+    public static KeyResolver parse(String spec, ClientIpResolver ips) {
+        return parse("key", spec, ips);
+    }
+
+    /** {@link #parse(String, ClientIpResolver)} for configuration parameter {@code parameter}. */
+    public static KeyResolver parse(String parameter, String spec, ClientIpResolver ips) {
+        if (spec == null || spec.isBlank() || spec.length() > 500) {
+            throw new ConfigException(parameter, spec, SYNTAX);
+        }
+        List<KeyResolver> parts = new ArrayList<>();
+        for (String part : spec.trim().split("\\s*\\+\\s*", -1)) {
+            parts.add(part(parameter, spec, part, ips));
+        }
+        return parts.size() == 1 ? parts.get(0) : combine(parts);
+    }
+
+    private static KeyResolver part(String parameter, String spec, String part, ClientIpResolver ips) {
+        int colon = part.indexOf(':');
+        String kind = (colon < 0 ? part : part.substring(0, colon)).toLowerCase(Locale.ROOT);
+        String name = colon < 0 ? null : part.substring(colon + 1).trim();
+        switch (kind) {
+            case "header" -> {
+                return header(require(parameter, spec, name, TOKEN, "a header name such as \"header:X-Api-Key\""));
+            }
+            case "attribute" -> {
+                return attribute(require(parameter, spec, name, NAME, "an attribute name such as \"attribute:tenant\""));
+            }
+            case "query" -> {
+                return query(require(parameter, spec, name, NAME, "a parameter name such as \"query:api_key\""));
+            }
+            default -> {
+                if (name != null) {
+                    throw new ConfigException(parameter, spec, SYNTAX);
+                }
+            }
+        }
+        if (kind.equals("ip") || kind.startsWith("ip/")) {
+            return ip(ips, kind.equals("ip") ? DEFAULT_IPV6_PREFIX : prefix(parameter, spec, kind.substring(3)));
+        }
+        return switch (kind) {
+            case "principal" -> principal();
+            case "path" -> path();
+            case "method" -> method();
+            case "global" -> global();
+            default -> throw new ConfigException(parameter, spec, SYNTAX);
+        };
+    }
+
+    private static String require(String parameter, String spec, String name, Pattern pattern, String example) {
+        if (name == null || !pattern.matcher(name).matches()) {
+            throw new ConfigException(parameter, spec, "expected " + example);
+        }
+        return name;
+    }
+
+    private static int prefix(String parameter, String spec, String digits) {
+        int bits = digits.matches("\\d{1,3}") ? Integer.parseInt(digits) : -1;
+        if (bits < 1 || bits > 128) {
+            throw new ConfigException(parameter, spec, "expected an IPv6 prefix length between 1 and 128, such as \"ip/64\"");
+        }
+        return bits;
+    }
+
+    /** The client IP; IPv6 addresses grouped by their /{@code ipv6PrefixBits} prefix (128: no grouping). */
+    public static KeyResolver ip(ClientIpResolver ips, int ipv6PrefixBits) {
+        String spec = ipv6PrefixBits == DEFAULT_IPV6_PREFIX ? "ip" : "ip/" + ipv6PrefixBits;
+        return named(spec, request -> {
+            byte[] a = ips.resolveAddress(request);
+            if (a == null) {
+                return null;
+            }
+            if (a.length == 4 || ipv6PrefixBits >= 128) {
+                return IpAddress.format(a);
+            }
+            return IpAddress.format(IpAddress.mask(a, ipv6PrefixBits)) + "/" + ipv6PrefixBits;
+        });
+    }
+
+    /** The client IP, IPv6 grouped by /{@value #DEFAULT_IPV6_PREFIX}. */
+    public static KeyResolver ip(ClientIpResolver ips) {
+        return ip(ips, DEFAULT_IPV6_PREFIX);
+    }
+
+    /** The first value of a request header, such as an API key. */
+    public static KeyResolver header(String name) {
+        return named("header:" + name, request -> bounded(request.header(name)));
+    }
+
+    /** A request attribute set by an earlier filter (its {@code toString()}), such as a tenant. */
+    public static KeyResolver attribute(String name) {
+        return named("attribute:" + name, request -> {
+            Object value = request.attribute(name);
+            return value == null ? null : bounded(value.toString());
+        });
+    }
+
+    /** The first value of a query parameter. */
+    public static KeyResolver query(String name) {
+        return named("query:" + name, request -> bounded(request.queryParameter(name)));
+    }
+
+    /** The authenticated principal's name. */
+    public static KeyResolver principal() {
+        return named("principal", request -> bounded(request.principal()));
+    }
+
+    /** The path inside the application. */
+    public static KeyResolver path() {
+        return named("path", request -> bounded(request.path()));
+    }
+
+    /** The HTTP method. */
+    public static KeyResolver method() {
+        return named("method", request -> bounded(request.method()));
+    }
+
+    /** One key for every request: {@code global}. */
+    public static KeyResolver global() {
+        return named("global", request -> "global");
+    }
+
+    /** Every part's value joined with {@code |}; missing when any part is missing. */
+    public static KeyResolver combine(List<KeyResolver> parts) {
+        List<KeyResolver> copy = List.copyOf(parts);
+        StringBuilder spec = new StringBuilder();
+        copy.forEach(p -> spec.append(spec.length() == 0 ? "" : "+").append(p));
+        return named(spec.toString(), request -> {
+            StringBuilder key = new StringBuilder();
+            for (KeyResolver part : copy) {
+                String value = part.resolve(request);
+                if (value == null) {
+                    return null;
+                }
+                if (key.length() > 0) {
+                    key.append('|');
+                }
+                key.append(escape(value));
+            }
+            return key.toString();
+        });
+    }
+
+    private static String escape(String value) {
+        if (value.indexOf('|') < 0 && value.indexOf('%') < 0) {
+            return value;
+        }
+        return value.replace("%", "%25").replace("|", "%7C");
+    }
+
+    /** @return the trimmed value, null when blank, a hash when longer than {@value #MAX_RAW_LENGTH} characters */
+    static String bounded(String value) {
+        if (value == null) {
+            return null;
+        }
+        String v = value.trim();
+        if (v.isEmpty()) {
+            return null;
+        }
+        return v.length() <= MAX_RAW_LENGTH ? v : "#" + hash(v);
+    }
+
+    private static String hash(String value) {
+        try {
+            byte[] digest = MessageDigest.getInstance("SHA-256").digest(value.getBytes(StandardCharsets.UTF_8));
+            return Base64.getUrlEncoder().withoutPadding().encodeToString(digest).substring(0, 22);
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("every Java platform has SHA-256", e);
+        }
+    }
+
+    private static KeyResolver named(String spec, Function<RequestView, String> resolve) {
+        return new Named(spec, resolve);
+    }
+
+    /** A resolver that prints as its specification, for logs of the effective configuration. */
+    private record Named(String spec, Function<RequestView, String> function) implements KeyResolver {
+        @Override
+        public String resolve(RequestView request) {
+            return function.apply(request);
+        }
+
+        @Override
+        public String toString() {
+            return spec;
+        }
+    }
+}

@@ -1,0 +1,66 @@
+package io.sluice.filter;
+
+import io.sluice.core.Decision;
+import io.sluice.core.http.FrontDoor;
+import jakarta.servlet.AsyncContext;
+import jakarta.servlet.AsyncEvent;
+import jakarta.servlet.AsyncListener;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/**
+ * Releases an async request's concurrency leases once, when it completes, fails or times out (whichever comes
+ * first), and follows the request through further async cycles.
+ */
+final class LeaseRelease implements AsyncListener {
+
+    private final FrontDoor door;
+    private final Decision decision;
+    private final AtomicBoolean released = new AtomicBoolean();
+
+    private LeaseRelease(FrontDoor door, Decision decision) {
+        this.door = door;
+        this.decision = decision;
+    }
+
+    /**
+     * @return true when the release is left to the async cycle; false when the caller must release now (the decision
+     *     holds no lease, or the cycle already ended and takes no more listeners)
+     */
+    static boolean onCompletion(AsyncContext async, FrontDoor door, Decision decision) {
+        if (decision.leases().isEmpty()) {
+            return false;
+        }
+        try {
+            async.addListener(new LeaseRelease(door, decision));
+            return true;
+        } catch (IllegalStateException cycleAlreadyOver) {
+            return false;
+        }
+    }
+
+    @Override
+    public void onComplete(AsyncEvent event) {
+        release();
+    }
+
+    @Override
+    public void onTimeout(AsyncEvent event) {
+        release();
+    }
+
+    @Override
+    public void onError(AsyncEvent event) {
+        release();
+    }
+
+    @Override
+    public void onStartAsync(AsyncEvent event) {
+        event.getAsyncContext().addListener(this);     // a new async cycle drops listeners: stay for its end
+    }
+
+    private void release() {
+        if (released.compareAndSet(false, true)) {
+            door.release(decision);
+        }
+    }
+}

@@ -1,0 +1,152 @@
+package io.sluice.filter;
+
+import io.sluice.core.Decision;
+import io.sluice.core.config.ConfigException;
+import io.sluice.core.config.Parameters;
+import io.sluice.core.config.RulesSource;
+import io.sluice.core.config.SluiceConfig;
+import io.sluice.core.http.FrontDoor;
+import io.sluice.core.http.Reply;
+import io.sluice.core.time.TimeSource;
+import jakarta.servlet.DispatcherType;
+import jakarta.servlet.Filter;
+import jakarta.servlet.FilterChain;
+import jakarta.servlet.FilterConfig;
+import jakarta.servlet.ServletContext;
+import jakarta.servlet.ServletException;
+import jakarta.servlet.ServletRequest;
+import jakarta.servlet.ServletResponse;
+import jakarta.servlet.http.HttpServletRequest;
+import jakarta.servlet.http.HttpServletResponse;
+import java.io.IOException;
+import java.lang.System.Logger.Level;
+import java.net.MalformedURLException;
+import java.net.URL;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.InvalidPathException;
+import java.nio.file.Path;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.Map;
+
+/**
+ * Rate limiting for any WAR: declare it in {@code web.xml} with init parameters, or override them with system
+ * properties ({@code -Dsluice.limit=100/1m}) and environment variables ({@code SLUICE_LIMIT}); see the README for every
+ * parameter. Every response carries the rate-limit headers; a denied request gets 429 (503 when the store is down and
+ * a rule denies meanwhile) and never reaches the application.
+ *
+ * <pre>
+ * &lt;filter&gt;
+ *   &lt;filter-name&gt;sluice&lt;/filter-name&gt;
+ *   &lt;filter-class&gt;io.sluice.filter.RateLimitFilter&lt;/filter-class&gt;
+ *   &lt;init-param&gt;&lt;param-name&gt;limit&lt;/param-name&gt;&lt;param-value&gt;100/1m&lt;/param-value&gt;&lt;/init-param&gt;
+ * &lt;/filter&gt;
+ * &lt;filter-mapping&gt;&lt;filter-name&gt;sluice&lt;/filter-name&gt;&lt;url-pattern&gt;/*&lt;/url-pattern&gt;&lt;/filter-mapping&gt;
+ * </pre>
+ *
+ * <p>The {@link Decision} is left in request attribute {@value FrontDoor#DECISION_ATTRIBUTE} for later filters and the
+ * application. Concurrency leases are released when the response completes, for async requests too. Queueing
+ * ({@code max-wait}) is not applied yet: a request the engine would delay proceeds at once.
+ */
+public class RateLimitFilter implements Filter {
+
+    private static final System.Logger LOG = System.getLogger(RateLimitFilter.class.getName());
+
+    private final TimeSource time;
+    private volatile FrontDoor door;
+
+    /** A filter on the system clock. */
+    public RateLimitFilter() {
+        this(TimeSource.system());
+    }
+
+    /** A filter on a given clock: tests assert Retry-After and resets exactly without sleeping. */
+    RateLimitFilter(TimeSource time) {
+        this.time = time;
+    }
+
+    @Override
+    public void init(FilterConfig config) throws ServletException {
+        Map<String, String> own = new HashMap<>();
+        for (String name : Collections.list(config.getInitParameterNames())) {
+            own.put(name, config.getInitParameter(name));
+        }
+        String name = config.getFilterName();
+        try {
+            Parameters parameters = Parameters.of(own.getOrDefault("config-prefix", Parameters.DEFAULT_PREFIX).trim(),
+                    own, "init-param");
+            SluiceConfig sluice = SluiceConfig.load(parameters, value -> rulesSource(config.getServletContext(), value));
+            door = FrontDoor.open(sluice, time);
+            LOG.log(Level.INFO, "Sluice rate limiting (filter " + name + "): " + door.rules().names() + "\n  "
+                    + String.join("\n  ", sluice.description()));
+        } catch (ConfigException e) {
+            throw new ServletException("Sluice rate limiting (filter " + name + "): invalid configuration: "
+                    + e.getMessage(), e);
+        }
+    }
+
+    @Override
+    public void doFilter(ServletRequest req, ServletResponse res, FilterChain chain) throws IOException, ServletException {
+        if (!(req instanceof HttpServletRequest request) || !(res instanceof HttpServletResponse response)
+                || request.getDispatcherType() != DispatcherType.REQUEST) {
+            chain.doFilter(req, res);          // forwards, includes, error pages and async dispatches were counted already
+            return;
+        }
+        ServletRequestView view = new ServletRequestView(request);
+        Decision decision = door.check(view);
+        request.setAttribute(FrontDoor.DECISION_ATTRIBUTE, decision);
+        Reply reply = door.reply(decision, view);
+        reply.headers().forEach(h -> response.addHeader(h.name(), h.value()));
+        if (!reply.proceed()) {
+            deny(response, reply);
+            return;
+        }
+        boolean releasedLater = false;
+        try {
+            chain.doFilter(request, response);
+            releasedLater = request.isAsyncStarted()
+                    && LeaseRelease.onCompletion(request.getAsyncContext(), door, decision);
+        } finally {
+            if (!releasedLater) {
+                door.release(decision);
+            }
+        }
+    }
+
+    private static void deny(HttpServletResponse response, Reply reply) throws IOException {
+        response.setStatus(reply.status());
+        if (reply.body() == null) {
+            response.setContentLength(0);
+            return;
+        }
+        byte[] body = reply.body().getBytes(StandardCharsets.UTF_8);
+        response.setContentType(reply.contentType());
+        response.setContentLength(body.length);
+        response.getOutputStream().write(body);
+    }
+
+    /** {@code /WEB-INF/...}: inside the WAR (reloadable when the WAR is exploded); anything else: a file path. */
+    private static RulesSource rulesSource(ServletContext context, String value) {
+        try {
+            if (value.startsWith("/WEB-INF/")) {
+                String real = context.getRealPath(value);
+                if (real != null && Files.isRegularFile(Path.of(real))) {
+                    return RulesSource.file(Path.of(real));
+                }
+                URL url = context.getResource(value);
+                return url == null ? null : RulesSource.url(value, url);
+            }
+            return RulesSource.file(Path.of(value));
+        } catch (MalformedURLException | InvalidPathException e) {
+            return null;
+        }
+    }
+
+    @Override
+    public void destroy() {
+        if (door != null) {
+            door.close();
+        }
+    }
+}

@@ -1,0 +1,95 @@
+package io.sluice.filter;
+
+import io.sluice.core.RequestView;
+import jakarta.servlet.http.HttpServletRequest;
+import java.net.URLDecoder;
+import java.nio.charset.StandardCharsets;
+import java.security.Principal;
+import java.util.Collections;
+import java.util.Enumeration;
+import java.util.List;
+import java.util.Locale;
+
+/**
+ * A servlet request as the engine sees it.
+ *
+ * <p>The path is the servlet path plus path info: decoded and normalized by the container, so {@code /%6Cogin} and
+ * {@code /login;x=1} match a rule on {@code /login}. Query parameters are read from the raw query string, never with
+ * {@code getParameter}, which would consume a form body the application has yet to read.
+ */
+final class ServletRequestView implements RequestView {
+
+    /** Query strings longer than this are not searched: {@value} characters. */
+    static final int MAX_QUERY_LENGTH = 8192;
+
+    private final HttpServletRequest request;
+
+    ServletRequestView(HttpServletRequest request) {
+        this.request = request;
+    }
+
+    @Override
+    public String method() {
+        return request.getMethod().toUpperCase(Locale.ROOT);
+    }
+
+    @Override
+    public String path() {
+        String servletPath = request.getServletPath();
+        String pathInfo = request.getPathInfo();
+        String path = (servletPath == null ? "" : servletPath) + (pathInfo == null ? "" : pathInfo);
+        return path.isEmpty() ? "/" : path;
+    }
+
+    @Override
+    public String header(String name) {
+        return request.getHeader(name);
+    }
+
+    @Override
+    public List<String> headers(String name) {
+        Enumeration<String> values = request.getHeaders(name);
+        return values == null ? List.of() : Collections.list(values);
+    }
+
+    @Override
+    public String remoteAddress() {
+        return request.getRemoteAddr();
+    }
+
+    @Override
+    public String principal() {
+        Principal p = request.getUserPrincipal();
+        return p == null ? null : p.getName();
+    }
+
+    @Override
+    public Object attribute(String name) {
+        return request.getAttribute(name);
+    }
+
+    @Override
+    public String queryParameter(String name) {
+        String query = request.getQueryString();
+        if (query == null || query.length() > MAX_QUERY_LENGTH) {
+            return null;
+        }
+        for (String pair : query.split("&")) {
+            int eq = pair.indexOf('=');
+            String key = decode(eq < 0 ? pair : pair.substring(0, eq));
+            if (name.equals(key)) {
+                return eq < 0 ? "" : decode(pair.substring(eq + 1));
+            }
+        }
+        return null;
+    }
+
+    /** @return the decoded text, or null when it is malformed (such a parameter has no value) */
+    private static String decode(String s) {
+        try {
+            return URLDecoder.decode(s, StandardCharsets.UTF_8);
+        } catch (IllegalArgumentException e) {
+            return null;
+        }
+    }
+}
