@@ -51,12 +51,12 @@ public final class PolicyParser {
             return build(parameter, text, tokens, algorithm);
         } catch (ConfigException e) {
             String reason = e.getMessage();
-            int colon = reason.indexOf(": ");
-            if (e.parameter() != null && colon > 0) {
-                reason = reason.substring(colon + 2);     // drop the inner parameter name: we name ours
+            if (e.parameter() != null && reason.startsWith(e.parameter() + ": ")) {
+                reason = reason.substring(e.parameter().length() + 2);     // drop the inner parameter name: we name ours
             }
-            if (reason.endsWith(", got \"" + text + "\"")) {
-                reason = reason.substring(0, reason.length() - text.length() - 7);
+            String got = ", got \"" + text + "\"";
+            if (reason.endsWith(got)) {
+                reason = reason.substring(0, reason.length() - got.length());
             }
             throw new ConfigException(parameter, text, reason + "; expected a limit " + EXAMPLE);
         }

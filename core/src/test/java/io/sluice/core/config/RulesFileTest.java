@@ -1,0 +1,167 @@
+package io.sluice.core.config;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.sluice.core.Algorithm;
+import io.sluice.core.RequestView;
+import io.sluice.core.Rule;
+import io.sluice.core.key.ClientIpResolver;
+import org.junit.jupiter.api.Test;
+
+class RulesFileTest {
+
+    private static RuleSet parse(String yaml) {
+        return RulesFile.parse("rules.yaml", yaml, ClientIpResolver.direct());
+    }
+
+    private static void fails(String yaml, String message) {
+        assertThatThrownBy(() -> parse(yaml)).isInstanceOf(ConfigException.class).hasMessage(message);
+    }
+
+    @Test
+    void aCompleteFileBuildsEveryRuleWithItsFields() {
+        RuleSet set = parse("""
+                defaults:
+                  key: header:X-Api-Key
+                  on-store-failure: local
+                allowlist:
+                  addresses: [10.0.0.0/8, "2001:db8::/32"]
+                  keys: [monitoring]
+                rules:
+                  - name: login
+                    paths: [/login]
+                    methods: [post]
+                    key: ip
+                    limit: 5/1m
+                    algorithm: sliding-log
+                    cost: 2
+                    mode: shadow
+                    on-store-failure: deny
+                    on-missing-key: anonymous
+                  - name: api
+                    paths: /api/**
+                    limit: 100/1h
+                    tiers:
+                      by: attribute:plan
+                      policies:
+                        free: 100/1h
+                        pro: 10000/1h
+                """);
+
+        Rule login = set.rules().get(0);
+        assertThat(set.names()).containsExactly("login", "api");
+        assertThat(login.key()).hasToString("ip");
+        assertThat(login.policy().algorithm()).isEqualTo(Algorithm.SLIDING_LOG);
+        assertThat(login.policy().limit()).isEqualTo(5);
+        assertThat(login.cost()).isEqualTo(2);
+        assertThat(login.shadow()).isTrue();
+        assertThat(login.onStoreFailure()).isEqualTo(Rule.FailureMode.DENY);
+        assertThat(login.onMissingKey()).isEqualTo(Rule.MissingKey.ANONYMOUS);
+        assertThat(login.matcher().matches(RequestView.builder("POST", "/login").build())).isTrue();
+        assertThat(login.matcher().matches(RequestView.builder("GET", "/login").build())).isFalse();
+
+        Rule api = set.rules().get(1);
+        assertThat(api.key()).as("from defaults").hasToString("header:X-Api-Key");
+        assertThat(api.onStoreFailure()).as("from defaults").isEqualTo(Rule.FailureMode.LOCAL);
+        assertThat(api.mode()).isEqualTo(Rule.Mode.ENFORCE);
+        assertThat(api.cost()).isEqualTo(1);
+        assertThat(api.matcher().matches(RequestView.builder("GET", "/api/v1/x").build())).isTrue();
+        RequestView pro = RequestView.builder("GET", "/api").attribute("plan", "pro").build();
+        RequestView unknownTier = RequestView.builder("GET", "/api").attribute("plan", "gold").build();
+        assertThat(api.policyFor(pro).limit()).isEqualTo(10_000);
+        assertThat(api.policyFor(unknownTier).limit()).as("the rule's limit").isEqualTo(100);
+
+        assertThat(set.allowlist().containsAddress("10.9.9.9")).isTrue();
+        assertThat(set.allowlist().containsAddress("2001:db8::5")).isTrue();
+        assertThat(set.allowlist().containsAddress("192.0.2.1")).isFalse();
+        assertThat(set.allowlist().keys()).containsExactly("monitoring");
+    }
+
+    @Test
+    void aMinimalRuleTakesTheDefaults() {
+        Rule rule = parse("rules: [{name: site, limit: 10/s}]").rules().get(0);
+
+        assertThat(rule.key()).hasToString("ip");
+        assertThat(rule.policy().algorithm()).isEqualTo(Algorithm.GCRA);
+        assertThat(rule.matcher().matches(RequestView.builder("DELETE", "/anything").build())).isTrue();
+        assertThat(rule.onStoreFailure()).isEqualTo(Rule.FailureMode.ALLOW);
+        assertThat(rule.onMissingKey()).isEqualTo(Rule.MissingKey.SKIP);
+        assertThat(parse("rules: []").rules()).isEmpty();
+    }
+
+    @Test
+    void allowlistedKeysAreSkippedByTheRule() {
+        RuleSet set = parse("""
+                allowlist: {keys: [monitoring]}
+                rules: [{name: api, key: "header:X-Api-Key", limit: 10/s}]
+                """);
+        Rule rule = set.allowlist().applyTo(set.rules().get(0));
+
+        assertThat(rule.matcher().matches(RequestView.builder("GET", "/").header("X-Api-Key", "monitoring").build())).isFalse();
+        assertThat(rule.matcher().matches(RequestView.builder("GET", "/").header("X-Api-Key", "other").build())).isTrue();
+        assertThat(rule.matcher().matches(RequestView.builder("GET", "/").build())).as("no key: the rule decides").isTrue();
+    }
+
+    @Test
+    void errorsNameTheFileRuleAndField() {
+        fails("rules: [{name: api, limit: 100 per hour}]",
+                "rules.yaml: rules[0] (api).limit: expected \"<n>/<period>\" or \"<n> concurrent\"; expected a limit such "
+                        + "as \"100/1m\", \"10/s burst 20\", \"10/1m min-interval 2s\", \"20 concurrent\" or "
+                        + "\"100/1s warm-up 30s\", got \"100 per hour\"");
+        fails("rules: [{name: api, limit: 10/s, algorithm: bucket}]",
+                "rules.yaml: rules[0] (api).algorithm: expected one of fixed-window, sliding-window, sliding-log, "
+                        + "token-bucket, leaky-bucket, gcra, warm-up, concurrency, got \"bucket\"");
+        fails("rules: [{name: api, limit: 10/s, key: cookie}]", "rules.yaml: rules[0] (api).key: expected ip, ip/<bits>, "
+                + "header:<name>, attribute:<name>, query:<name>, principal, path, method or global, or several joined "
+                + "with '+' such as \"ip+path\", got \"cookie\"");
+        fails("rules: [{name: api, limit: 10/s, mode: loud}]",
+                "rules.yaml: rules[0] (api).mode: expected one of enforce, shadow, got \"loud\"");
+        fails("rules: [{name: api, limit: 10/s, on-store-failure: retry}]",
+                "rules.yaml: rules[0] (api).on-store-failure: expected one of allow, deny, local, got \"retry\"");
+        fails("rules: [{name: api, limit: 10/s, on-missing-key: drop}]",
+                "rules.yaml: rules[0] (api).on-missing-key: expected one of anonymous, skip, got \"drop\"");
+        fails("rules: [{name: api, limit: 10/s, cost: -1}]",
+                "rules.yaml: rules[0] (api).cost: expected a whole number >= 0, got \"-1\"");
+        fails("rules: [{name: api, limit: 10/s, paths: [api]}]",
+                "rules.yaml: rules[0] (api).paths: expected a path pattern starting with '/', such as \"/api/**\", got \"api\"");
+        fails("rules: [{name: api, limit: 10/s, methods: [\"GET /\"]}]",
+                "rules.yaml: rules[0] (api).methods: expected an HTTP method such as \"POST\", got \"GET /\"");
+        fails("rules: [{name: api}]",
+                "rules.yaml: rules[0] (api).limit: expected a limit such as \"100/1m\" (required), got nothing");
+        fails("rules: [{name: api, limit: 10/s, method: GET}]", "rules.yaml: rules[0]: unknown field; expected one of "
+                + "[algorithm, cost, key, limit, methods, mode, name, on-missing-key, on-store-failure, paths, tiers], "
+                + "got \"method\"");
+        fails("rules: [{name: 'bad name', limit: 10/s}]", "rules.yaml: rules[0].name: expected a name of letters, digits, "
+                + "'.', '_' or '-', at most 64 characters, such as \"per-ip\", got \"bad name\"");
+        fails("rules: [{name: a, limit: 10/s}, {name: a, limit: 5/s}]",
+                "rules.yaml: rules[1].name: expected a unique name; an earlier rule has this one, got \"a\"");
+        fails("rules: [{name: api, limit: 10/s, tiers: {by: 'attribute:plan', policies: {pro: lots}}}]",
+                "rules.yaml: rules[0] (api).tiers.policies.pro: expected \"<n>/<period>\" or \"<n> concurrent\"; expected a "
+                        + "limit such as \"100/1m\", \"10/s burst 20\", \"10/1m min-interval 2s\", \"20 concurrent\" or "
+                        + "\"100/1s warm-up 30s\", got \"lots\"");
+        fails("rules: [{name: api, limit: 10/s, tiers: {policies: {pro: 10/s}}}]",
+                "rules.yaml: rules[0] (api).tiers.by: expected the key that picks the tier, such as \"attribute:plan\", "
+                        + "got nothing");
+        fails("allowlist: {addresses: [office]}\nrules: []", "rules.yaml: allowlist.addresses: expected an IP address or "
+                + "CIDR block such as \"10.0.0.0/8\", \"192.168.1.7\" or \"2001:db8::/32\", got \"office\"");
+    }
+
+    @Test
+    void structuralErrorsAreExplained() {
+        fails("", "rules.yaml: the file: is empty; expected a mapping with a \"rules\" list");
+        fails("defaults: {}", "rules.yaml: the top level: expected a \"rules\" list (\"rules: []\" for none)");
+        fails("rules: {name: api}", "rules.yaml: rules: expected a list of rules, got \"{name=api}\"");
+        fails("- a\n- b", "rules.yaml: the top level: expected a mapping of [allowlist, defaults, rules], got \"[a, b]\"");
+        assertThatThrownBy(() -> parse("rules: [\n  {name: a, limit: 1/s")).isInstanceOf(ConfigException.class)
+                .hasMessageStartingWith("rules.yaml: not valid YAML: ");
+        assertThatThrownBy(() -> parse("rules: []\nrules: []")).hasMessageStartingWith("rules.yaml: not valid YAML: ")
+                .hasMessageContaining("duplicate key rules");
+    }
+
+    @Test
+    void onlyPlainYamlIsRead() {
+        assertThatThrownBy(() -> parse("rules: !!javax.script.ScriptEngineManager [x]"))
+                .hasMessageStartingWith("rules.yaml: not valid YAML: ");
+    }
+}

@@ -1,0 +1,115 @@
+package io.sluice.core.key;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.sluice.core.RequestView;
+import io.sluice.core.config.ConfigException;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+class KeyResolversTest {
+
+    private static final ClientIpResolver DIRECT = ClientIpResolver.direct();
+
+    private static final RequestView REQUEST = RequestView.builder("post", "/api/orders")
+            .remoteAddress("203.0.113.9")
+            .header("X-Api-Key", "  k-123  ")
+            .header("X-Empty", "   ")
+            .attribute("tenant", 42)
+            .principal("alice")
+            .query("client", "c|1")
+            .build();
+
+    private static String key(String spec) {
+        return KeyResolvers.parse(spec, DIRECT).resolve(REQUEST);
+    }
+
+    @Test
+    void eachPartResolvesFromItsPlaceInTheRequest() {
+        assertThat(key("ip")).isEqualTo("203.0.113.9");
+        assertThat(key("header:X-Api-Key")).as("trimmed").isEqualTo("k-123");
+        assertThat(key("header:x-api-key")).as("header names ignore case").isEqualTo("k-123");
+        assertThat(key("attribute:tenant")).isEqualTo("42");
+        assertThat(key("principal")).isEqualTo("alice");
+        assertThat(key("query:client")).isEqualTo("c|1");
+        assertThat(key("path")).isEqualTo("/api/orders");
+        assertThat(key("method")).isEqualTo("POST");
+        assertThat(key("global")).isEqualTo("global");
+    }
+
+    @Test
+    void combinationsJoinPartsWithAnEscapedSeparator() {
+        assertThat(key("ip+path")).isEqualTo("203.0.113.9|/api/orders");
+        assertThat(key(" IP + Method ")).isEqualTo("203.0.113.9|POST");
+        assertThat(key("query:client+principal")).as("a '|' inside a value cannot forge another split")
+                .isEqualTo("c%7C1|alice");
+    }
+
+    @Test
+    void aMissingOrBlankPartMakesTheWholeKeyMissing() {
+        assertThat(key("header:X-Other")).isNull();
+        assertThat(key("header:X-Empty")).isNull();
+        assertThat(key("attribute:plan")).isNull();
+        assertThat(key("ip+header:X-Other")).isNull();
+        assertThat(KeyResolvers.parse("principal", DIRECT).resolve(RequestView.builder("GET", "/").build())).isNull();
+    }
+
+    @Test
+    void longValuesAreKeptAsAHashNeverRaw() {
+        RequestView huge = RequestView.builder("GET", "/").header("X-Api-Key", "k".repeat(10_000)).build();
+        RequestView other = RequestView.builder("GET", "/").header("X-Api-Key", "k".repeat(9_999) + "j").build();
+        KeyResolver byKey = KeyResolvers.parse("header:X-Api-Key", DIRECT);
+
+        assertThat(byKey.resolve(huge)).startsWith("#").hasSize(23).isNotEqualTo(byKey.resolve(other));
+        assertThat(byKey.resolve(huge)).isEqualTo(byKey.resolve(huge));
+    }
+
+    @Test
+    void ipv6ClientsAreGroupedBySlash64UnlessConfiguredOtherwise() {
+        RequestView a = RequestView.builder("GET", "/").remoteAddress("2001:db8:1:2:aaaa::1").build();
+        RequestView b = RequestView.builder("GET", "/").remoteAddress("2001:db8:1:2:bbbb::9").build();
+
+        assertThat(KeyResolvers.parse("ip", DIRECT).resolve(a)).isEqualTo("2001:db8:1:2::/64")
+                .isEqualTo(KeyResolvers.parse("ip", DIRECT).resolve(b));
+        assertThat(KeyResolvers.parse("ip/128", DIRECT).resolve(a)).isEqualTo("2001:db8:1:2:aaaa::1");
+        assertThat(KeyResolvers.parse("ip/48", DIRECT).resolve(a)).isEqualTo("2001:db8:1::/48");
+        assertThat(KeyResolvers.parse("ip/48", DIRECT).resolve(REQUEST)).as("IPv4 is never grouped").isEqualTo("203.0.113.9");
+    }
+
+    @Test
+    void ipUsesTheClientIpResolver() {
+        ClientIpResolver proxied = ClientIpResolver.trusting(List.of(Cidr.parse("t", "127.0.0.1")),
+                ClientIpResolver.Header.X_FORWARDED_FOR);
+        RequestView r = RequestView.builder("GET", "/").remoteAddress("127.0.0.1").header("X-Forwarded-For", "198.51.100.7").build();
+
+        assertThat(KeyResolvers.parse("ip", proxied).resolve(r)).isEqualTo("198.51.100.7");
+        assertThat(KeyResolvers.parse("ip", DIRECT).resolve(r)).isEqualTo("127.0.0.1");
+    }
+
+    @Test
+    void resolversPrintAsTheirSpecification() {
+        assertThat(KeyResolvers.parse("ip + header:X-Api-Key", DIRECT)).hasToString("ip+header:X-Api-Key");
+        assertThat(KeyResolvers.parse("ip/56", DIRECT)).hasToString("ip/56");
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"", "ipaddress", "header:", "header:X Api", "ip/0", "ip/129", "ip/x", "ip+", "path:x",
+            "attribute:", "query: "})
+    void badSpecificationsNameTheParameterAndQuoteTheValue(String spec) {
+        assertThatThrownBy(() -> KeyResolvers.parse(spec, DIRECT))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageStartingWith("key: expected")
+                .hasMessageEndingWith("got \"" + spec + "\"");
+    }
+
+    @Test
+    void anUnknownPartListsTheSyntax() {
+        assertThatThrownBy(() -> KeyResolvers.parse("rules[0] (api).key", "cookie:session", DIRECT))
+                .hasMessage("rules[0] (api).key: expected ip, ip/<bits>, header:<name>, attribute:<name>, query:<name>, "
+                        + "principal, path, method or global, or several joined with '+' such as \"ip+path\", "
+                        + "got \"cookie:session\"");
+    }
+}
