@@ -1,0 +1,134 @@
+package io.sluice.core.config;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.sluice.core.Algorithm;
+import io.sluice.core.Rule;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+class SluiceConfigTest {
+
+    private static SluiceConfig load(Map<String, String> own) {
+        return load(Map.of(), own);
+    }
+
+    private static SluiceConfig load(Map<String, String> environment, Map<String, String> own) {
+        return SluiceConfig.load(Parameters.of("sluice", k -> null, environment::get, own, "init-param"),
+                value -> value.equals("/missing") ? null : RulesSource.file(java.nio.file.Path.of(value)));
+    }
+
+    private static void fails(Map<String, String> own, String message) {
+        assertThatThrownBy(() -> load(own)).isInstanceOf(ConfigException.class).hasMessage(message);
+    }
+
+    @Test
+    void aOneLineLimitBuildsOneRuleWithTheDefaults() {
+        SluiceConfig c = load(Map.of("limit", "100/1m"));
+
+        Rule rule = c.limitRule();
+        assertThat(rule.name()).isEqualTo("per-ip");
+        assertThat(rule.key()).hasToString("ip");
+        assertThat(rule.policy().algorithm()).isEqualTo(Algorithm.GCRA);
+        assertThat(rule.onStoreFailure()).isEqualTo(Rule.FailureMode.ALLOW);
+        assertThat(c.store()).isEqualTo("memory");
+        assertThat(c.maxKeys()).isEqualTo(100_000);
+        assertThat(c.reloadIntervalMicros()).isEqualTo(10_000_000);
+        assertThat(c.shadow()).isFalse();
+        assertThat(c.exclude()).isEmpty();
+        assertThat(c.rules()).isNull();
+        assertThat(c.responder()).hasToString("headers=both, reset-format=epoch-seconds, body=envelope, deny-headers=[]");
+    }
+
+    @Test
+    void theDescriptionStatesEveryEffectiveValueAndWhereItCameFrom() {
+        SluiceConfig c = load(Map.of("SLUICE_STORE", "redis://user:hunter2@redis:6379"), Map.of("limit", "10/s",
+                "key", "header:X-Api-Key", "trusted-proxies", "10.0.0.0/8", "exclude", "/health, /static/**"));
+
+        assertThat(c.description()).contains(
+                "limit = 10/1s (gcra) as rule \"per-header-x-api-key\", key header:X-Api-Key, on-store-failure allow, "
+                        + "on-missing-key skip (from limit (init-param))",
+                "store = redis://user:***@redis:6379 (from SLUICE_STORE (environment variable))",
+                "exclude = [/health, /static/**] (from exclude (init-param))",
+                "shadow = false (default)");
+        assertThat(String.join("\n", c.description())).doesNotContain("hunter2");
+    }
+
+    @Test
+    void everyKindOfBadValueNamesTheParameterItsSourceAndTheValue() {
+        fails(Map.of(), "limit: expected a limit such as \"100/1m\", or a rules file in parameter \"rules\" (system "
+                + "property sluice.limit, environment variable SLUICE_LIMIT), got nothing");
+        fails(Map.of("limit", "100 per minute"), "limit (init-param): expected \"<n>/<period>\" or \"<n> concurrent\"; "
+                + "expected a limit such as \"100/1m\", \"10/s burst 20\", \"10/1m min-interval 2s\", \"20 concurrent\" or "
+                + "\"100/1s warm-up 30s\", got \"100 per minute\"");
+        fails(Map.of("limit", "1/s", "algorithm", "magic"), "algorithm (init-param): expected one of fixed-window, "
+                + "sliding-window, sliding-log, token-bucket, leaky-bucket, gcra, warm-up, concurrency, got \"magic\"");
+        fails(Map.of("limit", "1/s", "key", "cookie:x"), "key (init-param): expected ip, ip/<bits>, header:<name>, "
+                + "attribute:<name>, query:<name>, principal, path, method or global, or several joined with '+' such as "
+                + "\"ip+path\", got \"cookie:x\"");
+        fails(Map.of("limit", "1/s", "store", "mysql://db"),
+                "store (init-param): expected \"memory\" or a Redis URL such as \"redis://localhost:6379\", got \"mysql://db\"");
+        fails(Map.of("limit", "1/s", "headers", "all"),
+                "headers (init-param): expected one of ietf, legacy, both, none, got \"all\"");
+        fails(Map.of("limit", "1/s", "body", "html"),
+                "body (init-param): expected one of envelope, problem, none, got \"html\"");
+        fails(Map.of("limit", "1/s", "reset-format", "iso"),
+                "reset-format (init-param): expected one of epoch-seconds, delta-seconds, got \"iso\"");
+        fails(Map.of("limit", "1/s", "partition-key", "raw"),
+                "partition-key (init-param): expected one of none, hash, got \"raw\"");
+        fails(Map.of("limit", "1/s", "trusted-proxies", "10.0.0.0/8, proxy"), "trusted-proxies (init-param): expected an "
+                + "IP address or CIDR block such as \"10.0.0.0/8\", \"192.168.1.7\" or \"2001:db8::/32\", got \"proxy\"");
+        fails(Map.of("limit", "1/s", "client-ip-header", "x-real-ip"),
+                "client-ip-header (init-param): expected \"x-forwarded-for\" or \"forwarded\", got \"x-real-ip\"");
+        fails(Map.of("limit", "1/s", "on-store-failure", "retry"),
+                "on-store-failure (init-param): expected one of allow, deny, local, got \"retry\"");
+        fails(Map.of("limit", "1/s", "on-missing-key", "drop"),
+                "on-missing-key (init-param): expected one of skip, anonymous, got \"drop\"");
+        fails(Map.of("limit", "1/s", "exclude", "health"), "exclude (init-param): expected a path pattern starting with "
+                + "'/', such as \"/health\" or \"/static/**\", got \"health\"");
+        fails(Map.of("limit", "1/s", "shadow", "yes"), "shadow (init-param): expected true or false, got \"yes\"");
+        fails(Map.of("limit", "1/s", "max-keys", "0"),
+                "max-keys (init-param): expected a whole number between 1 and 9223372036854775807, got \"0\"");
+        fails(Map.of("limit", "1/s", "node-count", "many"),
+                "node-count (init-param): expected a whole number between 1 and 10000, got \"many\"");
+        fails(Map.of("limit", "1/s", "reload-interval", "soon"), "reload-interval (init-param): \"soon\" is not a "
+                + "duration such as \"2s\" or \"500ms\", got \"soon\"");
+        fails(Map.of("limit", "1/s", "name", "my rule"), "name (init-param): expected a rule name of letters, digits, "
+                + "'.', '_' or '-', at most 64 characters, got \"my rule\"");
+        fails(Map.of("limit", "1/s", "deny-headers", "Retry-After: 0"), "deny-headers (init-param): Sluice sets this "
+                + "header itself; expected another header, got \"Retry-After\"");
+        fails(Map.of("limit", "1/s", "deny-headers", "just-a-name"), "deny-headers (init-param): expected \"Name: value\" "
+                + "lines (or separated by '|'), such as \"Access-Control-Allow-Origin: *\", got \"just-a-name\"");
+        fails(Map.of("rules", "/missing"), "rules (init-param): expected a file path, or a resource inside the WAR "
+                + "starting with /WEB-INF/; there is none, got \"/missing\"");
+        fails(Map.of("rules", "/tmp/r.yaml", "key", "ip"), "key (init-param): applies only to the rule of parameter "
+                + "\"limit\", which is not set; set it per rule in the rules file instead, got \"ip\"");
+        fails(Map.of("limit", "1/s", "trusted-proxy", "10.0.0.0/8"), "trusted-proxy: unknown parameter; expected one of "
+                + String.join(", ", SluiceConfig.NAMES) + ", got \"trusted-proxy\"");
+    }
+
+    @Test
+    void environmentValuesAreNamedByTheirVariable() {
+        assertThatThrownBy(() -> load(Map.of("SLUICE_LIMIT", "lots"), Map.of("limit", "1/s")))
+                .hasMessageStartingWith("SLUICE_LIMIT (environment variable): expected");
+    }
+
+    @Test
+    void denyHeadersAreLinesOrPipeSeparated() {
+        SluiceConfig lines = load(Map.of("limit", "1/s", "deny-headers",
+                "\n  Access-Control-Allow-Origin: *\n  Access-Control-Expose-Headers: Retry-After, RateLimit\n"));
+        SluiceConfig pipes = load(Map.of("limit", "1/s", "deny-headers", "Access-Control-Allow-Origin: * | Vary: Origin"));
+
+        assertThat(lines.responder().toString()).endsWith("deny-headers=[Access-Control-Allow-Origin, Access-Control-Expose-Headers]");
+        assertThat(pipes.responder().toString()).endsWith("deny-headers=[Access-Control-Allow-Origin, Vary]");
+    }
+
+    @Test
+    void defaultRuleNamesFollowTheKey() {
+        assertThat(SluiceConfig.defaultName("ip")).isEqualTo("per-ip");
+        assertThat(SluiceConfig.defaultName("header:X-Api-Key")).isEqualTo("per-header-x-api-key");
+        assertThat(SluiceConfig.defaultName("ip+path")).isEqualTo("per-ip-path");
+        assertThat(SluiceConfig.defaultName("ip/56")).isEqualTo("per-ip-56");
+    }
+}
