@@ -143,6 +143,11 @@ public class RateLimitFilter implements Filter {
         }
     }
 
+    /** @return the front door this filter delegates to (tests read its store and rules) */
+    FrontDoor frontDoor() {
+        return door;
+    }
+
     @Override
     public void destroy() {
         if (door != null) {

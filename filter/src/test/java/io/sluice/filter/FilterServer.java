@@ -1,0 +1,156 @@
+package io.sluice.filter;
+
+import static io.restassured.RestAssured.given;
+
+import io.restassured.specification.RequestSpecification;
+import io.sluice.core.Decision;
+import io.sluice.core.http.FrontDoor;
+import jakarta.servlet.AsyncContext;
+import jakarta.servlet.DispatcherType;
+import jakarta.servlet.Filter;
+import jakarta.servlet.FilterChain;
+import jakarta.servlet.ServletException;
+import jakarta.servlet.ServletRequest;
+import jakarta.servlet.ServletResponse;
+import jakarta.servlet.http.HttpServlet;
+import jakarta.servlet.http.HttpServletRequest;
+import jakarta.servlet.http.HttpServletRequestWrapper;
+import jakarta.servlet.http.HttpServletResponse;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.security.Principal;
+import java.util.EnumSet;
+import java.util.Map;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
+import org.eclipse.jetty.ee10.servlet.FilterHolder;
+import org.eclipse.jetty.ee10.servlet.ServletContextHandler;
+import org.eclipse.jetty.ee10.servlet.ServletHolder;
+import org.eclipse.jetty.server.Server;
+import org.eclipse.jetty.server.ServerConnector;
+
+/**
+ * An embedded Jetty 12 on a free loopback port: an identity filter (principal from {@code X-Test-User}, attribute
+ * {@code plan} from {@code X-Test-Plan}), then {@link RateLimitFilter} with the given init parameters on a manual
+ * clock, then a servlet that answers 200 and reports the decision it sees in {@code X-Decision-*} headers.
+ * {@code /async} starts an async cycle that the test completes through {@link #held}.
+ */
+final class FilterServer implements AutoCloseable {
+
+    final ManualClock clock = new ManualClock();
+    final RateLimitFilter filter = new RateLimitFilter(clock);
+    /** Async requests to {@code /async}, waiting for the test to complete them. */
+    final BlockingQueue<AsyncContext> held = new LinkedBlockingQueue<>();
+    private final Server server;
+    private final int port;
+
+    private FilterServer(Map<String, String> parameters, Path webRoot) throws Exception {
+        server = new Server();
+        ServerConnector connector = new ServerConnector(server);
+        connector.setHost("127.0.0.1");
+        connector.setPort(0);
+        server.addConnector(connector);
+        ServletContextHandler context = new ServletContextHandler("/app");
+        if (webRoot != null) {
+            context.setBaseResourceAsPath(webRoot);
+        }
+        context.addFilter(new FilterHolder(new IdentityFilter()), "/*", EnumSet.of(DispatcherType.REQUEST));
+        FilterHolder sluice = new FilterHolder(filter);
+        sluice.setName("sluice");
+        sluice.setInitParameters(parameters);
+        sluice.setAsyncSupported(true);
+        context.addFilter(sluice, "/*", EnumSet.of(DispatcherType.REQUEST));
+        ServletHolder async = new ServletHolder(new AsyncServlet());
+        async.setAsyncSupported(true);
+        context.addServlet(async, "/async");
+        context.addServlet(new ServletHolder(new FailingServlet()), "/fail");
+        context.addServlet(new ServletHolder(new HelloServlet()), "/");
+        server.setHandler(context);
+        server.start();
+        port = connector.getLocalPort();
+    }
+
+    /** Starts Jetty with the filter configured by {@code parameters}. */
+    static FilterServer start(Map<String, String> parameters) throws Exception {
+        return new FilterServer(parameters, null);
+    }
+
+    /** Starts Jetty with {@code webRoot} as the WAR's root (so {@code /WEB-INF/...} resolves inside it). */
+    static FilterServer start(Map<String, String> parameters, Path webRoot) throws Exception {
+        return new FilterServer(parameters, webRoot);
+    }
+
+    /** @return a RESTAssured request to this server's {@code /app} context */
+    RequestSpecification client() {
+        return given().baseUri("http://127.0.0.1").port(port).basePath("/app");
+    }
+
+    /** @return a request that arrives through the trusted proxy at 127.0.0.1 from {@code clientIp} */
+    RequestSpecification from(String clientIp) {
+        return client().header("X-Forwarded-For", clientIp);
+    }
+
+    int port() {
+        return port;
+    }
+
+    FrontDoor door() {
+        return filter.frontDoor();
+    }
+
+    @Override
+    public void close() throws Exception {
+        server.stop();
+    }
+
+    /** Sets what an authentication filter or a tenant resolver would, from test headers. */
+    static final class IdentityFilter implements Filter {
+        @Override
+        public void doFilter(ServletRequest req, ServletResponse res, FilterChain chain) throws IOException, ServletException {
+            HttpServletRequest request = (HttpServletRequest) req;
+            String plan = request.getHeader("X-Test-Plan");
+            if (plan != null) {
+                request.setAttribute("plan", plan);
+            }
+            String user = request.getHeader("X-Test-User");
+            chain.doFilter(user == null ? request : new HttpServletRequestWrapper(request) {
+                @Override
+                public Principal getUserPrincipal() {
+                    return () -> user;
+                }
+            }, res);
+        }
+    }
+
+    /** Answers 200 "hello" and shows the decision attribute. */
+    static final class HelloServlet extends HttpServlet {
+        @Override
+        protected void service(HttpServletRequest request, HttpServletResponse response) throws IOException {
+            Decision d = (Decision) request.getAttribute(FrontDoor.DECISION_ATTRIBUTE);
+            response.setHeader("X-Decision-Allowed", String.valueOf(d.allowed()));
+            response.setHeader("X-Decision-Binding", d.binding() == null ? "none" : d.binding().rule().name());
+            response.setHeader("X-Decision-Shadow-Denied", String.valueOf(d.shadowDenied()));
+            response.setContentType("text/plain");
+            response.setContentLength(5);
+            response.getWriter().write("hello");
+        }
+    }
+
+    /** Throws, as a failing application does. */
+    static final class FailingServlet extends HttpServlet {
+        @Override
+        protected void service(HttpServletRequest request, HttpServletResponse response) {
+            throw new IllegalStateException("the application failed");
+        }
+    }
+
+    /** Starts an async cycle and leaves it to the test. */
+    final class AsyncServlet extends HttpServlet {
+        @Override
+        protected void service(HttpServletRequest request, HttpServletResponse response) {
+            AsyncContext async = request.startAsync();
+            async.setTimeout(0);
+            held.add(async);
+        }
+    }
+}

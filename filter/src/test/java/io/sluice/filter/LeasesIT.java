@@ -1,0 +1,105 @@
+package io.sluice.filter;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import jakarta.servlet.AsyncContext;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+
+/** Concurrency leases are released when the response completes: synchronously, on failure, and for async requests. */
+class LeasesIT {
+
+    private final HttpClient http = HttpClient.newHttpClient();
+
+    private CompletableFuture<HttpResponse<String>> sendAsync(FilterServer server, String path) {
+        return http.sendAsync(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + server.port() + "/app" + path)).build(),
+                HttpResponse.BodyHandlers.ofString());
+    }
+
+    /**
+     * The lease is released in an AsyncListener, which Jetty calls after the response is written: the client may see
+     * the response first. Waits for the next request to be admitted, bounded (this is waiting for an event on another
+     * thread, not moving time).
+     */
+    private static void eventuallyAdmitted(FilterServer server) {
+        Instant deadline = Instant.now().plusSeconds(5);
+        while (server.client().get("/").statusCode() != 200) {
+            assertThat(Instant.now()).as("a lease was never released").isBefore(deadline);
+            Thread.onSpinWait();
+        }
+    }
+
+    @Test
+    void synchronousRequestsReleaseTheirLeaseWhenTheyComplete() throws Exception {
+        try (FilterServer server = FilterServer.start(Map.of("limit", "1 concurrent"))) {
+            for (int i = 0; i < 5; i++) {
+                server.client().get("/").then().statusCode(200)
+                        .header("RateLimit-Policy", "\"per-ip\";q=1;qu=\"concurrent-requests\"")
+                        .header("RateLimit", "\"per-ip\";r=0;t=0");
+            }
+        }
+    }
+
+    @Test
+    void aFailingApplicationStillReleasesItsLease() throws Exception {
+        try (FilterServer server = FilterServer.start(Map.of("limit", "1 concurrent"))) {
+            server.client().get("/fail").then().statusCode(500);
+            server.client().get("/").then().statusCode(200);
+        }
+    }
+
+    @Test
+    void anAsyncRequestHoldsItsLeaseUntilItCompletes() throws Exception {
+        try (FilterServer server = FilterServer.start(Map.of("limit", "1 concurrent"))) {
+            CompletableFuture<HttpResponse<String>> slow = sendAsync(server, "/async");
+            AsyncContext held = server.held.poll(10, TimeUnit.SECONDS);
+            assertThat(held).as("the async request reached the servlet").isNotNull();
+
+            server.client().get("/").then().statusCode(429)
+                    .header("RateLimit", org.hamcrest.Matchers.startsWith("\"per-ip\";r=0;"));
+
+            held.getResponse().getWriter().write("done");
+            held.complete();
+            assertThat(slow.get(10, TimeUnit.SECONDS).body()).isEqualTo("done");
+            eventuallyAdmitted(server);
+        }
+    }
+
+    @Test
+    void anAsyncRequestThatErrorsReleasesItsLease() throws Exception {
+        try (FilterServer server = FilterServer.start(Map.of("limit", "1 concurrent"))) {
+            CompletableFuture<HttpResponse<String>> slow = sendAsync(server, "/async");
+            AsyncContext held = server.held.poll(10, TimeUnit.SECONDS);
+            assertThat(held).isNotNull();
+
+            held.dispatch("/fail");
+
+            assertThat(slow.get(10, TimeUnit.SECONDS).statusCode()).isEqualTo(500);
+            eventuallyAdmitted(server);
+        }
+    }
+
+    @Test
+    void aDeniedRequestTakesNoLeaseAndTheInFlightOneStillReleases() throws Exception {
+        try (FilterServer server = FilterServer.start(Map.of("limit", "1 concurrent"))) {
+            CompletableFuture<HttpResponse<String>> slow = sendAsync(server, "/async");
+            AsyncContext held = server.held.poll(10, TimeUnit.SECONDS);
+            for (int i = 0; i < 3; i++) {
+                server.client().get("/").then().statusCode(429);
+            }
+            held.complete();
+            slow.get(10, TimeUnit.SECONDS);
+            eventuallyAdmitted(server);
+            server.clock.advance(Duration.ofSeconds(1));
+            server.client().get("/").then().statusCode(200);
+        }
+    }
+}
