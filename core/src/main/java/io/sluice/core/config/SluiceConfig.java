@@ -67,7 +67,7 @@ public final class SluiceConfig {
                     + "parameter \"rules\" (system property " + r.p.propertyName("limit") + ", environment variable "
                     + r.p.environmentName("limit") + ")");
         }
-        this.reloadIntervalMicros = r.durationMicros("reload-interval", DEFAULT_RELOAD_SECONDS * 1_000_000);
+        this.reloadIntervalMicros = r.durationMicros("reload-interval", DEFAULT_RELOAD_SECONDS * 1_000_000, rules != null);
         this.store = r.store();
         this.maxKeys = r.number("max-keys", MemoryStore.DEFAULT_MAXIMUM_KEYS, 1, Long.MAX_VALUE);
         this.nodeCount = (int) r.number("node-count", 1, 1, 10_000);
@@ -280,15 +280,13 @@ public final class SluiceConfig {
             return responder;
         }
 
-        long durationMicros(String name, long fallback) {
+        long durationMicros(String name, long fallback, boolean describe) {
             Parameter d = p.get(name);
-            if (d == null) {
-                note(name, PolicyParser.formatDuration(fallback), null);
-                return fallback;
-            }
-            long micros = d.value().equals("0") ? 0
+            long micros = d == null ? fallback : d.value().equals("0") ? 0
                     : PolicyParser.parseDuration(d.source(), d.value()).toNanos() / 1_000;
-            note(name, micros == 0 ? "0 (off)" : PolicyParser.formatDuration(micros), d);
+            if (describe) {
+                note(name, micros == 0 ? "0 (off)" : PolicyParser.formatDuration(micros), d);
+            }
             return micros;
         }
 
