@@ -24,7 +24,8 @@ import java.util.regex.Pattern;
  *
  * <p>{@code ip} groups IPv6 clients by their /{@value #DEFAULT_IPV6_PREFIX} prefix (one subscriber usually holds a whole
  * /64, so per-address keys would let one client rotate through 2^64 of them); {@code ip/128} keys each IPv6 address
- * and {@code ip/48} a whole site. IPv4 addresses are never grouped.
+ * and {@code ip/48} a whole site. IPv4 addresses are never grouped. A socket peer that is not an IP address (a Unix
+ * domain socket) is keyed by its own text, so such traffic is still limited, as one client.
  *
  * <p>A part that has no value (no such header, no principal, a blank value) makes the whole key missing: the rule then
  * skips the request or counts it under {@code anonymous} ({@link io.sluice.core.Rule.MissingKey}). Values are trimmed;
@@ -121,7 +122,7 @@ public final class KeyResolvers {
         return named(spec, request -> {
             byte[] a = ips.resolveAddress(request);
             if (a == null) {
-                return null;
+                return bounded(request.remoteAddress());     // a peer that is no IP (a Unix socket): its own text
             }
             if (a.length == 4 || ipv6PrefixBits >= 128) {
                 return IpAddress.format(a);

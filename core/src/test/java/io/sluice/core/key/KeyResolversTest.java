@@ -90,6 +90,15 @@ class KeyResolversTest {
     }
 
     @Test
+    void aPeerThatIsNoIpAddressIsKeyedByItsOwnText() {
+        RequestView unixSocket = RequestView.builder("GET", "/").remoteAddress("/run/app.sock").build();
+        RequestView none = RequestView.builder("GET", "/").remoteAddress("").build();
+
+        assertThat(KeyResolvers.parse("ip", DIRECT).resolve(unixSocket)).isEqualTo("/run/app.sock");
+        assertThat(KeyResolvers.parse("ip", DIRECT).resolve(none)).isNull();
+    }
+
+    @Test
     void resolversPrintAsTheirSpecification() {
         assertThat(KeyResolvers.parse("ip + header:X-Api-Key", DIRECT)).hasToString("ip+header:X-Api-Key");
         assertThat(KeyResolvers.parse("ip/56", DIRECT)).hasToString("ip/56");
