@@ -357,6 +357,7 @@ public final class Responder {
             return this;
         }
 
+        /** @return the responder; immutable and thread-safe */
         public Responder build() {
             return new Responder(this);
         }
