@@ -1,0 +1,65 @@
+package io.sluice.core.config;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.io.IOException;
+import java.io.OutputStream;
+import java.net.URL;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.FileTime;
+import java.util.jar.JarEntry;
+import java.util.jar.JarOutputStream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class RulesSourceTest {
+
+    @TempDir
+    Path dir;
+
+    @Test
+    void aFileStampChangesWithItsModificationTimeOrSize() throws IOException {
+        Path file = dir.resolve("rules.yaml");
+        Files.writeString(file, "rules: []");
+        Files.setLastModifiedTime(file, FileTime.fromMillis(1_000_000));
+        RulesSource source = RulesSource.file(file);
+        Object before = source.stamp();
+
+        Files.setLastModifiedTime(file, FileTime.fromMillis(2_000_000));
+
+        assertThat(source.stamp()).isNotEqualTo(before).isEqualTo(source.stamp());
+        assertThat(source.read()).isEqualTo("rules: []");
+        assertThat(source.name()).isEqualTo(file.toString());
+    }
+
+    @Test
+    void aResourceInsideAPackedWarIsReadThroughItsUrl() throws IOException {
+        Path war = dir.resolve("app.war");
+        try (OutputStream out = Files.newOutputStream(war); JarOutputStream jar = new JarOutputStream(out)) {
+            jar.putNextEntry(new JarEntry("WEB-INF/sluice-rules.yaml"));
+            jar.write("rules: [{name: a, limit: 1/s}]".getBytes(StandardCharsets.UTF_8));
+            jar.closeEntry();
+        }
+        URL url = new URL("jar:" + war.toUri() + "!/WEB-INF/sluice-rules.yaml");
+        RulesSource source = RulesSource.url("/WEB-INF/sluice-rules.yaml", url);
+
+        assertThat(source.read()).isEqualTo("rules: [{name: a, limit: 1/s}]");
+        assertThat(source.stamp()).isEqualTo(source.stamp());
+        assertThat(source.name()).isEqualTo("/WEB-INF/sluice-rules.yaml");
+    }
+
+    @Test
+    void oversizedAndNonUtf8FilesAreRefused() throws IOException {
+        Path big = dir.resolve("big.yaml");
+        Files.write(big, new byte[RulesSource.MAX_BYTES + 1]);
+        Path latin1 = dir.resolve("latin1.yaml");
+        Files.write(latin1, new byte[] {'#', ' ', (byte) 0xe9});
+
+        assertThatThrownBy(() -> RulesSource.file(big).read()).isInstanceOf(IOException.class)
+                .hasMessage("larger than 1048576 bytes");
+        assertThatThrownBy(() -> RulesSource.file(latin1).read()).isInstanceOf(IOException.class);
+    }
+}
