@@ -78,11 +78,11 @@ final class WarmUp implements RateAlgorithm<WarmUp.State> {
             return new Step<>(state, Outcome.deny(limit, next <= nowMicros ? 1 : 0, Math.max(0, next - nowMicros),
                     Outcome.NEVER));
         }
+        if (cost == 0) {
+            return new Step<>(state, Outcome.allow(limit, next <= nowMicros ? 1 : 0, Math.max(0, next - nowMicros)));
+        }
         if (next > nowMicros) {
             return new Step<>(state, Outcome.deny(limit, 0, next - nowMicros, next - nowMicros));
-        }
-        if (cost == 0) {
-            return new Step<>(state, Outcome.allow(limit, 1, 0));
         }
         Curve curve = Curve.of(policy);
         double stored = state == null ? curve.maxPermits() : state.storedPermits();
