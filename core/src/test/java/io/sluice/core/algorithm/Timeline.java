@@ -90,6 +90,11 @@ final class Timeline<S> {
         return state;
     }
 
+    /** The absolute time of a timeline offset such as {@code "15s"}. */
+    static long at(String offset) {
+        return ManualTimeSource.START_MICROS + micros(offset);
+    }
+
     static long micros(String d) {
         if (d.equals("never")) {
             return Outcome.NEVER;

@@ -1,0 +1,99 @@
+package io.sluice.core.algorithm;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.google.common.util.concurrent.GuavaWarmUp;
+import io.sluice.core.Algorithm;
+import io.sluice.core.Outcome;
+import io.sluice.core.Policy;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+import org.junit.jupiter.api.Test;
+
+class WarmUpTest {
+
+    private static final WarmUp WARM_UP = new WarmUp();
+
+    @Test
+    void aColdLimiterStartsAtTheColdIntervalAndRampsToTheStableOne() {
+        Policy policy = Policy.parse("10/1s warm-up 2s");          // stable 100 ms, cold 300 ms
+        List<Long> gaps = gapsWhenAlwaysRetryingAsSoonAsAllowed(policy, 40);
+        assertThat(gaps.get(0)).as("first gap, cold").isBetween(280_000L, 300_000L);
+        assertThat(gaps.get(gaps.size() - 1)).as("last gap, warm").isEqualTo(100_000L);
+        for (int i = 1; i < gaps.size(); i++) {
+            assertThat(gaps.get(i)).as("gap %d never longer than the one before", i).isLessThanOrEqualTo(gaps.get(i - 1));
+        }
+    }
+
+    @Test
+    void anIdleLimiterCoolsDownAgain() {
+        Policy policy = Policy.parse("10/1s warm-up 2s");
+        Timeline<WarmUp.State> t = Timeline.of(WARM_UP, policy);
+        long now = Timeline.at("0s");
+        for (int i = 0; i < 40; i++) {                            // warm it up
+            Outcome o = t.apply(now, 1);
+            now += o.allowed() ? 100_000 : o.retryAfterMicros();
+        }
+        long ttl = WARM_UP.ttlMicros(t.state(), now, policy);
+        assertThat(ttl).as("fully cold again after the warm-up period, roughly").isBetween(1_900_000L, 2_300_000L);
+        Outcome first = t.apply(now + ttl, 1);
+        Outcome second = t.apply(now + ttl, 1);
+        assertThat(first.allowed()).isTrue();
+        assertThat(second.retryAfterMicros()).as("cold interval again").isBetween(280_000L, 300_000L);
+    }
+
+    @Test
+    void decidesExactlyLikeGuavasSmoothWarmingUp() {
+        Random random = new Random(2026);
+        for (int round = 0; round < 20; round++) {
+            long perSecond = 1 + random.nextInt(50);
+            long warmupMicros = 100_000L + random.nextInt(5_000_000);
+            int coldFactor = 1 + random.nextInt(5);
+            Policy policy = Policy.of(Algorithm.WARM_UP, perSecond, java.time.Duration.ofSeconds(1))
+                    .withWarmup(java.time.Duration.ofNanos(warmupMicros * 1000)).withColdFactor(coldFactor);
+            long now = Timeline.at("0s");
+            GuavaWarmUp guava = new GuavaWarmUp(perSecond, warmupMicros, coldFactor, now);
+            Timeline<WarmUp.State> sluice = Timeline.of(WARM_UP, policy);
+            for (int i = 0; i < 2_000; i++) {
+                now += random.nextInt((int) (3_000_000 / perSecond));
+                int cost = 1 + random.nextInt((int) Math.min(perSecond, 4));
+                boolean expected = guava.tryAcquire(now, cost);
+                assertThat(sluice.apply(now, cost).allowed())
+                        .as("round %d (%s), request %d, cost %d", round, policy, i, cost).isEqualTo(expected);
+            }
+        }
+    }
+
+    @Test
+    void costAboveTheLimitIsNeverAndCostZeroPeeks() {
+        Timeline.of(WARM_UP, "2/1s warm-up 1s")
+                .expect("0s cost=3 deny retry=never", "0s cost=0 allow remaining=1", "0s cost=2 allow remaining=0")
+                .expect("0s cost=0 allow", "0s cost=1 deny");
+    }
+
+    @Test
+    void aClockGoingBackwardsMintsNothing() {
+        Timeline.of(WARM_UP, "10/1s warm-up 1s").expect("10s allow", "9s deny", "10s deny");
+    }
+
+    private static List<Long> gapsWhenAlwaysRetryingAsSoonAsAllowed(Policy policy, int requests) {
+        Timeline<WarmUp.State> t = Timeline.of(WARM_UP, policy);
+        long now = Timeline.at("0s");
+        long last = now;
+        List<Long> gaps = new ArrayList<>();
+        int allowed = 0;
+        while (allowed < requests) {
+            Outcome o = t.apply(now, 1);
+            if (o.allowed()) {
+                if (allowed++ > 0) {
+                    gaps.add(now - last);
+                }
+                last = now;
+            } else {
+                now += o.retryAfterMicros();
+            }
+        }
+        return gaps;
+    }
+}
