@@ -13,7 +13,8 @@ import java.util.Arrays;
  *
  * <p><b>Rule:</b> leases with {@code expiry <= now} are dropped; a lease of weight {@code c <= N} is taken when
  * {@code sum(weights) + c <= N} and expires at {@code now + leaseTimeout}. A denied request may retry when enough
- * leases have expired, at the latest (a release usually comes much sooner).
+ * leases have expired, at the latest (a release usually comes much sooner). Reset-after is always 0: capacity comes
+ * back as requests complete, not on a timer.
  *
  * <p><b>Worked example:</b> {@code 2 concurrent lease 30s}: A and B take leases at 0 s; C is denied; B is released at
  * 1 s and C passes; if A's node dies, A's lease expires at 30 s.
@@ -65,7 +66,7 @@ public final class Concurrency {
         long limit = policy.limit();
         State live = purge(state, nowMicros);
         long inFlight = live == null ? 0 : live.inFlight();
-        long reset = live == null ? 0 : Math.max(0, max(live.expiries()) - nowMicros);
+        long reset = 0;   // capacity comes back as requests complete, not on a timer
         if (cost > limit) {
             return new Step<>(state, Outcome.deny(limit, limit - inFlight, reset, Outcome.NEVER));
         }
@@ -85,7 +86,7 @@ public final class Concurrency {
         weights[n] = cost;
         expiries[n] = expiry;
         return new Step<>(new State(ids, weights, expiries),
-                Outcome.allow(limit, limit - inFlight - cost, Math.max(reset, expiry - nowMicros)));
+                Outcome.allow(limit, limit - inFlight - cost, reset));
     }
 
     /** Frees lease {@code leaseId}; an unknown lease changes nothing. Returns null when no lease is left. */
