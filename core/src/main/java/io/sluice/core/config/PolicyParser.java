@@ -20,7 +20,9 @@ import java.util.regex.Pattern;
  *
  * <p>The algorithm follows from the notation when not given: {@code concurrent} means concurrency,
  * {@code warm-up} means warm-up, {@code min-interval} or {@code count-rejected} mean the sliding log,
- * anything else {@link Policy#DEFAULT_ALGORITHM}.
+ * {@code max-wait} or {@code delay} mean the leaky bucket (as a queue), {@code staggered} means the fixed window,
+ * anything else {@link Policy#DEFAULT_ALGORITHM}. {@code burst} applies to the token bucket, the leaky bucket and
+ * GCRA only.
  */
 public final class PolicyParser {
 
@@ -86,16 +88,19 @@ public final class PolicyParser {
             String option = tokens[i];
             switch (option) {
                 case "burst" -> policy = policy.withBurst(number(parameter, text, value(parameter, text, tokens, ++i)));
-                case "delay" -> policy = policy.withDelayThreshold(number(parameter, text, value(parameter, text, tokens, ++i)));
+                case "delay" -> {
+                    policy = policy.withDelayThreshold(number(parameter, text, value(parameter, text, tokens, ++i)));
+                    inferred = infer(parameter, text, inferred, Algorithm.LEAKY_BUCKET);
+                }
                 case "cold-factor" -> policy = policy.withColdFactor(
                         (int) Math.min(Integer.MAX_VALUE, number(parameter, text, value(parameter, text, tokens, ++i))));
                 case "min-interval" -> {
                     policy = policy.withMinInterval(duration(parameter, text, value(parameter, text, tokens, ++i)));
-                    inferred = Algorithm.SLIDING_LOG;
+                    inferred = infer(parameter, text, inferred, Algorithm.SLIDING_LOG);
                 }
                 case "count-rejected" -> {
                     policy = policy.withCountRejected(true);
-                    inferred = Algorithm.SLIDING_LOG;
+                    inferred = infer(parameter, text, inferred, Algorithm.SLIDING_LOG);
                 }
                 case "warm-up" -> {
                     Duration warmup = duration(parameter, text, value(parameter, text, tokens, ++i));
@@ -103,17 +108,32 @@ public final class PolicyParser {
                         throw new ConfigException(parameter, text, "the warm-up period must be positive");
                     }
                     policy = policy.withWarmup(warmup);
-                    inferred = Algorithm.WARM_UP;
+                    inferred = infer(parameter, text, inferred, Algorithm.WARM_UP);
                 }
-                case "max-wait" -> policy = policy.withMaxWait(duration(parameter, text, value(parameter, text, tokens, ++i)));
+                case "max-wait" -> {
+                    policy = policy.withMaxWait(duration(parameter, text, value(parameter, text, tokens, ++i)));
+                    inferred = infer(parameter, text, inferred, Algorithm.LEAKY_BUCKET);
+                }
                 case "lease" -> policy = policy.withLeaseTimeout(duration(parameter, text, value(parameter, text, tokens, ++i)));
-                case "staggered" -> policy = policy.withStaggered(true);
+                case "staggered" -> {
+                    policy = policy.withStaggered(true);
+                    inferred = infer(parameter, text, inferred, Algorithm.FIXED_WINDOW);
+                }
                 default -> throw new ConfigException(parameter, text, "unknown option \"" + option
                         + "\" (options: burst, min-interval, count-rejected, warm-up, cold-factor, max-wait, delay,"
                         + " lease, staggered)");
             }
         }
         return withAlgorithm(parameter, text, policy, explicit, inferred);
+    }
+
+    /** Two options that need different algorithms cannot be combined. */
+    private static Algorithm infer(String parameter, String text, Algorithm before, Algorithm needed) {
+        if (before != null && before != needed) {
+            throw new ConfigException(parameter, text, "options of the " + before.id() + " and the " + needed.id()
+                    + " algorithms cannot be combined");
+        }
+        return needed;
     }
 
     private static Policy withAlgorithm(String parameter, String text, Policy policy, Algorithm explicit,
@@ -133,6 +153,11 @@ public final class PolicyParser {
                     + " algorithm, but " + explicit.id() + " was configured");
         }
         Algorithm chosen = explicit != null ? explicit : inferred != null ? inferred : Policy.DEFAULT_ALGORITHM;
+        if (policy.burst() > 0 && chosen != Algorithm.TOKEN_BUCKET && chosen != Algorithm.LEAKY_BUCKET
+                && chosen != Algorithm.GCRA) {
+            throw new ConfigException(parameter, text, "burst applies to token-bucket, leaky-bucket and gcra, not "
+                    + chosen.id());
+        }
         return policy.algorithm() == chosen ? policy : policy.withAlgorithm(chosen);
     }
 

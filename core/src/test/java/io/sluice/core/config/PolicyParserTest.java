@@ -51,6 +51,18 @@ class PolicyParserTest {
         assertThat(Policy.parse("20 concurrent lease 30s").leaseTimeoutMicros()).isEqualTo(30_000_000L);
         assertThat(Policy.parse("10/1m count-rejected").countRejected()).isTrue();
         assertThat(PolicyParser.parse("limit", "10/1m staggered", Algorithm.FIXED_WINDOW).staggered()).isTrue();
+        assertThat(Policy.parse("10/s burst 5 max-wait 1s").algorithm()).as("max-wait queues").isEqualTo(Algorithm.LEAKY_BUCKET);
+        assertThat(Policy.parse("10/1m staggered").algorithm()).isEqualTo(Algorithm.FIXED_WINDOW);
+    }
+
+    @Test
+    void optionsOfDifferentAlgorithmsDoNotMix() {
+        assertThatThrownBy(() -> Policy.parse("10/1m min-interval 2s max-wait 1s")).isInstanceOf(ConfigException.class)
+                .hasMessageContaining("sliding-log").hasMessageContaining("leaky-bucket").hasMessageContaining("cannot be combined");
+        assertThatThrownBy(() -> PolicyParser.parse("limit", "10/1m burst 20", Algorithm.FIXED_WINDOW))
+                .isInstanceOf(ConfigException.class).hasMessageContaining("burst applies to");
+        assertThatThrownBy(() -> Policy.parse("100001/1h min-interval 1s")).isInstanceOf(ConfigException.class)
+                .hasMessageContaining("sliding-window");
     }
 
     @Test
