@@ -36,6 +36,7 @@ public final class Engine implements AutoCloseable {
     private final int nodeCount;
     private final CircuitBreaker breaker;
     private final DenialCache denials;
+    private final PenaltyBox penalties;
     private final List<DecisionListener> listeners;
 
     private Engine(Builder b) {
@@ -46,6 +47,7 @@ public final class Engine implements AutoCloseable {
         this.nodeCount = b.nodeCount;
         this.breaker = new CircuitBreaker(store.getClass().getSimpleName(), b.failureThreshold, b.coolDownMicros, time);
         this.denials = b.denialCacheSize > 0 ? new DenialCache(b.denialCacheSize, time) : null;
+        this.penalties = new PenaltyBox(Math.max(b.denialCacheSize, DenialCache.DEFAULT_SIZE), time);
         this.listeners = List.copyOf(b.listeners);
     }
 
@@ -92,10 +94,14 @@ public final class Engine implements AutoCloseable {
             return Decision.NO_RULES;
         }
         long now = time.nowMicros();
+        Decision blocked = penalties.deny(applied, checks, now);
+        if (blocked != null) {
+            return notify(request, blocked, DecisionListener.Event.DENIED_FROM_CACHE);
+        }
         if (denials != null) {
             Decision cached = denials.deny(applied, checks, now);
             if (cached != null) {
-                return notify(request, cached, DecisionListener.Event.DENIED_FROM_CACHE);
+                return notify(request, penalties.remember(checks, cached, now), DecisionListener.Event.DENIED_FROM_CACHE);
             }
         }
         if (!breaker.tryAcquire()) {
@@ -112,6 +118,9 @@ public final class Engine implements AutoCloseable {
         Decision decision = decide(applied, checks, outcomes, RuleOutcome.Source.STORE);
         if (denials != null && !decision.allowed()) {
             denials.remember(checks, decision, now);
+        }
+        if (!decision.allowed()) {
+            decision = penalties.remember(checks, decision, now);
         }
         return notify(request, decision, decision.allowed()
                 ? decision.shadowDenied() ? DecisionListener.Event.SHADOW_DENIED : DecisionListener.Event.ALLOWED
@@ -189,7 +198,7 @@ public final class Engine implements AutoCloseable {
         long share = Math.max(1, p.limit() / nodeCount);
         Policy local = new Policy(p.algorithm(), share, p.periodMicros(), p.burst() == 0 ? 0 : Math.max(1, p.burst() / nodeCount),
                 p.minIntervalMicros(), p.countRejected(), p.warmupMicros(), p.coldFactor(), p.leaseTimeoutMicros(),
-                p.maxWaitMicros(), p.delayThreshold(), p.staggered());
+                p.maxWaitMicros(), p.delayThreshold(), p.staggered(), p.penaltyMicros());
         return new Check(c.rule(), c.key(), local, c.cost(), c.shadow(), c.leaseId());
     }
 
@@ -254,6 +263,7 @@ public final class Engine implements AutoCloseable {
         if (denials != null) {
             denials.forget(rule, key);
         }
+        penalties.forget(rule, key);
     }
 
     @Override

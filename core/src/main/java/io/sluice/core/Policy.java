@@ -24,6 +24,8 @@ import java.time.Duration;
  * @param maxWaitMicros queue mode: a request that would fit within this wait is delayed instead of denied; 0 = reject
  * @param delayThreshold queue mode (nginx {@code delay}): this many excess requests pass without waiting
  * @param staggered fixed window: windows are offset per key so that all clients do not reset at once
+ * @param penaltyMicros a key that comes back while denied, before its retry-after, is blocked for this long on the
+ *     node that saw it (0: no penalty); see {@code Engine}
  */
 public record Policy(
         Algorithm algorithm,
@@ -37,7 +39,8 @@ public record Policy(
         long leaseTimeoutMicros,
         long maxWaitMicros,
         long delayThreshold,
-        boolean staggered) {
+        boolean staggered,
+        long penaltyMicros) {
 
     /** Default cold factor of warm-up, as in Guava: {@value}. */
     public static final int DEFAULT_COLD_FACTOR = 3;
@@ -74,6 +77,8 @@ public record Policy(
                 "expected a non-negative maximum wait");
         check(delayThreshold >= 0 && delayThreshold <= MAX_LIMIT, "delay", delayThreshold,
                 "expected a non-negative number of requests");
+        check(penaltyMicros >= 0 && penaltyMicros <= MAX_PERIOD_MICROS, "penalty", penaltyMicros,
+                "expected a non-negative penalty of at most 366 days");
         long capacity = burst > 0 ? burst : limit;
         check(capacity <= MAX_EXACT_MICROS / Math.max(1, periodMicros / limit), "burst", capacity,
                 "expected burst x (period / limit) to stay below 2^53 microseconds (about 285 years)");
@@ -93,13 +98,13 @@ public record Policy(
     public static Policy of(Algorithm algorithm, long limit, Duration period) {
         return new Policy(algorithm, limit, micros("period", period), 0, 0, false,
                 algorithm == Algorithm.WARM_UP ? micros("period", period) : 0, DEFAULT_COLD_FACTOR,
-                DEFAULT_LEASE_TIMEOUT_MICROS, 0, 0, false);
+                DEFAULT_LEASE_TIMEOUT_MICROS, 0, 0, false, 0);
     }
 
     /** At most {@code maxInFlight} requests in flight per key; leases expire after {@value #DEFAULT_LEASE_TIMEOUT_MICROS} µs. */
     public static Policy concurrent(long maxInFlight) {
         return new Policy(Algorithm.CONCURRENCY, maxInFlight, DEFAULT_LEASE_TIMEOUT_MICROS, 0, 0, false, 0,
-                DEFAULT_COLD_FACTOR, DEFAULT_LEASE_TIMEOUT_MICROS, 0, 0, false);
+                DEFAULT_COLD_FACTOR, DEFAULT_LEASE_TIMEOUT_MICROS, 0, 0, false, 0);
     }
 
     /**
@@ -130,54 +135,59 @@ public record Policy(
     public Policy withAlgorithm(Algorithm a) {
         return new Policy(a, limit, periodMicros, burst, minIntervalMicros, countRejected,
                 a == Algorithm.WARM_UP && warmupMicros == 0 ? periodMicros : warmupMicros, coldFactor,
-                leaseTimeoutMicros, maxWaitMicros, delayThreshold, staggered);
+                leaseTimeoutMicros, maxWaitMicros, delayThreshold, staggered, penaltyMicros);
     }
 
     public Policy withBurst(long b) {
         return new Policy(algorithm, limit, periodMicros, b, minIntervalMicros, countRejected, warmupMicros,
-                coldFactor, leaseTimeoutMicros, maxWaitMicros, delayThreshold, staggered);
+                coldFactor, leaseTimeoutMicros, maxWaitMicros, delayThreshold, staggered, penaltyMicros);
     }
 
     public Policy withMinInterval(Duration d) {
         return new Policy(algorithm, limit, periodMicros, burst, micros("min-interval", d), countRejected,
-                warmupMicros, coldFactor, leaseTimeoutMicros, maxWaitMicros, delayThreshold, staggered);
+                warmupMicros, coldFactor, leaseTimeoutMicros, maxWaitMicros, delayThreshold, staggered, penaltyMicros);
     }
 
     public Policy withCountRejected(boolean c) {
         return new Policy(algorithm, limit, periodMicros, burst, minIntervalMicros, c, warmupMicros, coldFactor,
-                leaseTimeoutMicros, maxWaitMicros, delayThreshold, staggered);
+                leaseTimeoutMicros, maxWaitMicros, delayThreshold, staggered, penaltyMicros);
     }
 
     public Policy withWarmup(Duration d) {
         return new Policy(algorithm, limit, periodMicros, burst, minIntervalMicros, countRejected,
-                micros("warm-up", d), coldFactor, leaseTimeoutMicros, maxWaitMicros, delayThreshold, staggered);
+                micros("warm-up", d), coldFactor, leaseTimeoutMicros, maxWaitMicros, delayThreshold, staggered, penaltyMicros);
     }
 
     public Policy withColdFactor(int f) {
         return new Policy(algorithm, limit, periodMicros, burst, minIntervalMicros, countRejected, warmupMicros, f,
-                leaseTimeoutMicros, maxWaitMicros, delayThreshold, staggered);
+                leaseTimeoutMicros, maxWaitMicros, delayThreshold, staggered, penaltyMicros);
     }
 
     public Policy withLeaseTimeout(Duration d) {
         long micros = micros("lease", d);
         return new Policy(algorithm, limit, algorithm == Algorithm.CONCURRENCY ? micros : periodMicros, burst,
                 minIntervalMicros, countRejected, warmupMicros, coldFactor, micros, maxWaitMicros, delayThreshold,
-                staggered);
+                staggered, penaltyMicros);
     }
 
     public Policy withMaxWait(Duration d) {
         return new Policy(algorithm, limit, periodMicros, burst, minIntervalMicros, countRejected, warmupMicros,
-                coldFactor, leaseTimeoutMicros, micros("max-wait", d), delayThreshold, staggered);
+                coldFactor, leaseTimeoutMicros, micros("max-wait", d), delayThreshold, staggered, penaltyMicros);
     }
 
     public Policy withDelayThreshold(long d) {
         return new Policy(algorithm, limit, periodMicros, burst, minIntervalMicros, countRejected, warmupMicros,
-                coldFactor, leaseTimeoutMicros, maxWaitMicros, d, staggered);
+                coldFactor, leaseTimeoutMicros, maxWaitMicros, d, staggered, penaltyMicros);
+    }
+
+    public Policy withPenalty(Duration d) {
+        return new Policy(algorithm, limit, periodMicros, burst, minIntervalMicros, countRejected, warmupMicros,
+                coldFactor, leaseTimeoutMicros, maxWaitMicros, delayThreshold, staggered, micros("penalty", d));
     }
 
     public Policy withStaggered(boolean s) {
         return new Policy(algorithm, limit, periodMicros, burst, minIntervalMicros, countRejected, warmupMicros,
-                coldFactor, leaseTimeoutMicros, maxWaitMicros, delayThreshold, s);
+                coldFactor, leaseTimeoutMicros, maxWaitMicros, delayThreshold, s, penaltyMicros);
     }
 
     /** @return the policy in the limit notation, for logs and error messages */

@@ -15,7 +15,7 @@ import java.util.regex.Pattern;
  *           | count "concurrent" option*        20 concurrent   20 concurrent lease 30s
  * period   := [number] unit                      unit: ms s m h d
  * option   := burst N | min-interval DURATION | count-rejected | warm-up DURATION | cold-factor N
- *           | max-wait DURATION | delay N | lease DURATION | staggered
+ *           | max-wait DURATION | delay N | lease DURATION | staggered | penalty DURATION
  * </pre>
  *
  * <p>The algorithm follows from the notation when not given: {@code concurrent} means concurrency,
@@ -114,6 +114,7 @@ public final class PolicyParser {
                     policy = policy.withMaxWait(duration(parameter, text, value(parameter, text, tokens, ++i)));
                     inferred = infer(parameter, text, inferred, Algorithm.LEAKY_BUCKET);
                 }
+                case "penalty" -> policy = policy.withPenalty(duration(parameter, text, value(parameter, text, tokens, ++i)));
                 case "lease" -> policy = policy.withLeaseTimeout(duration(parameter, text, value(parameter, text, tokens, ++i)));
                 case "staggered" -> {
                     policy = policy.withStaggered(true);
@@ -121,7 +122,7 @@ public final class PolicyParser {
                 }
                 default -> throw new ConfigException(parameter, text, "unknown option \"" + option
                         + "\" (options: burst, min-interval, count-rejected, warm-up, cold-factor, max-wait, delay,"
-                        + " lease, staggered)");
+                        + " lease, staggered, penalty)");
             }
         }
         return withAlgorithm(parameter, text, policy, explicit, inferred);
@@ -139,6 +140,9 @@ public final class PolicyParser {
     private static Policy withAlgorithm(String parameter, String text, Policy policy, Algorithm explicit,
             Algorithm inferred) {
         if (policy.algorithm() == Algorithm.CONCURRENCY) {
+            if (policy.penaltyMicros() > 0) {
+                throw new ConfigException(parameter, text, "a penalty applies to rates, not to \"concurrent\" limits");
+            }
             if (explicit != null && explicit != Algorithm.CONCURRENCY) {
                 throw new ConfigException(parameter, text, "\"concurrent\" limits in-flight requests and cannot use "
                         + explicit.id() + "; write a rate such as \"100/1m\"");
@@ -189,6 +193,9 @@ public final class PolicyParser {
         }
         if (p.maxWaitMicros() > 0) {
             s.append(" max-wait ").append(formatDuration(p.maxWaitMicros()));
+        }
+        if (p.penaltyMicros() > 0) {
+            s.append(" penalty ").append(formatDuration(p.penaltyMicros()));
         }
         if (p.delayThreshold() > 0) {
             s.append(" delay ").append(p.delayThreshold());

@@ -1,0 +1,125 @@
+package io.sluice.core;
+
+import com.github.benmanes.caffeine.cache.Cache;
+import com.github.benmanes.caffeine.cache.Caffeine;
+import com.github.benmanes.caffeine.cache.Expiry;
+import io.sluice.core.store.Check;
+import io.sluice.core.time.TimeSource;
+import java.util.List;
+
+/**
+ * The penalty of policies with {@code penalty}: a key that comes back while it is denied — before the retry-after it
+ * was told — is blocked for the penalty on this node, without asking the store. One denial is a client that did not
+ * know; a request during the wait is a client that does not listen.
+ *
+ * <p>Bounded (Caffeine, the same size as the denial cache) and per node: each node of a fleet penalizes the requests
+ * it sees. While blocked, a request does not extend the block, so a client that honours {@code Retry-After} gets back
+ * in after the penalty.
+ */
+final class PenaltyBox {
+
+    /** What the box knows of a key: told to wait until {@code retryUntil}, or blocked until {@code blockedUntil}. */
+    private record Entry(long retryUntil, long blockedUntil, long limit) {
+        long expiresAt() {
+            return Math.max(retryUntil, blockedUntil);
+        }
+    }
+
+    private record Key(String rule, String key) {}
+
+    private final Cache<Key, Entry> cache;
+
+    PenaltyBox(int size, TimeSource time) {
+        this.cache = Caffeine.newBuilder()
+                .maximumSize(size)
+                .ticker(() -> time.nowMicros() * 1_000)
+                .executor(Runnable::run)
+                .expireAfter(new Expiry<Key, Entry>() {
+                    @Override
+                    public long expireAfterCreate(Key k, Entry e, long currentTime) {
+                        return Math.max(0, e.expiresAt() - time.nowMicros()) * 1_000;
+                    }
+
+                    @Override
+                    public long expireAfterUpdate(Key k, Entry e, long currentTime, long currentDuration) {
+                        return expireAfterCreate(k, e, currentTime);
+                    }
+
+                    @Override
+                    public long expireAfterRead(Key k, Entry e, long currentTime, long currentDuration) {
+                        return currentDuration;
+                    }
+                })
+                .build();
+    }
+
+    /** @return a denial for the first enforced check whose key is blocked now; null when none is */
+    Decision deny(List<Rule> rules, List<Check> checks, long now) {
+        for (int i = 0; i < checks.size(); i++) {
+            Check c = checks.get(i);
+            if (c.shadow() || c.policy().penaltyMicros() == 0) {
+                continue;
+            }
+            Entry e = cache.getIfPresent(new Key(c.rule(), c.key()));
+            if (e != null && e.blockedUntil() > now) {
+                long wait = e.blockedUntil() - now;
+                Outcome o = Outcome.deny(c.policy().limit(), 0, wait, wait);
+                return Decision.of(List.of(new RuleOutcome(rules.get(i), c.policy(), o, RuleOutcome.Source.STORE)),
+                        List.of());
+            }
+        }
+        return null;
+    }
+
+    /**
+     * Records the denied enforced checks of a decision: a key denied again before its previous retry time is blocked
+     * for the penalty.
+     *
+     * @return the decision, with the penalty as the binding retry-after when one started
+     */
+    Decision remember(List<Check> checks, Decision decision, long now) {
+        List<RuleOutcome> outcomes = new java.util.ArrayList<>(decision.outcomes());
+        boolean changed = false;
+        for (int i = 0; i < outcomes.size(); i++) {
+            RuleOutcome r = outcomes.get(i);
+            long penalty = r.policy().penaltyMicros();
+            if (penalty == 0 || r.rule().shadow() || r.outcome().allowed()) {
+                continue;
+            }
+            Check c = checkOf(checks, r.rule().name());
+            if (c == null) {
+                continue;
+            }
+            Outcome o = r.outcome();
+            Key key = new Key(c.rule(), c.key());
+            Entry before = cache.getIfPresent(key);
+            if (before != null && before.retryUntil() > now) {
+                cache.put(key, new Entry(before.retryUntil(), now + penalty, o.limit()));
+                outcomes.set(i, new RuleOutcome(r.rule(), r.policy(), Outcome.deny(o.limit(), 0,
+                        Math.max(o.resetAfterMicros(), penalty), Math.max(o.retryAfterMicros(), penalty)), r.source()));
+                changed = true;
+            } else if (!o.never()) {
+                cache.put(key, new Entry(now + Math.min(o.retryAfterMicros(), Policy.MAX_EXACT_MICROS), 0, o.limit()));
+            }
+        }
+        return changed ? Decision.of(outcomes, decision.leases()) : decision;
+    }
+
+    private static Check checkOf(List<Check> checks, String rule) {
+        for (Check c : checks) {
+            if (c.rule().equals(rule)) {
+                return c;
+            }
+        }
+        return null;
+    }
+
+    void forget(String rule, String key) {
+        cache.invalidate(new Key(rule, key));
+    }
+
+    long size() {
+        cache.cleanUp();
+        return cache.estimatedSize();
+    }
+}

@@ -1,0 +1,97 @@
+package io.sluice.core;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.sluice.core.store.Check;
+import io.sluice.core.store.Lease;
+import io.sluice.core.store.MemoryStore;
+import io.sluice.core.store.Store;
+import io.sluice.core.testing.ManualTimeSource;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Test;
+
+class PenaltyTest {
+
+    private final ManualTimeSource time = new ManualTimeSource();
+    private final AtomicInteger storeCalls = new AtomicInteger();
+    private final RequestView client = RequestView.builder("POST", "/login").remoteAddress("203.0.113.5").build();
+
+    private Engine engine(String limit, int denialCacheSize) {
+        MemoryStore memory = MemoryStore.builder().timeSource(time).build();
+        Store counting = new Store() {
+            @Override
+            public List<Outcome> evaluate(List<Check> checks, long nowMicros) {
+                storeCalls.incrementAndGet();
+                return memory.evaluate(checks, nowMicros);
+            }
+
+            @Override
+            public void release(List<Lease> leases, long nowMicros) {}
+
+            @Override
+            public void reset(String rule, String key) {
+                memory.reset(rule, key);
+            }
+        };
+        return Engine.builder().timeSource(time).store(counting).denialCacheSize(denialCacheSize)
+                .rule(Rule.builder("login").policy(Policy.parse(limit)).key(RequestView::remoteAddress).build())
+                .build();
+    }
+
+    @Test
+    void aClientThatComesBackWhileDeniedIsBlockedForThePenalty() {
+        for (int cacheSize : new int[] {0, 100}) {
+            Engine engine = engine("2/1s burst 2 penalty 1m", cacheSize);
+            assertThat(engine.check(client).allowed()).isTrue();
+            assertThat(engine.check(client).allowed()).isTrue();
+            Decision first = engine.check(client);
+            assertThat(first.allowed()).isFalse();
+            assertThat(first.retryAfterMicros()).as("the ordinary wait").isEqualTo(500_000);
+
+            time.advance(Duration.ofMillis(100));                        // did not wait: hammering
+            Decision penalized = engine.check(client);
+            assertThat(penalized.allowed()).isFalse();
+            assertThat(penalized.retryAfterMicros()).as("cache size %d", cacheSize).isEqualTo(60_000_000);
+
+            time.advance(Duration.ofSeconds(30));
+            storeCalls.set(0);
+            Decision stillBlocked = engine.check(client);
+            assertThat(stillBlocked.allowed()).isFalse();
+            assertThat(stillBlocked.retryAfterMicros()).as("a blocked request does not extend the block").isEqualTo(30_000_000);
+            assertThat(storeCalls).as("blocked without a store call").hasValue(0);
+
+            time.advance(Duration.ofSeconds(30));
+            assertThat(engine.check(client).allowed()).as("back after the penalty").isTrue();
+        }
+    }
+
+    @Test
+    void aClientThatWaitsItsRetryAfterIsNeverPenalized() {
+        Engine engine = engine("1/1s burst 1 penalty 1h", 0);
+        for (int i = 0; i < 5; i++) {
+            assertThat(engine.check(client).allowed()).isTrue();
+            Decision denied = engine.check(client);
+            assertThat(denied.retryAfterMicros()).isEqualTo(1_000_000);
+            time.advance(Duration.ofSeconds(1));
+        }
+    }
+
+    @Test
+    void resetLiftsThePenalty() {
+        Engine engine = engine("1/1s burst 1 penalty 1h", 0);
+        engine.check(client);
+        engine.check(client);
+        engine.check(client);
+        assertThat(engine.check(client).retryAfterMicros()).isGreaterThan(3_000_000_000L);
+        engine.reset("login", "203.0.113.5");
+        assertThat(engine.check(client).allowed()).isTrue();
+    }
+
+    @Test
+    void theNotationReadsAndWritesThePenalty() {
+        assertThat(Policy.parse("10/1m penalty 5m").penaltyMicros()).isEqualTo(300_000_000L);
+        assertThat(Policy.parse("10/1m penalty 5m").toString()).contains("penalty 5m");
+    }
+}
