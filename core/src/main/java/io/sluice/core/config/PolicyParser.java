@@ -140,8 +140,11 @@ public final class PolicyParser {
     private static Policy withAlgorithm(String parameter, String text, Policy policy, Algorithm explicit,
             Algorithm inferred) {
         if (policy.algorithm() == Algorithm.CONCURRENCY) {
-            if (policy.penaltyMicros() > 0) {
-                throw new ConfigException(parameter, text, "a penalty applies to rates, not to \"concurrent\" limits");
+            Policy plain = Policy.concurrent(policy.limit());
+            if (!policy.equals(new Policy(plain.algorithm(), plain.limit(), policy.periodMicros(), 0, 0, false, 0,
+                    Policy.DEFAULT_COLD_FACTOR, policy.leaseTimeoutMicros(), 0, 0, false, 0))) {
+                throw new ConfigException(parameter, text, "\"concurrent\" takes only the lease option, such as"
+                        + " \"20 concurrent lease 30s\"");
             }
             if (explicit != null && explicit != Algorithm.CONCURRENCY) {
                 throw new ConfigException(parameter, text, "\"concurrent\" limits in-flight requests and cannot use "
