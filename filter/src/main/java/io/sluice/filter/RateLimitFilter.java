@@ -8,6 +8,7 @@ import io.sluice.core.config.SluiceConfig;
 import io.sluice.core.http.FrontDoor;
 import io.sluice.core.http.Reply;
 import io.sluice.core.time.TimeSource;
+import jakarta.servlet.AsyncContext;
 import jakarta.servlet.DispatcherType;
 import jakarta.servlet.Filter;
 import jakarta.servlet.FilterChain;
@@ -46,24 +47,54 @@ import java.util.Map;
  * </pre>
  *
  * <p>The {@link Decision} is left in request attribute {@value FrontDoor#DECISION_ATTRIBUTE} for later filters and the
- * application. Concurrency leases are released when the response completes, for async requests too. Queueing
- * ({@code max-wait}) is not applied yet: a request the engine would delay proceeds at once.
+ * application. Concurrency leases are released when the response completes, for async requests too.
+ *
+ * <p>Queueing ({@code max-wait}): a request the engine admits after a delay is put in asynchronous mode
+ * ({@code startAsync}) and dispatched again when its delay has passed, so no request thread waits; the filter and
+ * everything before it in the chain must be {@code <async-supported>true</async-supported>}. Where they are not, the
+ * request waits on its own thread (at most {@code max-wait}) and a warning says so once.
  */
 public class RateLimitFilter implements Filter {
 
     private static final System.Logger LOG = System.getLogger(RateLimitFilter.class.getName());
 
     private final TimeSource time;
+    private final DelayScheduler scheduler;
+    private final java.util.concurrent.atomic.AtomicBoolean warnedBlocking = new java.util.concurrent.atomic.AtomicBoolean();
     private volatile FrontDoor door;
 
     /** A filter on the system clock. */
     public RateLimitFilter() {
-        this(TimeSource.system());
+        this(TimeSource.system(), null);
     }
 
     /** A filter on a given clock: tests assert Retry-After and resets exactly without sleeping. */
     RateLimitFilter(TimeSource time) {
+        this(time, null);
+    }
+
+    /** A filter on a given clock and scheduler of queued requests (null: a scheduler thread, started when needed). */
+    RateLimitFilter(TimeSource time, DelayScheduler scheduler) {
         this.time = time;
+        this.scheduler = scheduler;
+    }
+
+    private volatile DelayScheduler threaded;
+
+    private DelayScheduler scheduler() {
+        if (scheduler != null) {
+            return scheduler;
+        }
+        DelayScheduler s = threaded;
+        if (s == null) {
+            synchronized (this) {
+                if (threaded == null) {
+                    threaded = DelayScheduler.threaded();
+                }
+                s = threaded;
+            }
+        }
+        return s;
     }
 
     @Override
@@ -102,6 +133,13 @@ public class RateLimitFilter implements Filter {
             deny(response, reply);
             return;
         }
+        if (decision.delayMicros() > 0) {
+            if (request.isAsyncSupported()) {
+                queue(request, response, decision);
+                return;
+            }
+            waitOnThisThread(decision.delayMicros());
+        }
         boolean releasedLater = false;
         try {
             chain.doFilter(request, response);
@@ -111,6 +149,42 @@ public class RateLimitFilter implements Filter {
             if (!releasedLater) {
                 door.release(decision);
             }
+        }
+    }
+
+    /**
+     * Puts a queued request in asynchronous mode and dispatches it to its servlet when its delay has passed; its
+     * leases are released when that async cycle completes.
+     */
+    private void queue(HttpServletRequest request, HttpServletResponse response, Decision decision) {
+        AsyncContext async = request.startAsync(request, response);
+        async.setTimeout(decision.delayMicros() / 1_000 + QUEUED_TIMEOUT_MILLIS);
+        if (!LeaseRelease.onCompletion(async, door, decision)) {
+            door.release(decision);
+        }
+        scheduler().schedule(() -> {
+            try {
+                async.dispatch();
+            } catch (IllegalStateException clientGone) {
+                // the client went away, or the container timed the cycle out: its listeners released the leases
+            }
+        }, decision.delayMicros());
+    }
+
+    /** How long a dispatched queued request may take before the container times its async cycle out: {@value} ms. */
+    static final long QUEUED_TIMEOUT_MILLIS = 60_000;
+
+    private void waitOnThisThread(long delayMicros) throws ServletException {
+        if (warnedBlocking.compareAndSet(false, true)) {
+            LOG.log(Level.WARNING, "Sluice rate limiting: a queued request waits on its request thread because the"
+                    + " filter chain is not async-supported; declare <async-supported>true</async-supported> on the"
+                    + " filters and servlets so that no thread waits");
+        }
+        try {
+            java.util.concurrent.TimeUnit.MICROSECONDS.sleep(delayMicros);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new ServletException("interrupted while queued", e);
         }
     }
 
@@ -152,6 +226,9 @@ public class RateLimitFilter implements Filter {
     public void destroy() {
         if (door != null) {
             door.close();
+        }
+        if (threaded != null) {
+            threaded.close();
         }
     }
 }

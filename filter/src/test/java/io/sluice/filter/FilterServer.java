@@ -38,7 +38,8 @@ import org.eclipse.jetty.server.ServerConnector;
 final class FilterServer implements AutoCloseable {
 
     final ManualClock clock = new ManualClock();
-    final RateLimitFilter filter = new RateLimitFilter(clock);
+    final ManualScheduler scheduler = new ManualScheduler(clock);
+    final RateLimitFilter filter = new RateLimitFilter(clock, scheduler);
     /** Async requests to {@code /async}, waiting for the test to complete them. */
     final BlockingQueue<AsyncContext> held = new LinkedBlockingQueue<>();
     private final Server server;

@@ -1,0 +1,150 @@
+package io.sluice.filter;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Queue mode over real HTTP: requests that fit the bucket wait their turn in asynchronous mode and leave at the rate;
+ * the rest are rejected at once; no request thread waits. The scheduler runs on the test's manual clock.
+ */
+class QueueIT {
+
+    private static final int BURST = 4;
+
+    @Test
+    void aBurstOfBPlusFiveQueuesBReleasedAtTheRateAndRejectsFive() throws Exception {
+        try (FilterServer server = FilterServer.start(Map.of("limit", "10/1s burst " + BURST + " max-wait 2s"))) {
+            HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
+            List<CompletableFuture<HttpResponse<String>>> responses = new ArrayList<>();
+            for (int i = 0; i < BURST + 5; i++) {
+                responses.add(http.sendAsync(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + server.port() + "/app/"))
+                        .build(), HttpResponse.BodyHandlers.ofString()));
+            }
+            awaitDone(responses, 6);                                  // the first passes at once, five are rejected
+            assertThat(statuses(responses)).containsOnly(200, 429, 0);
+            assertThat(count(responses, 429)).isEqualTo(5);
+            assertThat(count(responses, 200)).as("the head of the queue leaves at once").isEqualTo(1);
+            assertThat(server.scheduler.pending()).as("queued").isEqualTo(BURST - 1);
+            assertThat(threadsInsideTheFilter()).as("no request thread waits while queued").isEmpty();
+
+            for (int released = 2; released <= BURST; released++) {
+                server.clock.advance(Duration.ofMillis(99));
+                assertThat(server.scheduler.runDue()).as("not before its turn").isZero();
+                server.clock.advance(Duration.ofMillis(1));
+                assertThat(server.scheduler.runDue()).as("one every 100 ms").isEqualTo(1);
+                awaitDone(responses, 5 + released);
+                assertThat(count(responses, 200)).isEqualTo(released);
+            }
+            for (CompletableFuture<HttpResponse<String>> r : responses) {
+                HttpResponse<String> response = r.get();
+                if (response.statusCode() == 429) {
+                    assertThat(response.headers().firstValue("Retry-After")).isPresent();
+                }
+            }
+        }
+    }
+
+    @Test
+    void aRequestThatWouldWaitLongerThanMaxWaitIsRejectedAtOnce() throws Exception {
+        try (FilterServer server = FilterServer.start(Map.of("limit", "1/1s burst 10 max-wait 1s"))) {
+            server.client().get("/").then().statusCode(200);
+            // the second waits 1 s (allowed, queued); the third would wait 2 s: rejected without waiting
+            HttpClient http = HttpClient.newHttpClient();
+            CompletableFuture<HttpResponse<String>> queued = http.sendAsync(HttpRequest.newBuilder(
+                    URI.create("http://127.0.0.1:" + server.port() + "/app/")).build(), HttpResponse.BodyHandlers.ofString());
+            awaitPending(server, 1);
+            server.client().get("/").then().statusCode(429).header("Retry-After", "1");
+            server.clock.advance(Duration.ofSeconds(1));
+            server.scheduler.runDue();
+            assertThat(queued.get(10, TimeUnit.SECONDS).statusCode()).isEqualTo(200);
+        }
+    }
+
+    @Test
+    void aQueuedRequestKeepsItsConcurrencyLeaseUntilItCompletes() throws Exception {
+        String rules = """
+                rules:
+                  - name: queue
+                    limit: 10/1s burst 5 max-wait 2s
+                    key: ip
+                  - name: in-flight
+                    limit: 1 concurrent
+                    key: global
+                """;
+        java.nio.file.Path file = java.nio.file.Files.createTempFile("rules", ".yaml");
+        java.nio.file.Files.writeString(file, rules);
+        try (FilterServer server = FilterServer.start(Map.of("rules", file.toString()))) {
+            HttpClient http = HttpClient.newHttpClient();
+            server.client().get("/").then().statusCode(200);         // lease taken and released
+            server.clock.advance(Duration.ofMillis(100));
+            server.client().get("/").then().statusCode(200);         // its turn already: no wait
+            CompletableFuture<HttpResponse<String>> queued = http.sendAsync(HttpRequest.newBuilder(
+                    URI.create("http://127.0.0.1:" + server.port() + "/app/")).build(), HttpResponse.BodyHandlers.ofString());
+            awaitPending(server, 1);
+            server.client().get("/").then().statusCode(429);         // the queued request holds the only lease
+            server.clock.advance(Duration.ofSeconds(1));
+            server.scheduler.runDue();
+            assertThat(queued.get(10, TimeUnit.SECONDS).statusCode()).isEqualTo(200);
+            awaitAdmitted(server);
+        } finally {
+            java.nio.file.Files.deleteIfExists(file);
+        }
+    }
+
+    private static void awaitAdmitted(FilterServer server) {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+        while (server.client().get("/").statusCode() != 200) {
+            assertThat(System.nanoTime()).as("the lease was released when the queued request completed").isLessThan(deadline);
+            server.clock.advance(Duration.ofMillis(200));
+        }
+    }
+
+    /** Waits (bounded) for an event on the server's threads: {@code n} tasks scheduled. */
+    private static void awaitPending(FilterServer server, int n) {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (server.scheduler.pending() < n) {
+            assertThat(System.nanoTime()).as("request queued").isLessThan(deadline);
+            Thread.onSpinWait();
+        }
+    }
+
+    /** Waits (bounded) until {@code n} responses have arrived: they come from other threads, not from moving time. */
+    private static void awaitDone(List<CompletableFuture<HttpResponse<String>>> responses, int n) {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (responses.stream().filter(CompletableFuture::isDone).count() < n) {
+            assertThat(System.nanoTime()).as("%d responses arrived", n).isLessThan(deadline);
+            Thread.onSpinWait();
+        }
+        assertThat(responses.stream().filter(CompletableFuture::isDone).count()).isEqualTo(n);
+    }
+
+    private static List<Integer> statuses(List<CompletableFuture<HttpResponse<String>>> responses) {
+        return responses.stream().map(f -> f.isDone() ? f.join().statusCode() : 0).toList();
+    }
+
+    private static long count(List<CompletableFuture<HttpResponse<String>>> responses, int status) {
+        return statuses(responses).stream().filter(s -> s == status).count();
+    }
+
+    private static List<String> threadsInsideTheFilter() {
+        List<String> inside = new ArrayList<>();
+        Thread.getAllStackTraces().forEach((thread, stack) -> {
+            if (Arrays.stream(stack).anyMatch(f -> f.getClassName().startsWith(RateLimitFilter.class.getName()))) {
+                inside.add(thread.getName());
+            }
+        });
+        return inside;
+    }
+}
