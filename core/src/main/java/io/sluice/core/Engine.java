@@ -109,7 +109,7 @@ public final class Engine implements AutoCloseable {
         }
         List<Outcome> outcomes;
         try {
-            outcomes = store.evaluate(checks, now);
+            outcomes = evaluate(applied, checks, now);
             breaker.onSuccess();
         } catch (StoreException e) {
             breaker.onFailure(e);
@@ -125,6 +125,91 @@ public final class Engine implements AutoCloseable {
         return notify(request, decision, decision.allowed()
                 ? decision.shadowDenied() ? DecisionListener.Event.SHADOW_DENIED : DecisionListener.Event.ALLOWED
                 : DecisionListener.Event.DENIED);
+    }
+
+    /**
+     * One store call for all checks; rules that count by outcome are checked first, without consuming: such a rule
+     * denies when its key has no room for the request's cost, and the other rules then only report (nothing is
+     * consumed by a denied request).
+     */
+    private List<Outcome> evaluate(List<Rule> applied, List<Check> checks, long now) {
+        boolean byOutcome = false;
+        for (Rule r : applied) {
+            byOutcome |= r.countsByOutcome();
+        }
+        if (!byOutcome) {
+            return store.evaluate(checks, now);
+        }
+        Outcome[] out = new Outcome[checks.size()];
+        List<Integer> counted = new ArrayList<>();
+        List<Check> peeks = new ArrayList<>();
+        List<Integer> others = new ArrayList<>();
+        for (int i = 0; i < checks.size(); i++) {
+            if (applied.get(i).countsByOutcome()) {
+                counted.add(i);
+                peeks.add(checks.get(i).withCost(0));
+            } else {
+                others.add(i);
+            }
+        }
+        List<Outcome> seen = store.evaluate(peeks, now);
+        boolean denied = false;
+        for (int k = 0; k < counted.size(); k++) {
+            Check c = checks.get(counted.get(k));
+            Outcome o = seen.get(k);
+            if (o.remaining() < c.cost()) {
+                // no room: the request with its cost is denied (consuming nothing) and says when to retry; should
+                // room have appeared in between, it passes and has been charged already
+                o = store.evaluate(List.of(c), now).get(0);
+            }
+            out[counted.get(k)] = o;
+            denied |= !o.allowed() && !c.shadow();
+        }
+        if (!others.isEmpty()) {
+            List<Check> rest = new ArrayList<>(others.size());
+            others.forEach(i -> rest.add(checks.get(i)));
+            List<Outcome> results = store.evaluate(denied ? rest.stream().map(c -> c.withCost(0)).toList() : rest, now);
+            for (int k = 0; k < others.size(); k++) {
+                out[others.get(k)] = results.get(k);
+            }
+        }
+        return List.of(out);
+    }
+
+    /**
+     * Counting by outcome: charges the rules of {@code decision} that count responses with {@code status}. Call once
+     * when the response is complete. Checked before and charged after, such a rule can be passed by requests that are
+     * in flight together before any is charged: the limit then holds within the number in flight.
+     */
+    public void charge(RequestView request, Decision decision, int status) {
+        List<Check> charges = new ArrayList<>(1);
+        for (RuleOutcome o : decision.outcomes()) {
+            Rule rule = o.rule();
+            if (!rule.countsByOutcome() || !rule.countStatuses().contains(status) || !o.outcome().allowed()) {
+                continue;
+            }
+            String key = rule.key().resolve(request);
+            if (key == null) {
+                if (rule.onMissingKey() == Rule.MissingKey.SKIP) {
+                    continue;
+                }
+                key = Rule.ANONYMOUS_KEY;
+            }
+            charges.add(new Check(rule.name(), key, o.policy(), rule.cost(), rule.shadow(), null));
+        }
+        if (charges.isEmpty() || !breaker.tryAcquire()) {
+            return;
+        }
+        long now = time.nowMicros();
+        try {
+            for (Check c : charges) {
+                store.evaluate(List.of(c), now);   // one at a time: one rule's full bucket must not void another's charge
+            }
+            breaker.onSuccess();
+        } catch (StoreException e) {
+            breaker.onFailure(e);
+            LOG.log(Level.WARNING, "could not charge " + charges.size() + " rule(s) that count by outcome: " + e.getMessage());
+        }
     }
 
     private Decision notify(RequestView request, Decision decision, DecisionListener.Event event) {

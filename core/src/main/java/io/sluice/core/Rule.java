@@ -3,6 +3,7 @@ package io.sluice.core;
 import io.sluice.core.config.ConfigException;
 import io.sluice.core.key.KeyResolver;
 import java.util.Map;
+import java.util.Set;
 import java.util.regex.Pattern;
 
 /**
@@ -18,6 +19,9 @@ import java.util.regex.Pattern;
  * @param mode enforce, or shadow (count and report, never deny)
  * @param onStoreFailure what happens while the store is unavailable
  * @param onMissingKey what happens to a request whose key cannot be resolved
+ * @param countStatuses counting by outcome: when not empty, only responses with one of these statuses are counted
+ *     (for example 401 and 403 on {@code POST /login}); the request is checked before it proceeds (denied when the
+ *     key has no room for its cost) and charged after the response, by {@link Engine#charge}
  */
 public record Rule(
         String name,
@@ -28,7 +32,8 @@ public record Rule(
         long cost,
         Mode mode,
         FailureMode onStoreFailure,
-        MissingKey onMissingKey) {
+        MissingKey onMissingKey,
+        Set<Integer> countStatuses) {
 
     /** The key a request counts under when its key cannot be resolved and the rule says {@link MissingKey#ANONYMOUS}. */
     public static final String ANONYMOUS_KEY = "anonymous";
@@ -46,6 +51,32 @@ public record Rule(
         if (cost < 0) {
             throw new ConfigException("cost", Long.toString(cost), "expected a cost >= 0");
         }
+        countStatuses = countStatuses == null ? Set.of() : Set.copyOf(countStatuses);
+        for (int status : countStatuses) {
+            if (status < 100 || status > 599) {
+                throw new ConfigException("count-status", Integer.toString(status), "expected HTTP statuses such as 401");
+            }
+        }
+        if (!countStatuses.isEmpty() && policy.algorithm() == Algorithm.CONCURRENCY) {
+            throw new ConfigException("count-status", countStatuses.toString(),
+                    "counting by outcome applies to rates, not to concurrency limits");
+        }
+    }
+
+    /** A rule that counts every request it matches. */
+    public Rule(String name, RequestMatcher matcher, KeyResolver key, Policy policy, Tiers tiers, long cost, Mode mode,
+            FailureMode onStoreFailure, MissingKey onMissingKey) {
+        this(name, matcher, key, policy, tiers, cost, mode, onStoreFailure, onMissingKey, Set.of());
+    }
+
+    /** @return whether only responses of {@link #countStatuses()} are counted (checked before, charged after) */
+    public boolean countsByOutcome() {
+        return !countStatuses.isEmpty();
+    }
+
+    /** @return this rule with another mode */
+    public Rule withMode(Mode m) {
+        return new Rule(name, matcher, key, policy, tiers, cost, m, onStoreFailure, onMissingKey, countStatuses);
     }
 
     /** @return the policy that applies to {@code request}: its tier's, or the rule's */
@@ -100,6 +131,7 @@ public record Rule(
         private Mode mode = Mode.ENFORCE;
         private FailureMode onStoreFailure = FailureMode.ALLOW;
         private MissingKey onMissingKey = MissingKey.SKIP;
+        private Set<Integer> countStatuses = Set.of();
 
         Builder(String name) {
             this.name = name;
@@ -155,8 +187,14 @@ public record Rule(
             return this;
         }
 
+        /** Counts only responses with these statuses (counting by outcome). */
+        public Builder countStatuses(Set<Integer> statuses) {
+            this.countStatuses = statuses;
+            return this;
+        }
+
         public Rule build() {
-            return new Rule(name, matcher, key, policy, tiers, cost, mode, onStoreFailure, onMissingKey);
+            return new Rule(name, matcher, key, policy, tiers, cost, mode, onStoreFailure, onMissingKey, countStatuses);
         }
     }
 }

@@ -1,24 +1,28 @@
 package io.sluice.filter;
 
 import io.sluice.core.Decision;
+import io.sluice.core.RequestView;
 import io.sluice.core.http.FrontDoor;
 import jakarta.servlet.AsyncContext;
 import jakarta.servlet.AsyncEvent;
 import jakarta.servlet.AsyncListener;
+import jakarta.servlet.http.HttpServletResponse;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
- * Releases an async request's concurrency leases once, when it completes, fails or times out (whichever comes
+ * Releases an async request's concurrency leases (and charges the rules that count by outcome) once, when it completes, fails or times out (whichever comes
  * first), and follows the request through further async cycles.
  */
 final class LeaseRelease implements AsyncListener {
 
     private final FrontDoor door;
+    private final RequestView request;
     private final Decision decision;
     private final AtomicBoolean released = new AtomicBoolean();
 
-    private LeaseRelease(FrontDoor door, Decision decision) {
+    private LeaseRelease(FrontDoor door, RequestView request, Decision decision) {
         this.door = door;
+        this.request = request;
         this.decision = decision;
     }
 
@@ -26,12 +30,12 @@ final class LeaseRelease implements AsyncListener {
      * @return true when the release is left to the async cycle; false when the caller must release now (the decision
      *     holds no lease, or the cycle already ended and takes no more listeners)
      */
-    static boolean onCompletion(AsyncContext async, FrontDoor door, Decision decision) {
-        if (decision.leases().isEmpty()) {
+    static boolean onCompletion(AsyncContext async, FrontDoor door, RequestView request, Decision decision) {
+        if (decision.leases().isEmpty() && decision.outcomes().stream().noneMatch(o -> o.rule().countsByOutcome())) {
             return false;
         }
         try {
-            async.addListener(new LeaseRelease(door, decision));
+            async.addListener(new LeaseRelease(door, request, decision));
             return true;
         } catch (IllegalStateException cycleAlreadyOver) {
             return false;
@@ -40,17 +44,17 @@ final class LeaseRelease implements AsyncListener {
 
     @Override
     public void onComplete(AsyncEvent event) {
-        release();
+        release(event);
     }
 
     @Override
     public void onTimeout(AsyncEvent event) {
-        release();
+        release(event);
     }
 
     @Override
     public void onError(AsyncEvent event) {
-        release();
+        release(event);
     }
 
     @Override
@@ -58,9 +62,10 @@ final class LeaseRelease implements AsyncListener {
         event.getAsyncContext().addListener(this);     // a new async cycle drops listeners: stay for its end
     }
 
-    private void release() {
+    private void release(AsyncEvent event) {
         if (released.compareAndSet(false, true)) {
-            door.release(decision);
+            int status = event.getSuppliedResponse() instanceof HttpServletResponse r ? r.getStatus() : 0;
+            door.completed(request, decision, status);
         }
     }
 }

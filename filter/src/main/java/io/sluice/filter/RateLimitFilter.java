@@ -135,19 +135,23 @@ public class RateLimitFilter implements Filter {
         }
         if (decision.delayMicros() > 0) {
             if (request.isAsyncSupported()) {
-                queue(request, response, decision);
+                queue(request, response, view, decision);
                 return;
             }
             waitOnThisThread(decision.delayMicros());
         }
         boolean releasedLater = false;
+        int failedStatus = 0;
         try {
             chain.doFilter(request, response);
             releasedLater = request.isAsyncStarted()
-                    && LeaseRelease.onCompletion(request.getAsyncContext(), door, decision);
+                    && LeaseRelease.onCompletion(request.getAsyncContext(), door, view, decision);
+        } catch (IOException | ServletException | RuntimeException | Error e) {
+            failedStatus = HttpServletResponse.SC_INTERNAL_SERVER_ERROR;   // what the container will answer
+            throw e;
         } finally {
             if (!releasedLater) {
-                door.release(decision);
+                door.completed(view, decision, failedStatus != 0 ? failedStatus : response.getStatus());
             }
         }
     }
@@ -156,10 +160,11 @@ public class RateLimitFilter implements Filter {
      * Puts a queued request in asynchronous mode and dispatches it to its servlet when its delay has passed; its
      * leases are released when that async cycle completes.
      */
-    private void queue(HttpServletRequest request, HttpServletResponse response, Decision decision) {
+    private void queue(HttpServletRequest request, HttpServletResponse response, ServletRequestView view,
+            Decision decision) {
         AsyncContext async = request.startAsync(request, response);
         async.setTimeout(decision.delayMicros() / 1_000 + QUEUED_TIMEOUT_MILLIS);
-        if (!LeaseRelease.onCompletion(async, door, decision)) {
+        if (!LeaseRelease.onCompletion(async, door, view, decision)) {
             door.release(decision);
         }
         scheduler().schedule(() -> {

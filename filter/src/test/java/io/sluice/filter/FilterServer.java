@@ -65,6 +65,7 @@ final class FilterServer implements AutoCloseable {
         async.setAsyncSupported(true);
         context.addServlet(async, "/async");
         context.addServlet(new ServletHolder(new FailingServlet()), "/fail");
+        context.addServlet(new ServletHolder(new LoginServlet()), "/login");
         context.addServlet(new ServletHolder(new HelloServlet()), "/");
         server.setHandler(context);
         server.start();
@@ -134,6 +135,14 @@ final class FilterServer implements AutoCloseable {
             response.setContentType("text/plain");
             response.setContentLength(5);
             response.getWriter().write("hello");
+        }
+    }
+
+    /** 200 when header {@code X-Password} is "secret", else 401: a login form's outcomes. */
+    static final class LoginServlet extends HttpServlet {
+        @Override
+        protected void service(HttpServletRequest request, HttpServletResponse response) {
+            response.setStatus("secret".equals(request.getHeader("X-Password")) ? 200 : 401);
         }
     }
 

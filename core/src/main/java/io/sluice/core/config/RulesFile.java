@@ -58,6 +58,7 @@ public final class RulesFile {
     private static final Set<String> DEFAULTS = Set.of("key", "algorithm", "cost", "mode", "on-store-failure",
             "on-missing-key");
     private static final Set<String> RULE = Set.of("name", "paths", "methods", "limit", "key", "algorithm", "cost",
+            "count-status",
             "mode", "on-store-failure", "on-missing-key", "tiers");
     private static final Set<String> ALLOWLIST = Set.of("addresses", "keys");
     private static final Set<String> TIERS = Set.of("by", "policies");
@@ -151,7 +152,20 @@ public final class RulesFile {
                 cost(f, at),
                 choice(f, "mode", at, Rule.Mode.ENFORCE),
                 choice(f, "on-store-failure", at, Rule.FailureMode.ALLOW),
-                choice(f, "on-missing-key", at, Rule.MissingKey.SKIP));
+                choice(f, "on-missing-key", at, Rule.MissingKey.SKIP),
+                statuses(m, at));
+    }
+
+    /** {@code count-status: [401, 403]}: the rule counts only responses with these statuses. */
+    private Set<Integer> statuses(Map<String, Object> m, String at) {
+        Set<Integer> out = new LinkedHashSet<>();
+        for (String s : strings(m, "count-status", at)) {
+            if (!s.matches("[1-5][0-9][0-9]")) {
+                throw new ConfigException(field(at, "count-status"), s, "expected HTTP statuses such as [401, 403]");
+            }
+            out.add(Integer.parseInt(s));
+        }
+        return out;
     }
 
     private RequestMatcher matcher(Map<String, Object> m, String at) {

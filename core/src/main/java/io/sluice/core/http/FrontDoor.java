@@ -105,8 +105,7 @@ public final class FrontDoor implements AutoCloseable {
                 throw new ConfigException("rules", r.name(), "expected rule names distinct from the rule of parameter "
                         + "\"limit\"; set parameter \"name\" or rename the rule in the file");
             }
-            Rule rule = config.shadow() && !r.shadow() ? new Rule(r.name(), r.matcher(), r.key(), r.policy(), r.tiers(),
-                    r.cost(), Rule.Mode.SHADOW, r.onStoreFailure(), r.onMissingKey()) : r;
+            Rule rule = config.shadow() && !r.shadow() ? r.withMode(Rule.Mode.SHADOW) : r;
             out.add(file.allowlist().applyTo(rule));
         }
         return new RuleSet(out, file.allowlist());
@@ -152,6 +151,22 @@ public final class FrontDoor implements AutoCloseable {
             engine.release(decision);
         } catch (RuntimeException e) {
             LOG.log(Level.WARNING, "releasing concurrency leases failed; they expire on their own", e);
+        }
+    }
+
+    /**
+     * The response is complete: releases the decision's leases and charges the rules that count by outcome for
+     * {@code status}. Call once, on every path.
+     */
+    public void completed(RequestView request, Decision decision, int status) {
+        release(decision);
+        if (decision.outcomes().isEmpty() || decision.outcomes().stream().noneMatch(o -> o.rule().countsByOutcome())) {
+            return;
+        }
+        try {
+            engine.charge(request, decision, status);
+        } catch (RuntimeException e) {
+            LOG.log(Level.WARNING, "charging a rule that counts by outcome failed", e);
         }
     }
 

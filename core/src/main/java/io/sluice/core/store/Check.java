@@ -24,6 +24,11 @@ public record Check(String rule, String key, Policy policy, long cost, boolean s
         }
     }
 
+    /** @return this check with another cost (0: peek) */
+    public Check withCost(long c) {
+        return new Check(rule, key, policy, c, shadow, leaseId);
+    }
+
     /** An enforced check with no lease. */
     public static Check of(String rule, String key, Policy policy, long cost) {
         return new Check(rule, key, policy, cost, false, null);
