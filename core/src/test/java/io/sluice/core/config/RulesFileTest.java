@@ -130,8 +130,10 @@ class RulesFileTest {
         fails("rules: [{name: api}]",
                 "rules.yaml: rules[0] (api).limit: expected a limit such as \"100/1m\" (required), got nothing");
         fails("rules: [{name: api, limit: 10/s, method: GET}]", "rules.yaml: rules[0]: unknown field; expected one of "
-                + "[algorithm, cost, key, limit, methods, mode, name, on-missing-key, on-store-failure, paths, tiers], "
+                + "[algorithm, cost, count-status, key, limit, methods, mode, name, on-missing-key, on-store-failure, paths, tiers], "
                 + "got \"method\"");
+        fails("rules: [{name: api, limit: 10/s, count-status: [40]}]",
+                "rules.yaml: rules[0] (api).count-status: expected HTTP statuses such as [401, 403], got \"40\"");
         fails("rules: [{name: 'bad name', limit: 10/s}]", "rules.yaml: rules[0].name: expected a name of letters, digits, "
                 + "'.', '_' or '-', at most 64 characters, such as \"per-ip\", got \"bad name\"");
         fails("rules: [{name: a, limit: 10/s}, {name: a, limit: 5/s}]",
