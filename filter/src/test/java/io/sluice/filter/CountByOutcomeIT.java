@@ -19,7 +19,7 @@ class CountByOutcomeIT {
         Files.writeString(rules, """
                 rules:
                   - name: failed-logins
-                    paths: [/login]
+                    paths: [/sign-in]
                     methods: [POST]
                     key: header:X-User+ip
                     limit: 3/1m
@@ -37,19 +37,19 @@ class CountByOutcomeIT {
     void onlyFailedLoginsCount() throws Exception {
         try (FilterServer server = FilterServer.start(Map.of("rules", rules.toString()))) {
             for (int i = 0; i < 10; i++) {
-                server.client().header("X-User", "ada").header("X-Password", "secret").post("/login").then().statusCode(200);
+                server.client().header("X-User", "ada").header("X-Password", "secret").post("/sign-in").then().statusCode(200);
             }
             for (int i = 0; i < 3; i++) {
-                server.client().header("X-User", "ada").header("X-Password", "guess").post("/login").then().statusCode(401);
+                server.client().header("X-User", "ada").header("X-Password", "guess").post("/sign-in").then().statusCode(401);
             }
-            server.client().header("X-User", "ada").header("X-Password", "secret").post("/login").then()
+            server.client().header("X-User", "ada").header("X-Password", "secret").post("/sign-in").then()
                     .statusCode(429).header("Retry-After", "60");
-            server.client().header("X-User", "grace").header("X-Password", "guess").post("/login").then()
+            server.client().header("X-User", "grace").header("X-Password", "guess").post("/sign-in").then()
                     .statusCode(401);                                     // another user is counted apart
-            server.client().header("X-User", "ada").get("/login").then().statusCode(401);   // only POST counts
+            server.client().header("X-User", "ada").get("/sign-in").then().statusCode(401);   // only POST counts
 
             server.clock.advance(Duration.ofMinutes(1));
-            server.client().header("X-User", "ada").header("X-Password", "secret").post("/login").then().statusCode(200);
+            server.client().header("X-User", "ada").header("X-Password", "secret").post("/sign-in").then().statusCode(200);
         }
     }
 
@@ -58,15 +58,15 @@ class CountByOutcomeIT {
         Files.writeString(rules, Files.readString(rules).replace("fixed-window", "sliding-log"));
         try (FilterServer server = FilterServer.start(Map.of("rules", rules.toString()))) {
             for (int i = 0; i < 3; i++) {
-                server.client().header("X-User", "ada").post("/login").then().statusCode(401);
+                server.client().header("X-User", "ada").post("/sign-in").then().statusCode(401);
             }
             server.clock.advance(Duration.ofSeconds(30));
             for (int i = 0; i < 5; i++) {
-                server.client().header("X-User", "ada").post("/login").then().statusCode(429).header("Retry-After", "30");
+                server.client().header("X-User", "ada").post("/sign-in").then().statusCode(429).header("Retry-After", "30");
             }
             server.clock.advance(Duration.ofSeconds(30));   // the three failures leave the sliding minute; the denials never entered it
-            server.client().header("X-User", "ada").post("/login").then().statusCode(401);
-            server.client().header("X-User", "ada").header("X-Password", "secret").post("/login").then().statusCode(200);
+            server.client().header("X-User", "ada").post("/sign-in").then().statusCode(401);
+            server.client().header("X-User", "ada").header("X-Password", "secret").post("/sign-in").then().statusCode(200);
         }
     }
 }

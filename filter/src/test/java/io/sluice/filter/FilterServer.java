@@ -65,7 +65,7 @@ final class FilterServer implements AutoCloseable {
         async.setAsyncSupported(true);
         context.addServlet(async, "/async");
         context.addServlet(new ServletHolder(new FailingServlet()), "/fail");
-        context.addServlet(new ServletHolder(new LoginServlet()), "/login");
+        context.addServlet(new ServletHolder(new LoginServlet()), "/sign-in");
         context.addServlet(new ServletHolder(new HelloServlet()), "/");
         server.setHandler(context);
         server.start();
