@@ -102,4 +102,41 @@ class LeasesIT {
             server.client().get("/").then().statusCode(200);
         }
     }
+
+    @Test
+    void aClientThatAbortsReleasesItsLeaseWhenTheCycleEnds() throws Exception {
+        try (FilterServer server = FilterServer.start(Map.of("limit", "1 concurrent"))) {
+            try (java.net.Socket socket = new java.net.Socket("127.0.0.1", server.port())) {
+                socket.getOutputStream().write(("GET /app/async HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+                        .getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+                socket.getOutputStream().flush();
+                assertThat(server.held.poll(10, TimeUnit.SECONDS)).as("the request reached the servlet").isNotNull()
+                        .satisfies(held -> server.held.add(held));
+                server.client().get("/").then().statusCode(429);
+            }                                                     // the client goes away mid-request
+            AsyncContext held = server.held.poll(10, TimeUnit.SECONDS);
+            try {
+                held.getResponse().getOutputStream().write(new byte[64 * 1024]);   // the application answers anyway
+                held.getResponse().flushBuffer();
+            } catch (java.io.IOException clientGone) {
+                // the container may already know the client is gone
+            }
+            held.complete();
+            eventuallyAdmitted(server);
+        }
+    }
+
+    @Test
+    void aLeaseThatIsNeverReleasedExpires() throws Exception {
+        try (FilterServer server = FilterServer.start(Map.of("limit", "1 concurrent lease 30s"))) {
+            CompletableFuture<HttpResponse<String>> slow = sendAsync(server, "/async");
+            AsyncContext held = server.held.poll(10, TimeUnit.SECONDS);
+            assertThat(held).isNotNull();
+            server.client().get("/").then().statusCode(429);
+            server.clock.advance(Duration.ofSeconds(30));         // as if the node holding the lease had died
+            server.client().get("/").then().statusCode(200);
+            held.complete();
+            slow.get(10, TimeUnit.SECONDS);
+        }
+    }
 }
