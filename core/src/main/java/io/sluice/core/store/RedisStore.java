@@ -1,0 +1,463 @@
+package io.sluice.core.store;
+
+import io.sluice.core.Algorithm;
+import io.sluice.core.Outcome;
+import io.sluice.core.Policy;
+import io.sluice.core.algorithm.Algorithms;
+import io.sluice.core.config.ConfigException;
+import java.io.IOException;
+import java.io.InputStream;
+import java.net.URI;
+import java.net.URISyntaxException;
+import java.net.URLDecoder;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.HexFormat;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.regex.Pattern;
+import org.apache.commons.pool2.impl.GenericObjectPoolConfig;
+import redis.clients.jedis.Connection;
+import redis.clients.jedis.DefaultJedisClientConfig;
+import redis.clients.jedis.HostAndPort;
+import redis.clients.jedis.RedisClient;
+import redis.clients.jedis.RedisClusterClient;
+import redis.clients.jedis.RedisSentinelClient;
+import redis.clients.jedis.UnifiedJedis;
+import redis.clients.jedis.exceptions.JedisException;
+import redis.clients.jedis.exceptions.JedisNoScriptException;
+import redis.clients.jedis.util.JedisClusterCRC16;
+
+/**
+ * State in Redis: every rule of a request decided by one atomic Lua script ({@code sluice.lua}, the twin of every
+ * algorithm of this library), in one {@code EVALSHA} round trip, all-or-nothing.
+ *
+ * <p>Build one from a URL ({@code redis://[user:password@]host:port[/db]}, {@code rediss://} for TLS), from Sentinel
+ * (master name and sentinel addresses), from Cluster seed nodes, or around a Jedis client the application owns:
+ *
+ * <pre>
+ * RedisStore store = RedisStore.builder().url("redis://redis.internal:6379").timeout(Duration.ofMillis(50)).build();
+ * </pre>
+ *
+ * <p><b>Keys</b> are {@code prefix:rule:key} (prefix {@value #DEFAULT_PREFIX} by default); a key part longer than
+ * {@value #MAX_RAW_KEY} characters or with characters outside {@code [A-Za-z0-9._:@+/#-]} is replaced by {@code #} and
+ * 22 characters of its SHA-256 (base64url), so hostile keys cannot bloat Redis. Every key written has a TTL: the time
+ * its state stays meaningful, at least 1 ms.
+ *
+ * <p><b>Time</b>: by default the script reads Redis {@code TIME}, so nodes with skewed clocks agree; with
+ * {@link Builder#applicationTime(boolean)} the application's time is passed instead (managed Redis that refuses
+ * {@code TIME} in scripts; tests that drive timelines).
+ *
+ * <p><b>Cluster</b>: the checks of a request are grouped by hash slot, one script call per group; each group is
+ * all-or-nothing, but across groups a denial in one does not undo another's consumption. With
+ * {@link Builder#hashTag(boolean)} every key carries the hash tag {@code {prefix}}, so all of Sluice's keys share one
+ * slot and every request is all-or-nothing (at the price of putting all limiter state on one master).
+ *
+ * <p><b>Failures</b>: any Redis error or timeout is a {@link StoreException}; the engine's circuit breaker and each
+ * rule's failure mode decide what happens then. After {@code SCRIPT FLUSH} or a restart the script is sent again
+ * transparently.
+ */
+public final class RedisStore implements Store {
+
+    /** Default key prefix: {@value}. */
+    public static final String DEFAULT_PREFIX = "sluice";
+    /** Default time budget of a Redis call (connect and read): 50 ms. */
+    public static final Duration DEFAULT_TIMEOUT = Duration.ofMillis(50);
+    /** Default maximum number of pooled connections: {@value}. */
+    public static final int DEFAULT_POOL_SIZE = 16;
+    /** Longest key part kept as it is: {@value} characters. */
+    public static final int MAX_RAW_KEY = 64;
+
+    private static final Pattern SAFE = Pattern.compile("[A-Za-z0-9._:@+/#-]{1," + MAX_RAW_KEY + "}");
+    private static final Pattern PREFIX = Pattern.compile("[A-Za-z0-9._-]{1,32}");
+    private static final String SCRIPT = loadScript();
+    private static final String SHA = sha1(SCRIPT);
+    private static final int FIELDS = 15;
+
+    private final UnifiedJedis redis;
+    private final boolean owned;
+    private final boolean cluster;
+    private final String prefix;
+    private final boolean hashTag;
+    private final boolean applicationTime;
+    private final String description;
+    private final String node = UUID.randomUUID().toString().substring(0, 8);
+    private final AtomicLong requests = new AtomicLong();
+
+    private RedisStore(Builder b, UnifiedJedis redis, boolean owned, String description) {
+        this.redis = redis;
+        this.owned = owned;
+        this.cluster = redis instanceof RedisClusterClient;
+        this.prefix = b.prefix;
+        this.hashTag = b.hashTag;
+        this.applicationTime = b.applicationTime;
+        this.description = description;
+    }
+
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    @Override
+    public List<Outcome> evaluate(List<Check> checks, long nowMicros) {
+        if (checks.isEmpty()) {
+            return List.of();
+        }
+        Outcome[] out = new Outcome[checks.size()];
+        String requestId = node + "-" + Long.toString(requests.incrementAndGet(), 36);
+        for (List<Integer> group : groups(checks)) {
+            List<String> keys = new ArrayList<>(group.size());
+            List<String> args = new ArrayList<>(3 + FIELDS * group.size());
+            args.add("e");
+            args.add(applicationTime ? Long.toString(nowMicros) : "");
+            args.add(requestId);
+            for (int i : group) {
+                Check c = checks.get(i);
+                keys.add(key(c.rule(), c.key()));
+                addArgs(args, c);
+            }
+            List<?> reply = (List<?>) run(keys, args);
+            for (int k = 0; k < group.size(); k++) {
+                out[group.get(k)] = outcome(reply, k * 6);
+            }
+        }
+        return List.of(out);
+    }
+
+    @Override
+    public void release(List<Lease> leases, long nowMicros) {
+        if (leases.isEmpty()) {
+            return;
+        }
+        Map<Integer, List<Lease>> bySlot = new LinkedHashMap<>();
+        for (Lease l : leases) {
+            bySlot.computeIfAbsent(cluster && !hashTag ? JedisClusterCRC16.getSlot(key(l.rule(), l.key())) : 0,
+                    s -> new ArrayList<>()).add(l);
+        }
+        for (List<Lease> group : bySlot.values()) {
+            List<String> keys = new ArrayList<>();
+            List<String> args = new ArrayList<>();
+            args.add("r");
+            args.add(applicationTime ? Long.toString(nowMicros) : "");
+            for (Lease l : group) {
+                keys.add(key(l.rule(), l.key()));
+                args.add(l.id());
+            }
+            run(keys, args);
+        }
+    }
+
+    @Override
+    public void reset(String rule, String key) {
+        try {
+            redis.del(key(rule, key));
+        } catch (JedisException e) {
+            throw new StoreException("Redis reset failed: " + e.getMessage(), e);
+        }
+    }
+
+    @Override
+    public void close() {
+        if (owned) {
+            redis.close();
+        }
+    }
+
+    /** @return the Redis key of a rule's key: {@code prefix:rule:key}, the key part hashed when long or unsafe */
+    public String key(String rule, String key) {
+        String head = hashTag ? "{" + prefix + "}" : prefix;
+        return head + ":" + rule + ":" + safe(key);
+    }
+
+    @Override
+    public String toString() {
+        return description;
+    }
+
+    static String safe(String key) {
+        if (SAFE.matcher(key).matches()) {
+            return key;
+        }
+        try {
+            byte[] digest = MessageDigest.getInstance("SHA-256").digest(key.getBytes(StandardCharsets.UTF_8));
+            return "#" + Base64.getUrlEncoder().withoutPadding().encodeToString(digest).substring(0, 22);
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("SHA-256 is part of every Java platform", e);
+        }
+    }
+
+    private List<List<Integer>> groups(List<Check> checks) {
+        if (!cluster || hashTag || checks.size() == 1) {
+            List<Integer> all = new ArrayList<>(checks.size());
+            for (int i = 0; i < checks.size(); i++) {
+                all.add(i);
+            }
+            return List.of(all);
+        }
+        Map<Integer, List<Integer>> bySlot = new LinkedHashMap<>();
+        for (int i = 0; i < checks.size(); i++) {
+            Check c = checks.get(i);
+            bySlot.computeIfAbsent(JedisClusterCRC16.getSlot(key(c.rule(), c.key())), s -> new ArrayList<>()).add(i);
+        }
+        return new ArrayList<>(bySlot.values());
+    }
+
+    private static void addArgs(List<String> args, Check c) {
+        Policy p = c.policy();
+        args.add(p.algorithm().id());
+        args.add(Long.toString(p.limit()));
+        args.add(Long.toString(p.periodMicros()));
+        args.add(Long.toString(p.burst()));
+        args.add(Long.toString(p.minIntervalMicros()));
+        args.add(p.countRejected() ? "1" : "0");
+        args.add(Long.toString(p.warmupMicros()));
+        args.add(Integer.toString(p.coldFactor()));
+        args.add(Long.toString(p.leaseTimeoutMicros()));
+        args.add(Long.toString(p.maxWaitMicros()));
+        args.add(Long.toString(p.delayThreshold()));
+        args.add(Long.toString(p.algorithm() == Algorithm.CONCURRENCY ? 0 : Algorithms.staggerOffsetMicros(c.key(), p)));
+        args.add(Long.toString(c.cost()));
+        args.add(c.shadow() ? "1" : "0");
+        args.add(c.leaseId() == null ? "" : c.leaseId());
+    }
+
+    private static Outcome outcome(List<?> reply, int at) {
+        long retry = ((Number) reply.get(at + 4)).longValue();
+        return new Outcome(((Number) reply.get(at)).longValue() == 1, ((Number) reply.get(at + 1)).longValue(),
+                ((Number) reply.get(at + 2)).longValue(), ((Number) reply.get(at + 3)).longValue(),
+                retry < 0 ? Outcome.NEVER : retry, ((Number) reply.get(at + 5)).longValue());
+    }
+
+    /** One script call; after SCRIPT FLUSH or a restart the script is sent in full (which caches it again). */
+    private Object run(List<String> keys, List<String> args) {
+        try {
+            try {
+                return redis.evalsha(SHA, keys, args);
+            } catch (JedisNoScriptException e) {
+                return redis.eval(SCRIPT, keys, args);
+            }
+        } catch (JedisException | ClassCastException e) {
+            throw new StoreException("Redis call failed (" + description + "): " + e.getMessage(), e);
+        }
+    }
+
+    private static String loadScript() {
+        try (InputStream in = RedisStore.class.getResourceAsStream("sluice.lua")) {
+            if (in == null) {
+                throw new IllegalStateException("sluice.lua is missing from the sluice-core jar");
+            }
+            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            throw new IllegalStateException("cannot read sluice.lua", e);
+        }
+    }
+
+    private static String sha1(String text) {
+        try {
+            return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-1").digest(text.getBytes(StandardCharsets.UTF_8)));
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("SHA-1 is part of every Java platform", e);
+        }
+    }
+
+    /** Configures and opens a {@link RedisStore}. */
+    public static final class Builder {
+        private String url;
+        private String sentinelMaster;
+        private Set<HostAndPort> sentinels;
+        private Set<HostAndPort> clusterNodes;
+        private UnifiedJedis client;
+        private String prefix = DEFAULT_PREFIX;
+        private boolean hashTag;
+        private boolean applicationTime;
+        private Duration timeout = DEFAULT_TIMEOUT;
+        private int poolSize = DEFAULT_POOL_SIZE;
+        private String user;
+        private String password;
+
+        private Builder() {}
+
+        /** {@code redis://[user:password@]host:port[/db]} or {@code rediss://...} for TLS. */
+        public Builder url(String url) {
+            this.url = url;
+            return this;
+        }
+
+        /** Redis Sentinel: the master's name and the sentinels' {@code host:port} addresses. */
+        public Builder sentinel(String masterName, Set<String> sentinelAddresses) {
+            this.sentinelMaster = masterName;
+            this.sentinels = addresses("sentinels", sentinelAddresses);
+            return this;
+        }
+
+        /** Redis Cluster: some of its nodes' {@code host:port} addresses. */
+        public Builder cluster(Set<String> seedNodes) {
+            this.clusterNodes = addresses("cluster", seedNodes);
+            return this;
+        }
+
+        /** A client the application owns (it stays open when the store closes). */
+        public Builder client(UnifiedJedis jedis) {
+            this.client = jedis;
+            return this;
+        }
+
+        /** Credentials for Sentinel or Cluster (a URL carries its own). */
+        public Builder credentials(String user, String password) {
+            this.user = user;
+            this.password = password;
+            return this;
+        }
+
+        /** Key prefix, so that one Redis serves many applications (default {@value #DEFAULT_PREFIX}). */
+        public Builder prefix(String p) {
+            if (p == null || !PREFIX.matcher(p).matches()) {
+                throw new ConfigException("redis-prefix", p, "expected 1 to 32 letters, digits, '.', '_' or '-'");
+            }
+            this.prefix = p;
+            return this;
+        }
+
+        /** Cluster: put every key in one hash slot ({@code {prefix}}), so every request is all-or-nothing. */
+        public Builder hashTag(boolean on) {
+            this.hashTag = on;
+            return this;
+        }
+
+        /** Pass the application's time instead of reading Redis {@code TIME} (default: Redis time). */
+        public Builder applicationTime(boolean on) {
+            this.applicationTime = on;
+            return this;
+        }
+
+        /** Time budget of one Redis call: connect and read timeouts, and the wait for a pooled connection. */
+        public Builder timeout(Duration t) {
+            if (t == null || t.isNegative() || t.isZero() || t.toMillis() > 60_000) {
+                throw new ConfigException("redis-timeout", String.valueOf(t), "expected between 1 ms and 60 s");
+            }
+            this.timeout = t;
+            return this;
+        }
+
+        /** Maximum pooled connections (default {@value #DEFAULT_POOL_SIZE}). */
+        public Builder poolSize(int size) {
+            if (size < 1 || size > 10_000) {
+                throw new ConfigException("redis-pool-size", Integer.toString(size), "expected between 1 and 10000");
+            }
+            this.poolSize = size;
+            return this;
+        }
+
+        public RedisStore build() {
+            int sources = (url != null ? 1 : 0) + (sentinelMaster != null ? 1 : 0) + (clusterNodes != null ? 1 : 0)
+                    + (client != null ? 1 : 0);
+            if (sources != 1) {
+                throw new ConfigException("store", null, "expected exactly one of a Redis URL, Sentinel, Cluster or a"
+                        + " client, got " + sources);
+            }
+            if (client != null) {
+                return new RedisStore(this, client, false, "application client " + client.getClass().getSimpleName());
+            }
+            int millis = (int) timeout.toMillis();
+            GenericObjectPoolConfig<Connection> pool = new GenericObjectPoolConfig<>();
+            pool.setMaxTotal(poolSize);
+            pool.setMaxIdle(poolSize);
+            pool.setMaxWait(timeout);
+            pool.setJmxEnabled(false);
+            try {
+                if (url != null) {
+                    Target t = Target.parse(url);
+                    DefaultJedisClientConfig config = DefaultJedisClientConfig.builder().connectionTimeoutMillis(millis)
+                            .socketTimeoutMillis(millis).user(t.user).password(t.password).database(t.database)
+                            .ssl(t.ssl).clientName("sluice").build();
+                    return new RedisStore(this, RedisClient.builder().hostAndPort(t.host, t.port).clientConfig(config)
+                            .poolConfig(pool).build(), true, t.toString());
+                }
+                DefaultJedisClientConfig config = DefaultJedisClientConfig.builder().connectionTimeoutMillis(millis)
+                        .socketTimeoutMillis(millis).user(user).password(password).clientName("sluice").build();
+                if (sentinelMaster != null) {
+                    return new RedisStore(this, RedisSentinelClient.builder().masterName(sentinelMaster)
+                            .sentinels(sentinels).clientConfig(config).sentinelClientConfig(DefaultJedisClientConfig
+                                    .builder().connectionTimeoutMillis(millis).socketTimeoutMillis(millis).build())
+                            .poolConfig(pool).build(), true, "sentinel " + sentinelMaster + " " + sentinels);
+                }
+                return new RedisStore(this, RedisClusterClient.builder().nodes(clusterNodes).clientConfig(config)
+                        .poolConfig(pool).build(), true, "cluster " + clusterNodes);
+            } catch (JedisException e) {
+                throw new StoreException("cannot open the Redis store: " + e.getMessage(), e);
+            }
+        }
+
+        private static Set<HostAndPort> addresses(String parameter, Set<String> values) {
+            if (values == null || values.isEmpty()) {
+                throw new ConfigException(parameter, null, "expected host:port addresses such as \"10.0.0.5:26379\"");
+            }
+            Set<HostAndPort> out = new LinkedHashSet<>();
+            for (String v : values) {
+                int colon = v == null ? -1 : v.lastIndexOf(':');
+                try {
+                    out.add(new HostAndPort(v.substring(0, colon), Integer.parseInt(v.substring(colon + 1))));
+                } catch (RuntimeException e) {
+                    throw new ConfigException(parameter, v, "expected host:port such as \"10.0.0.5:26379\"");
+                }
+            }
+            return out;
+        }
+    }
+
+    /** A parsed Redis URL. */
+    record Target(String host, int port, String user, String password, int database, boolean ssl) {
+
+        static Target parse(String url) {
+            String shown = url == null ? null : url.replaceAll("(?<=://)([^:@/]*):[^@/]*@", "$1:***@");
+            URI uri;
+            try {
+                uri = new URI(url == null ? "" : url.trim());
+            } catch (URISyntaxException e) {
+                throw new ConfigException("store", shown, "expected a Redis URL such as \"redis://localhost:6379\"");
+            }
+            boolean ssl = "rediss".equals(uri.getScheme());
+            if (!ssl && !"redis".equals(uri.getScheme()) || uri.getHost() == null) {
+                throw new ConfigException("store", shown, "expected a Redis URL such as \"redis://localhost:6379\","
+                        + " \"rediss://user:secret@redis.internal:6380/2\"");
+            }
+            String user = null;
+            String password = null;
+            if (uri.getRawUserInfo() != null) {
+                String[] parts = uri.getRawUserInfo().split(":", 2);
+                user = parts.length == 2 && !parts[0].isEmpty() ? decode(parts[0]) : null;
+                password = decode(parts.length == 2 ? parts[1] : parts[0]);
+            }
+            int database = 0;
+            String path = uri.getPath();
+            if (path != null && path.length() > 1) {
+                try {
+                    database = Integer.parseInt(path.substring(1));
+                } catch (NumberFormatException e) {
+                    throw new ConfigException("store", shown, "expected a database number after the address, such as"
+                            + " \"redis://localhost:6379/2\"");
+                }
+            }
+            return new Target(uri.getHost(), uri.getPort() < 0 ? 6379 : uri.getPort(), user, password, database, ssl);
+        }
+
+        private static String decode(String s) {
+            return URLDecoder.decode(s, StandardCharsets.UTF_8);
+        }
+
+        @Override
+        public String toString() {
+            return (ssl ? "rediss://" : "redis://") + (user != null ? user + ":***@" : password != null ? ":***@" : "")
+                    + host + ":" + port + (database != 0 ? "/" + database : "");
+        }
+    }
+}

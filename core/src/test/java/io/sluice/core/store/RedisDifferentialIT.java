@@ -1,0 +1,157 @@
+package io.sluice.core.store;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.sluice.core.Algorithm;
+import io.sluice.core.Outcome;
+import io.sluice.core.Policy;
+import io.sluice.core.testing.ManualTimeSource;
+import io.sluice.core.testing.RedisProcess;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+/**
+ * Redis and memory give the same answers: seeded random timelines (arrival times that sometimes go backwards, costs
+ * from 0 to above the capacity, several keys, several rules per request, shadow rules, leases taken and released)
+ * replayed through {@link MemoryStore} and {@link RedisStore} with the same explicit time; every outcome field must be
+ * equal. A failure prints the seed, the request and both answers.
+ */
+class RedisDifferentialIT {
+
+    private static RedisProcess redis;
+    private static RedisStore store;
+
+    @BeforeAll
+    static void startRedis() throws Exception {
+        String url = RedisProcess.external();
+        if (url == null) {
+            redis = RedisProcess.start();
+            url = redis.url();
+        }
+        store = RedisStore.builder().url(url).applicationTime(true).prefix("diff-" + System.nanoTime())
+                .timeout(Duration.ofSeconds(5)).build();
+    }
+
+    @AfterAll
+    static void stopRedis() throws Exception {
+        store.close();
+        if (redis != null) {
+            redis.close();
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(Algorithm.class)
+    void redisAgreesWithMemoryForEveryOutcomeField(Algorithm algorithm) {
+        long seed = Long.getLong("sluice.seed", System.nanoTime());
+        Random random = new Random(seed);
+        for (int timeline = 0; timeline < 12; timeline++) {
+            replay(random, seed, timeline, algorithm);
+        }
+    }
+
+    private static void replay(Random random, long seed, int timeline, Algorithm main) {
+        MemoryStore memory = MemoryStore.builder().timeSource(new ManualTimeSource()).build();
+        List<Policy> policies = new ArrayList<>();
+        policies.add(policy(random, main));
+        int extra = random.nextInt(3);
+        for (int i = 0; i < extra; i++) {
+            policies.add(policy(random, Algorithm.values()[random.nextInt(Algorithm.values().length)]));
+        }
+        String[] keys = {"k1", "k2", "2001:db8::" + random.nextInt(100), "x".repeat(80) + timeline};
+        String rulePrefix = main.id() + "-t" + timeline + "-";
+        long now = ManualTimeSource.START_MICROS + random.nextInt(1_000_000_000);
+        List<List<Lease>> held = new ArrayList<>();
+        for (int step = 0; step < 400; step++) {
+            now += gap(random, policies.get(0));
+            long at = random.nextInt(20) == 0 ? now - random.nextInt(2_000_000) : now;
+            if (!held.isEmpty() && random.nextInt(4) == 0) {
+                List<Lease> leases = held.remove(random.nextInt(held.size()));
+                memory.release(leases, at);
+                store.release(leases, at);
+                continue;
+            }
+            List<Check> checks = new ArrayList<>();
+            String key = keys[random.nextInt(keys.length)];
+            for (int r = 0; r < policies.size(); r++) {
+                if (r > 0 && random.nextInt(4) == 0) {
+                    continue;
+                }
+                Policy p = policies.get(r);
+                String lease = p.algorithm() == Algorithm.CONCURRENCY ? "lease-" + main.id() + "-" + timeline + "-" + step : null;
+                checks.add(new Check(rulePrefix + r, key, p, cost(random, p), r > 0 && random.nextInt(5) == 0, lease));
+            }
+            List<Outcome> expected = memory.evaluate(checks, at);
+            List<Outcome> actual = store.evaluate(checks, at);
+            assertThat(actual).as("seed %d (-Dsluice.seed=%d), timeline %d, step %d at %d: %s", seed, seed, timeline,
+                    step, at - ManualTimeSource.START_MICROS, checks).isEqualTo(expected);
+            List<Lease> leases = new ArrayList<>();
+            boolean allowed = expected.stream().allMatch(o -> o.allowed()) || checks.stream().anyMatch(Check::shadow);
+            for (int i = 0; i < checks.size(); i++) {
+                Check c = checks.get(i);
+                if (c.leaseId() != null && expected.get(i).allowed() && allowed && c.cost() > 0) {
+                    leases.add(new Lease(c.rule(), c.key(), c.policy(), c.leaseId()));
+                }
+            }
+            if (!leases.isEmpty()) {
+                held.add(leases);
+            }
+        }
+    }
+
+    private static long gap(Random random, Policy p) {
+        long interval = Math.max(1, p.periodMicros() / p.limit());
+        return switch (random.nextInt(6)) {
+            case 0 -> 0;
+            case 1 -> random.nextInt(1000);
+            case 2, 3 -> (long) (random.nextDouble() * interval);
+            case 4 -> (long) (random.nextDouble() * 3 * interval);
+            default -> (long) (random.nextDouble() * 2 * p.periodMicros());
+        };
+    }
+
+    private static long cost(Random random, Policy p) {
+        return switch (random.nextInt(12)) {
+            case 0 -> 0;
+            case 1 -> p.capacity() + 1 + random.nextInt(3);
+            case 2, 3 -> 1 + random.nextInt((int) Math.min(4, p.capacity()));
+            default -> 1;
+        };
+    }
+
+    private static Policy policy(Random random, Algorithm algorithm) {
+        long limit = 1 + random.nextInt(random.nextBoolean() ? 5 : 40);
+        long period = switch (random.nextInt(4)) {
+            case 0 -> 1_000_000;
+            case 1 -> 7_000_333;
+            case 2 -> 60_000_000;
+            default -> 250_000 + random.nextInt(3_000_000);
+        };
+        Policy p = switch (algorithm) {
+            case CONCURRENCY -> Policy.concurrent(limit).withLeaseTimeout(Duration.ofMillis(200 + random.nextInt(5_000)));
+            default -> Policy.of(algorithm, limit, Duration.ofNanos(period * 1000));
+        };
+        switch (algorithm) {
+            case TOKEN_BUCKET, GCRA -> p = p.withBurst(random.nextBoolean() ? 0 : 1 + random.nextInt(20));
+            case LEAKY_BUCKET -> {
+                p = p.withBurst(random.nextBoolean() ? 0 : 1 + random.nextInt(20));
+                if (random.nextBoolean()) {
+                    p = p.withMaxWait(Duration.ofMillis(1 + random.nextInt(3_000))).withDelayThreshold(random.nextInt(3));
+                }
+            }
+            case SLIDING_LOG -> p = p.withMinInterval(Duration.ofNanos(random.nextBoolean() ? 0
+                    : random.nextInt((int) Math.min(Integer.MAX_VALUE, period * 2)) * 1000L))
+                    .withCountRejected(random.nextBoolean());
+            case WARM_UP -> p = p.withWarmup(Duration.ofMillis(100 + random.nextInt(5_000))).withColdFactor(1 + random.nextInt(4));
+            case FIXED_WINDOW -> p = p.withStaggered(random.nextBoolean());
+            default -> { }
+        }
+        return p;
+    }
+}

@@ -1,0 +1,168 @@
+package io.sluice.core.testing;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * A real {@code redis-server} the tests start and stop themselves, on a free loopback port: the binary on the
+ * {@code PATH} when there is one, else the Linux/macOS binary shipped in the {@code com.github.codemonstur:embedded-redis}
+ * test dependency (Redis 6.2). {@link #external()} uses the server at {@code SLUICE_REDIS_URL} instead.
+ */
+public final class RedisProcess implements AutoCloseable {
+
+    private static volatile Path binary;
+
+    private final int port;
+    private final List<String> extra;
+    private final Path dir;
+    private Process process;
+
+    private RedisProcess(int port, List<String> extra) throws IOException {
+        this.port = port;
+        this.extra = extra;
+        this.dir = Files.createTempDirectory("sluice-redis-" + port);
+    }
+
+    /** @return the URL in {@code SLUICE_REDIS_URL}, or null when it is not set */
+    public static String external() {
+        String url = System.getenv("SLUICE_REDIS_URL");
+        return url == null || url.isBlank() ? null : url.trim();
+    }
+
+    /** Starts a standalone redis-server on a free port. */
+    public static RedisProcess start(String... extraArgs) throws IOException {
+        RedisProcess redis = new RedisProcess(freePort(), List.of(extraArgs));
+        redis.launch();
+        return redis;
+    }
+
+    /** Starts a redis-server on a given port (a restart of a killed one, or a cluster node). */
+    public static RedisProcess startOn(int port, String... extraArgs) throws IOException {
+        RedisProcess redis = new RedisProcess(port, List.of(extraArgs));
+        redis.launch();
+        return redis;
+    }
+
+    public int port() {
+        return port;
+    }
+
+    public String url() {
+        return "redis://127.0.0.1:" + port;
+    }
+
+    /** Kills the server at once (SIGKILL), as a crash would. */
+    public void kill() throws InterruptedException {
+        if (process != null && process.isAlive()) {
+            process.destroyForcibly();
+            process.waitFor(10, TimeUnit.SECONDS);
+        }
+    }
+
+    /** Starts the server again on the same port, with empty memory (no persistence). */
+    public void restart() throws IOException {
+        kill0();
+        launch();
+    }
+
+    private void kill0() throws IOException {
+        try {
+            kill();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IOException(e);
+        }
+    }
+
+    private void launch() throws IOException {
+        List<String> command = new ArrayList<>(List.of(binary().toString(), "--port", Integer.toString(port),
+                "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", dir.toString(),
+                "--protected-mode", "no"));
+        command.addAll(extra);
+        process = new ProcessBuilder(command).redirectErrorStream(true)
+                .redirectOutput(dir.resolve("redis.log").toFile()).start();
+        long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
+        while (!answersPing()) {
+            if (!process.isAlive()) {
+                throw new IOException("redis-server exited: " + Files.readString(dir.resolve("redis.log")));
+            }
+            if (System.nanoTime() > deadline) {
+                throw new IOException("redis-server did not answer on port " + port);
+            }
+            Thread.onSpinWait();
+        }
+    }
+
+    private boolean answersPing() {
+        try (Socket s = new Socket("127.0.0.1", port)) {
+            s.setSoTimeout(1000);
+            s.getOutputStream().write("PING\r\n".getBytes(StandardCharsets.US_ASCII));
+            byte[] buf = new byte[7];
+            int n = s.getInputStream().read(buf);
+            return n > 0 && new String(buf, 0, n, StandardCharsets.US_ASCII).startsWith("+PONG");
+        } catch (IOException e) {
+            return false;
+        }
+    }
+
+    @Override
+    public void close() throws IOException {
+        kill0();
+    }
+
+    static int freePort() throws IOException {
+        try (ServerSocket s = new ServerSocket(0)) {
+            return s.getLocalPort();
+        }
+    }
+
+    /** A free port whose cluster bus port (port + 10000) is free too. */
+    public static int freeClusterPort() throws IOException {
+        for (int i = 0; i < 100; i++) {
+            int port = 20_000 + (int) (Math.random() * 30_000);
+            try (ServerSocket a = new ServerSocket(port); ServerSocket b = new ServerSocket(port + 10_000)) {
+                return port;
+            } catch (IOException taken) {
+                // try another
+            }
+        }
+        throw new IOException("no free port pair for a cluster node");
+    }
+
+    private static synchronized Path binary() throws IOException {
+        if (binary != null) {
+            return binary;
+        }
+        for (String dir : System.getenv().getOrDefault("PATH", "").split(java.io.File.pathSeparator)) {
+            Path candidate = Path.of(dir, "redis-server");
+            if (Files.isExecutable(candidate)) {
+                return binary = candidate;
+            }
+        }
+        String os = System.getProperty("os.name").toLowerCase();
+        String arch = System.getProperty("os.arch");
+        String resource = os.contains("mac")
+                ? (arch.contains("aarch64") ? "redis-server-6.2.6-v5-darwin-arm64" : "redis-server-6.2.6-v5-darwin-amd64")
+                : (arch.contains("aarch64") ? "redis-server-6.2.7-linux-arm64" : "redis-server-6.2.6-v5-linux-amd64");
+        try (InputStream in = RedisProcess.class.getClassLoader().getResourceAsStream(resource)) {
+            if (in == null) {
+                throw new IOException("no redis-server on the PATH and no " + resource + " in embedded-redis");
+            }
+            Path file = Files.createTempFile("redis-server", "");
+            Files.copy(in, file, StandardCopyOption.REPLACE_EXISTING);
+            file.toFile().setExecutable(true);
+            file.toFile().deleteOnExit();
+            return binary = file;
+        }
+    }
+}
