@@ -13,6 +13,7 @@ import io.sluice.core.config.RulesFile;
 import io.sluice.core.config.SluiceConfig;
 import io.sluice.core.key.ClientIpResolver;
 import io.sluice.core.store.MemoryStore;
+import io.sluice.core.store.RedisStore;
 import io.sluice.core.store.Store;
 import io.sluice.core.time.TimeSource;
 import java.lang.System.Logger.Level;
@@ -115,8 +116,7 @@ public final class FrontDoor implements AutoCloseable {
         if (config.store().equals("memory")) {
             return MemoryStore.builder().maximumKeys(config.maxKeys()).timeSource(time).build();
         }
-        throw new ConfigException("store", config.store().replaceAll("(?<=://)([^:@/]*):[^@/]*@", "$1:***@"),
-                "the Redis store is not part of this build yet; expected \"memory\"");
+        return RedisStore.builder().url(config.store()).build();
     }
 
     /**

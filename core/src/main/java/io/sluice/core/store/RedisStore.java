@@ -33,6 +33,7 @@ import redis.clients.jedis.RedisClient;
 import redis.clients.jedis.RedisClusterClient;
 import redis.clients.jedis.RedisSentinelClient;
 import redis.clients.jedis.UnifiedJedis;
+import redis.clients.jedis.exceptions.JedisConnectionException;
 import redis.clients.jedis.exceptions.JedisException;
 import redis.clients.jedis.exceptions.JedisNoScriptException;
 import redis.clients.jedis.util.JedisClusterCRC16;
@@ -241,12 +242,20 @@ public final class RedisStore implements Store {
     private Object run(List<String> keys, List<String> args) {
         try {
             try {
-                return redis.evalsha(SHA, keys, args);
-            } catch (JedisNoScriptException e) {
-                return redis.eval(SCRIPT, keys, args);
+                return call(keys, args);
+            } catch (JedisConnectionException stale) {
+                return call(keys, args);     // a pooled connection that a restarted Redis closed: once more, anew
             }
         } catch (JedisException | ClassCastException e) {
             throw new StoreException("Redis call failed (" + description + "): " + e.getMessage(), e);
+        }
+    }
+
+    private Object call(List<String> keys, List<String> args) {
+        try {
+            return redis.evalsha(SHA, keys, args);
+        } catch (JedisNoScriptException e) {
+            return redis.eval(SCRIPT, keys, args);
         }
     }
 

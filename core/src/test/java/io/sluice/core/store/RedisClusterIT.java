@@ -1,0 +1,115 @@
+package io.sluice.core.store;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.sluice.core.Outcome;
+import io.sluice.core.Policy;
+import io.sluice.core.testing.ManualTimeSource;
+import io.sluice.core.testing.RedisProcess;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Random;
+import java.util.Set;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import redis.clients.jedis.Jedis;
+import redis.clients.jedis.util.JedisClusterCRC16;
+
+/** RedisStore on a real Redis Cluster of three masters, started by the test. */
+class RedisClusterIT {
+
+    private static final long T0 = ManualTimeSource.START_MICROS;
+    private static final List<RedisProcess> nodes = new ArrayList<>();
+
+    @BeforeAll
+    static void startCluster() throws Exception {
+        for (int i = 0; i < 3; i++) {
+            int port = RedisProcess.freeClusterPort();
+            nodes.add(RedisProcess.startOn(port, "--cluster-enabled", "yes", "--cluster-config-file",
+                    "nodes-" + port + ".conf", "--cluster-node-timeout", "2000"));
+        }
+        int[][] ranges = {{0, 5460}, {5461, 10922}, {10923, 16383}};
+        for (int i = 0; i < 3; i++) {
+            try (Jedis j = new Jedis("127.0.0.1", nodes.get(i).port())) {
+                int[] slots = new int[ranges[i][1] - ranges[i][0] + 1];
+                for (int s = 0; s < slots.length; s++) {
+                    slots[s] = ranges[i][0] + s;
+                }
+                j.clusterAddSlots(slots);
+                for (RedisProcess other : nodes) {
+                    j.clusterMeet("127.0.0.1", other.port());
+                }
+            }
+        }
+        long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+        for (RedisProcess node : nodes) {
+            try (Jedis j = new Jedis("127.0.0.1", node.port())) {
+                while (!j.clusterInfo().contains("cluster_state:ok") || !j.clusterInfo().contains("cluster_known_nodes:3")) {
+                    assertThat(System.nanoTime()).as("cluster formed").isLessThan(deadline);
+                    Thread.onSpinWait();
+                }
+            }
+        }
+    }
+
+    @AfterAll
+    static void stopCluster() throws Exception {
+        for (RedisProcess node : nodes) {
+            node.close();
+        }
+    }
+
+    private static Set<String> seeds() {
+        Set<String> seeds = new LinkedHashSet<>();
+        nodes.forEach(n -> seeds.add("127.0.0.1:" + n.port()));
+        return seeds;
+    }
+
+    @Test
+    void requestsWhoseKeysLiveOnDifferentMastersAgreeWithMemory() {
+        try (RedisStore redis = RedisStore.builder().cluster(seeds()).applicationTime(true).prefix("spread")
+                .timeout(Duration.ofSeconds(2)).build()) {
+            MemoryStore memory = MemoryStore.builder().build();
+            Policy perKey = Policy.parse("5/1s");
+            Policy perUser = Policy.parse("3/1s burst 3");
+            Random random = new Random(7);
+            Set<Integer> slots = new LinkedHashSet<>();
+            long now = T0;
+            for (int i = 0; i < 500; i++) {
+                now += random.nextInt(200_000);
+                String key = "client-" + random.nextInt(20);
+                List<Check> checks = List.of(Check.of("per-key", key, perKey, 1), Check.of("per-user", "u" + key, perUser, 1));
+                checks.forEach(c -> slots.add(JedisClusterCRC16.getSlot(redis.key(c.rule(), c.key())) * 3 / 16384));
+                List<Outcome> expected = memory.evaluate(checks, now);
+                List<Outcome> actual = redis.evaluate(checks, now);
+                if (expected.stream().allMatch(Outcome::allowed) || expected.stream().noneMatch(Outcome::allowed)) {
+                    // where the two rules agree, per-slot all-or-nothing is the same as memory's
+                    assertThat(actual).as("request %d", i).isEqualTo(expected);
+                }
+            }
+            assertThat(slots).as("keys spread over all three masters").hasSize(3);
+        }
+    }
+
+    @Test
+    void withTheHashTagEveryRequestIsAllOrNothing() {
+        try (RedisStore redis = RedisStore.builder().cluster(seeds()).applicationTime(true).prefix("tagged")
+                .hashTag(true).timeout(Duration.ofSeconds(2)).build()) {
+            MemoryStore memory = MemoryStore.builder().build();
+            Policy loose = Policy.parse("100/1s");
+            Policy tight = Policy.parse("1/1m");
+            Random random = new Random(11);
+            long now = T0;
+            for (int i = 0; i < 300; i++) {
+                now += random.nextInt(50_000);
+                String key = "client-" + random.nextInt(10);
+                List<Check> checks = List.of(Check.of("loose", key, loose, 1), Check.of("tight", "t" + key, tight, 1));
+                assertThat(redis.evaluate(checks, now)).as("request %d", i).isEqualTo(memory.evaluate(checks, now));
+            }
+            assertThat(JedisClusterCRC16.getSlot(redis.key("loose", "a"))).isEqualTo(JedisClusterCRC16.getSlot(redis.key("tight", "zz")));
+        }
+    }
+}

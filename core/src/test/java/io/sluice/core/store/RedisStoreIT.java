@@ -1,0 +1,164 @@
+package io.sluice.core.store;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.sluice.core.Algorithm;
+import io.sluice.core.Outcome;
+import io.sluice.core.Policy;
+import io.sluice.core.config.ConfigException;
+import io.sluice.core.testing.ManualTimeSource;
+import io.sluice.core.testing.RedisProcess;
+import java.time.Duration;
+import java.util.List;
+import java.util.Set;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import redis.clients.jedis.RedisClient;
+import redis.clients.jedis.params.ScanParams;
+import redis.clients.jedis.resps.ScanResult;
+
+/** RedisStore against a real redis-server: script reloads, TTLs, hostile keys, Redis time, restarts, bad URLs. */
+class RedisStoreIT {
+
+    private static final long T0 = ManualTimeSource.START_MICROS;
+    private static RedisProcess redis;
+    private static RedisClient admin;
+
+    @BeforeAll
+    static void start() throws Exception {
+        redis = RedisProcess.start();
+        admin = RedisClient.create(redis.url());
+    }
+
+    @AfterAll
+    static void stop() throws Exception {
+        admin.close();
+        redis.close();
+    }
+
+    private static RedisStore store(String prefix) {
+        return RedisStore.builder().url(redis.url()).applicationTime(true).prefix(prefix).timeout(Duration.ofSeconds(2))
+                .build();
+    }
+
+    @Test
+    void aFlushedScriptIsSentAgainAndTheRequestStillGetsItsDecision() {
+        try (RedisStore store = store("flush")) {
+            Policy two = Policy.parse("2/1s");
+            assertThat(store.evaluate(List.of(Check.of("r", "k", two, 1)), T0).get(0).allowed()).isTrue();
+            admin.scriptFlush();
+            assertThat(store.evaluate(List.of(Check.of("r", "k", two, 1)), T0).get(0).allowed()).isTrue();
+            assertThat(store.evaluate(List.of(Check.of("r", "k", two, 1)), T0).get(0).allowed()).isFalse();
+        }
+    }
+
+    @Test
+    void everyKeyWrittenHasATimeToLive() {
+        try (RedisStore store = store("ttl")) {
+            long now = T0;
+            for (Algorithm a : Algorithm.values()) {
+                Policy p = a == Algorithm.CONCURRENCY ? Policy.concurrent(3)
+                        : a == Algorithm.SLIDING_LOG ? Policy.parse("5/1m min-interval 1s")
+                        : Policy.of(a, 5, Duration.ofSeconds(10));
+                for (int i = 0; i < 20; i++) {
+                    now += 7_000;
+                    store.evaluate(List.of(new Check(a.id(), "client-" + (i % 4), p, 1, false,
+                            a == Algorithm.CONCURRENCY ? "lease-" + i : null)), now);
+                }
+            }
+            List<String> keys = keys("ttl:*");
+            assertThat(keys).hasSizeGreaterThanOrEqualTo(Algorithm.values().length * 4);
+            for (String key : keys) {
+                assertThat(admin.pttl(key)).as("PTTL of %s", key).isPositive();
+            }
+        }
+    }
+
+    @Test
+    void hostileKeysAreHashedAndStillLimit() {
+        try (RedisStore store = store("hostile")) {
+            String huge = "\u0000\r\n{evil}" + "x".repeat(100_000);
+            Policy one = Policy.parse("1/1m");
+            assertThat(store.evaluate(List.of(Check.of("r", huge, one, 1)), T0).get(0).allowed()).isTrue();
+            assertThat(store.evaluate(List.of(Check.of("r", huge, one, 1)), T0).get(0).allowed()).isFalse();
+            assertThat(keys("hostile:*")).singleElement().satisfies(k -> {
+                assertThat(k).startsWith("hostile:r:#").hasSizeLessThan(40);
+                assertThat(store.key("r", huge)).isEqualTo(k);
+            });
+            assertThat(store.key("r", "203.0.113.9")).as("safe keys stay readable").isEqualTo("hostile:r:203.0.113.9");
+        }
+    }
+
+    @Test
+    void byDefaultTheScriptReadsRedisTime() {
+        try (RedisStore store = RedisStore.builder().url(redis.url()).prefix("time").build()) {
+            Policy two = Policy.parse("2/1h").withAlgorithm(Algorithm.FIXED_WINDOW);
+            // the application's clock is ignored: a "now" of 0 would otherwise put the window in 1970
+            List<Outcome> out = List.of(store.evaluate(List.of(Check.of("r", "k", two, 1)), 0).get(0),
+                    store.evaluate(List.of(Check.of("r", "k", two, 1)), 0).get(0),
+                    store.evaluate(List.of(Check.of("r", "k", two, 1)), 0).get(0));
+            assertThat(out).extracting(Outcome::allowed).containsExactly(true, true, false);
+            assertThat(out.get(2).retryAfterMicros()).isBetween(1L, 3_600_000_000L);
+            long windowEnd = (System.currentTimeMillis() / 3_600_000 + 1) * 3_600_000_000L;
+            assertThat(out.get(2).retryAfterMicros()).isCloseTo(windowEnd - System.currentTimeMillis() * 1000,
+                    org.assertj.core.data.Offset.offset(60_000_000L));
+        }
+    }
+
+    @Test
+    void aRestartedRedisIsUsedAgainWithoutAFailedRequest() throws Exception {
+        try (RedisProcess own = RedisProcess.start();
+                RedisStore store = RedisStore.builder().url(own.url()).applicationTime(true).build()) {
+            Policy p = Policy.parse("100/1s");
+            assertThat(store.evaluate(List.of(Check.of("r", "k", p, 1)), T0).get(0).allowed()).isTrue();
+            own.restart();                                        // empty memory, no script, stale pooled connection
+            assertThat(store.evaluate(List.of(Check.of("r", "k", p, 1)), T0).get(0).remaining()).isEqualTo(99);
+        }
+    }
+
+    @Test
+    void leasesAreReleasedAndResetForgetsAKey() {
+        try (RedisStore store = store("leases")) {
+            Policy one = Policy.concurrent(1);
+            assertThat(store.evaluate(List.of(new Check("c", "k", one, 1, false, "a")), T0).get(0).allowed()).isTrue();
+            assertThat(store.evaluate(List.of(new Check("c", "k", one, 1, false, "b")), T0).get(0).allowed()).isFalse();
+            store.release(List.of(new Lease("c", "k", one, "a")), T0);
+            assertThat(store.evaluate(List.of(new Check("c", "k", one, 1, false, "b")), T0).get(0).allowed()).isTrue();
+            store.reset("c", "k");
+            assertThat(keys("leases:*")).isEmpty();
+        }
+    }
+
+    @Test
+    void badUrlsFailNamingTheParameterWithoutThePassword() {
+        assertThatThrownBy(() -> RedisStore.builder().url("http://localhost:6379").build())
+                .isInstanceOf(ConfigException.class).hasMessageContaining("store").hasMessageContaining("redis://");
+        assertThatThrownBy(() -> RedisStore.builder().url("redis://user:s3cret@host:6379/x").build())
+                .isInstanceOf(ConfigException.class).hasMessageContaining("database").hasMessageNotContaining("s3cret");
+        assertThatThrownBy(() -> RedisStore.builder().prefix("bad prefix")).isInstanceOf(ConfigException.class);
+        assertThatThrownBy(() -> RedisStore.builder().cluster(Set.of("nohost"))).isInstanceOf(ConfigException.class)
+                .hasMessageContaining("host:port");
+        assertThat(RedisStore.Target.parse("rediss://:pw@redis.internal:6380/2").toString())
+                .isEqualTo("rediss://:***@redis.internal:6380/2");
+    }
+
+    @Test
+    void anUnreachableRedisIsAStoreExceptionWithinTheTimeBudget() throws Exception {
+        int port;
+        try (java.net.ServerSocket s = new java.net.ServerSocket(0)) {
+            port = s.getLocalPort();
+        }
+        try (RedisStore store = RedisStore.builder().url("redis://127.0.0.1:" + port)
+                .timeout(Duration.ofMillis(50)).build()) {
+            assertThatThrownBy(() -> store.evaluate(List.of(Check.of("r", "k", Policy.parse("1/s"), 1)), T0))
+                    .isInstanceOf(StoreException.class);
+        }
+    }
+
+    private static List<String> keys(String pattern) {
+        ScanResult<String> r = admin.scan("0", new ScanParams().match(pattern).count(10_000));
+        return r.getResult();
+    }
+}
