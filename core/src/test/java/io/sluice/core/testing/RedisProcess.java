@@ -24,6 +24,7 @@ public final class RedisProcess implements AutoCloseable {
 
     private final int port;
     private final List<String> extra;
+    private boolean sentinel;
     private final Path dir;
     private Process process;
 
@@ -51,6 +52,21 @@ public final class RedisProcess implements AutoCloseable {
         RedisProcess redis = new RedisProcess(port, List.of(extraArgs));
         redis.launch();
         return redis;
+    }
+
+    /**
+     * Starts a Redis Sentinel on a free port watching the master at {@code masterPort} as {@code masterName}, with
+     * quorum 1 and a one-second down-after time.
+     */
+    public static RedisProcess sentinel(String masterName, int masterPort) throws IOException {
+        RedisProcess s = new RedisProcess(freePort(), List.of());
+        s.sentinel = true;
+        Files.writeString(s.dir.resolve("sentinel.conf"), "port " + s.port + "\nbind 127.0.0.1\nprotected-mode no\n"
+                + "sentinel monitor " + masterName + " 127.0.0.1 " + masterPort + " 1\n"
+                + "sentinel down-after-milliseconds " + masterName + " 1000\n"
+                + "sentinel failover-timeout " + masterName + " 3000\n");
+        s.launch();
+        return s;
     }
 
     public int port() {
@@ -85,9 +101,11 @@ public final class RedisProcess implements AutoCloseable {
     }
 
     private void launch() throws IOException {
-        List<String> command = new ArrayList<>(List.of(binary().toString(), "--port", Integer.toString(port),
-                "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", dir.toString(),
-                "--protected-mode", "no"));
+        List<String> command = sentinel
+                ? new ArrayList<>(List.of(binary().toString(), dir.resolve("sentinel.conf").toString(), "--sentinel"))
+                : new ArrayList<>(List.of(binary().toString(), "--port", Integer.toString(port),
+                        "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", dir.toString(),
+                        "--protected-mode", "no"));
         command.addAll(extra);
         process = new ProcessBuilder(command).redirectErrorStream(true)
                 .redirectOutput(dir.resolve("redis.log").toFile()).start();

@@ -1,0 +1,62 @@
+package io.sluice.core.store;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.sluice.core.Outcome;
+import io.sluice.core.Policy;
+import io.sluice.core.testing.ManualTimeSource;
+import io.sluice.core.testing.RedisProcess;
+import java.time.Duration;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import redis.clients.jedis.RedisClient;
+
+/** A Sentinel failover: the master dies, Sentinel promotes the replica, and the limiter follows the new master. */
+class RedisSentinelIT {
+
+    @Test
+    void theLimiterFollowsTheNewMasterAfterAFailover() throws Exception {
+        try (RedisProcess master = RedisProcess.start();
+                RedisProcess replica = RedisProcess.start("--replicaof", "127.0.0.1", Integer.toString(master.port()));
+                RedisProcess sentinel = RedisProcess.sentinel("sluice-master", master.port());
+                RedisStore store = RedisStore.builder()
+                        .sentinel("sluice-master", Set.of("127.0.0.1:" + sentinel.port()))
+                        .applicationTime(true).timeout(Duration.ofMillis(500)).build()) {
+            long now = ManualTimeSource.START_MICROS;
+            Policy five = Policy.parse("5/1h");
+            for (int i = 0; i < 3; i++) {
+                assertThat(store.evaluate(List.of(Check.of("r", "k", five, 1)), now).get(0).allowed()).isTrue();
+            }
+            awaitReplicated(replica);
+
+            master.kill();
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+            Outcome after = null;
+            while (after == null) {
+                assertThat(System.nanoTime()).as("the limiter reaches the promoted replica").isLessThan(deadline);
+                try {
+                    after = store.evaluate(List.of(Check.of("r", "k", five, 1)), now).get(0);
+                } catch (StoreException stillFailingOver) {
+                    Thread.onSpinWait();
+                }
+            }
+            assertThat(after.remaining()).as("the replicated state carried over: 3 used before, this is the 4th")
+                    .isEqualTo(1);
+            try (RedisClient promoted = RedisClient.create(replica.url())) {
+                assertThat(promoted.info("replication")).contains("role:master");
+            }
+        }
+    }
+
+    private static void awaitReplicated(RedisProcess replica) {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        try (RedisClient r = RedisClient.create(replica.url())) {
+            while (r.dbSize() == 0 || !r.info("replication").contains("master_link_status:up")) {
+                assertThat(System.nanoTime()).as("replication").isLessThan(deadline);
+                Thread.onSpinWait();
+            }
+        }
+    }
+}
