@@ -231,6 +231,22 @@ public final class Engine implements AutoCloseable {
         return tryAcquire("api-" + Integer.toHexString(PolicyParser.format(policy).hashCode()), key, policy, cost);
     }
 
+    /**
+     * Admin: a key's state under a rule, without consuming (a cost-0 check of the rule's policy; with tiers,
+     * {@code tier} picks the policy, else the rule's default applies).
+     *
+     * @return the outcome a request of cost 0 would get now
+     * @throws io.sluice.core.config.ConfigException when no rule has that name
+     */
+    public Outcome inspect(String ruleName, String key, String tier) {
+        Rule rule = rules.stream().filter(r -> r.name().equals(ruleName)).findFirst()
+                .orElseThrow(() -> new io.sluice.core.config.ConfigException("rule", ruleName, "expected the name of a rule"));
+        Policy policy = rule.tiers() != null && tier != null
+                ? rule.tiers().policies().getOrDefault(tier, rule.policy()) : rule.policy();
+        return store.evaluate(List.of(new Check(rule.name(), key, policy, 0, false,
+                policy.algorithm() == Algorithm.CONCURRENCY ? newLeaseId() : null)), time.nowMicros()).get(0);
+    }
+
     /** Forgets a key's state under a rule (admin: reset or unblock). */
     public void reset(String rule, String key) {
         store.reset(rule, key);

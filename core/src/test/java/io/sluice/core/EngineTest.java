@@ -165,4 +165,18 @@ class EngineTest {
         assertThatThrownBy(() -> Rule.builder("bad name!").policy(fixed("1/1m")).build())
                 .isInstanceOf(ConfigException.class).hasMessageContaining("\"bad name!\"");
     }
+
+    @Test
+    void inspectShowsAKeysStateWithoutConsumingAndResetUnblocks() {
+        Engine engine = engine(Rule.builder("per-ip").policy(fixed("3/1m")).key(RequestView::remoteAddress).build());
+        engine.check(get("/", "a"));
+        engine.check(get("/", "a"));
+
+        assertThat(engine.inspect("per-ip", "a", null).remaining()).isEqualTo(1);
+        assertThat(engine.inspect("per-ip", "a", null).remaining()).as("inspecting consumes nothing").isEqualTo(1);
+        engine.reset("per-ip", "a");
+        assertThat(engine.inspect("per-ip", "a", null).remaining()).isEqualTo(3);
+        assertThatThrownBy(() -> engine.inspect("nope", "a", null)).isInstanceOf(ConfigException.class)
+                .hasMessageContaining("\"nope\"");
+    }
 }
