@@ -49,6 +49,8 @@ public record Policy(
     static final long MAX_PERIOD_MICROS = 366L * 24 * 3600 * 1_000_000;
     /** Every time span an algorithm computes stays below 2^53 µs, so Lua doubles hold it exactly. */
     public static final long MAX_EXACT_MICROS = 1L << 53;
+    /** The sliding log keeps one timestamp per permit: its limit is capped at {@value}. */
+    public static final long MAX_SLIDING_LOG_LIMIT = 100_000;
     /** Limits are capped at one billion permits per period. */
     static final long MAX_LIMIT = 1_000_000_000L;
 
@@ -75,6 +77,10 @@ public record Policy(
         long capacity = burst > 0 ? burst : limit;
         check(capacity <= MAX_EXACT_MICROS / Math.max(1, periodMicros / limit), "burst", capacity,
                 "expected burst x (period / limit) to stay below 2^53 microseconds (about 285 years)");
+        if (algorithm == Algorithm.SLIDING_LOG && limit > MAX_SLIDING_LOG_LIMIT) {
+            throw new ConfigException("limit", Long.toString(limit), "the sliding log keeps one timestamp per permit,"
+                    + " so its limit is at most " + MAX_SLIDING_LOG_LIMIT + "; use sliding-window for larger limits");
+        }
         if (algorithm == Algorithm.WARM_UP && warmupMicros == 0) {
             throw new ConfigException("warm-up", "0", "a warm-up policy needs a positive warm-up period");
         }

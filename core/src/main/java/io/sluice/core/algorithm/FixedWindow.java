@@ -1,17 +1,57 @@
 package io.sluice.core.algorithm;
 
+import io.sluice.core.Outcome;
 import io.sluice.core.Policy;
 
-/** Placeholder until the algorithm lands: replace this whole file. */
-final class FixedWindow implements RateAlgorithm<Object> {
+/**
+ * Fixed window: one counter per window of length {@code P}, windows aligned to the epoch.
+ *
+ * <p><b>State per key:</b> the start of the window the counter belongs to, and the cost admitted in it.
+ *
+ * <p><b>Rule:</b> with {@code ws = floor(now / P) * P}, a request of cost {@code c} is admitted when
+ * {@code count(ws) + c <= L}; a denied request may retry at the next window, {@code ws + P - now}. A store staggers
+ * windows per key by adding {@link Algorithms#staggerOffsetMicros} to {@code now} before calling this step.
+ *
+ * <p><b>Worked example:</b> {@code 10/1m}. Ten requests at 12:00:50 pass, the eleventh is denied with retry-after
+ * 10 s; at 12:01:00 the counter starts again, so ten more pass at once: the classic edge burst of twice the limit
+ * across a boundary, which the sliding algorithms refuse.
+ *
+ * <p>A clock that goes backwards into an earlier window keeps counting in the newest window seen.
+ */
+final class FixedWindow implements RateAlgorithm<FixedWindow.State> {
+
+    /**
+     * @param windowStartMicros the start of the counter's window
+     * @param count the cost admitted in that window
+     */
+    record State(long windowStartMicros, long count) {}
 
     @Override
-    public Step<Object> step(Object state, long nowMicros, long cost, Policy policy) {
-        throw new UnsupportedOperationException("FixedWindow is being written");
+    public Step<State> step(State state, long nowMicros, long cost, Policy policy) {
+        long period = policy.periodMicros();
+        long limit = policy.limit();
+        long windowStart = Math.floorDiv(nowMicros, period) * period;
+        long count = 0;
+        if (state != null && state.windowStartMicros() >= windowStart) {
+            windowStart = state.windowStartMicros();   // same window, or a clock that went backwards
+            count = state.count();
+        }
+        long windowEnd = windowStart + period - nowMicros;
+        if (cost > limit) {
+            return new Step<>(state, Outcome.deny(limit, limit - count, count > 0 ? windowEnd : 0, Outcome.NEVER));
+        }
+        if (count + cost > limit) {
+            return new Step<>(state, Outcome.deny(limit, limit - count, windowEnd, windowEnd));
+        }
+        if (cost == 0) {
+            return new Step<>(state, Outcome.allow(limit, limit - count, count > 0 ? windowEnd : 0));
+        }
+        return new Step<>(new State(windowStart, count + cost), Outcome.allow(limit, limit - count - cost, windowEnd));
     }
 
+    /** Until the window ends. */
     @Override
-    public long ttlMicros(Object state, long nowMicros, Policy policy) {
-        throw new UnsupportedOperationException("FixedWindow is being written");
+    public long ttlMicros(State state, long nowMicros, Policy policy) {
+        return state == null ? 1 : Math.max(1, state.windowStartMicros() + policy.periodMicros() - nowMicros);
     }
 }

@@ -1,17 +1,58 @@
 package io.sluice.core.algorithm;
 
+import io.sluice.core.Outcome;
 import io.sluice.core.Policy;
 
-/** Placeholder until the algorithm lands: replace this whole file. */
-final class Gcra implements RateAlgorithm<Object> {
+/**
+ * GCRA, the generic cell rate algorithm: one number per key, the theoretical arrival time {@code TAT} of the next
+ * request if traffic flowed exactly at the rate.
+ *
+ * <p><b>Burst:</b> with emission interval {@code I = P / L} and capacity {@code C} (the {@code burst}, else the limit),
+ * {@code C} requests may pass at once from a rested key; after that, one every {@code I}. So {@code 10/1s} lets 10
+ * through at once, and {@code 10/1s burst 1} spaces every request 100 ms apart.
+ *
+ * <p><b>Rule:</b> {@code tat = max(TAT, now)}; {@code newTat = tat + c * I}. The request passes when
+ * {@code newTat - C * I <= now} and stores {@code newTat}; otherwise it may retry after {@code newTat - C * I - now}.
+ * A cost above {@code C} can never pass: retry-after {@link Outcome#NEVER}. Remaining is
+ * {@code floor((now + C * I - newTat) / I)}; reset-after is {@code newTat - now}.
+ *
+ * <p><b>Worked example:</b> {@code 5/1s burst 2} ({@code I} = 200 ms): at 0 ms two requests pass, the third is denied
+ * with retry-after 200 ms; at 200 ms one passes, and so on every 200 ms.
+ *
+ * <p>A clock that goes backwards only makes {@code TAT - now} larger: it never mints permits.
+ */
+final class Gcra implements RateAlgorithm<Gcra.State> {
+
+    /** @param tatMicros the theoretical arrival time */
+    record State(long tatMicros) {}
 
     @Override
-    public Step<Object> step(Object state, long nowMicros, long cost, Policy policy) {
-        throw new UnsupportedOperationException("Gcra is being written");
+    public Step<State> step(State state, long nowMicros, long cost, Policy policy) {
+        long interval = policy.intervalMicros();
+        long capacity = policy.capacity();
+        long tolerance = capacity * interval;
+        long tat = state == null ? nowMicros : Math.max(state.tatMicros(), nowMicros);
+        if (cost > capacity) {
+            return new Step<>(state, Outcome.deny(capacity, remaining(nowMicros, tolerance, tat, interval), tat - nowMicros,
+                    Outcome.NEVER));
+        }
+        long newTat = tat + cost * interval;
+        long allowAt = newTat - tolerance;
+        if (cost == 0 || allowAt <= nowMicros) {
+            State after = cost == 0 ? state : new State(newTat);
+            return new Step<>(after, Outcome.allow(capacity, remaining(nowMicros, tolerance, newTat, interval),
+                    newTat - nowMicros));
+        }
+        return new Step<>(state, Outcome.deny(capacity, remaining(nowMicros, tolerance, tat, interval), tat - nowMicros,
+                allowAt - nowMicros));
+    }
+
+    private static long remaining(long nowMicros, long tolerance, long tat, long interval) {
+        return Math.max(0, Math.floorDiv(nowMicros + tolerance - tat, interval));
     }
 
     @Override
-    public long ttlMicros(Object state, long nowMicros, Policy policy) {
-        throw new UnsupportedOperationException("Gcra is being written");
+    public long ttlMicros(State state, long nowMicros, Policy policy) {
+        return state == null ? 1 : Math.max(1, state.tatMicros() - nowMicros);
     }
 }

@@ -1,17 +1,121 @@
 package io.sluice.core.algorithm;
 
+import io.sluice.core.Outcome;
 import io.sluice.core.Policy;
 
-/** Placeholder until the algorithm lands: replace this whole file. */
-final class SlidingWindowCounter implements RateAlgorithm<Object> {
+/**
+ * Sliding window counter: the fixed window's counter plus the previous window's, weighted by how much of the
+ * previous window the sliding window still covers.
+ *
+ * <p><b>State per key:</b> the start {@code ws} of the current window, its count, and the previous window's count.
+ *
+ * <p><b>Rule:</b> {@code e = now - ws} into the window; the previous window counts for
+ * {@code weighted = floor(previous * (P - e) / P)} (computed in IEEE doubles, in exactly this order, so the Lua twin
+ * agrees bit for bit; exact whenever {@code previous * P < 2^53}). A request of cost {@code c} is admitted when
+ * {@code weighted + current + c <= L}, which is the same as the estimate {@code previous * (P - e) / P + current}
+ * plus {@code c} staying below {@code L + 1}.
+ *
+ * <p><b>Worked example:</b> limit 7 per minute; the previous minute admitted 5, the current one 3, and it is 30% into
+ * the current minute: the estimate is {@code 3 + 5 x 0.7 = 6.5} (floor: {@code 3 + 3 = 6}), below 7, so one more
+ * request is allowed; the next one at the same instant is denied.
+ *
+ * <p><b>Retry-after</b> is exact: the first microsecond at which the same request passes with no other traffic, found
+ * from the closed form and corrected by at most a few steps of the same predicate the decision uses.
+ */
+final class SlidingWindowCounter implements RateAlgorithm<SlidingWindowCounter.State> {
+
+    /**
+     * @param windowStartMicros start of the current window
+     * @param current cost admitted in the current window
+     * @param previous cost admitted in the window before it
+     */
+    record State(long windowStartMicros, long current, long previous) {}
 
     @Override
-    public Step<Object> step(Object state, long nowMicros, long cost, Policy policy) {
-        throw new UnsupportedOperationException("SlidingWindowCounter is being written");
+    public Step<State> step(State state, long nowMicros, long cost, Policy policy) {
+        long period = policy.periodMicros();
+        long limit = policy.limit();
+        State s = roll(state, nowMicros, period);
+        long now = Math.max(nowMicros, s.windowStartMicros());   // a clock that went backwards counts as the window start
+        long elapsed = now - s.windowStartMicros();
+        long used = weighted(s.previous(), elapsed, period) + s.current();
+        long reset = resetAfter(s, nowMicros, period);
+        if (cost > limit) {
+            return new Step<>(state, Outcome.deny(limit, Math.max(0, limit - used), reset, Outcome.NEVER));
+        }
+        if (used + cost > limit) {
+            long retry = retryAt(s, elapsed, cost, limit, period) - (nowMicros - s.windowStartMicros());
+            return new Step<>(state, Outcome.deny(limit, Math.max(0, limit - used), reset, retry));
+        }
+        if (cost == 0) {
+            return new Step<>(state, Outcome.allow(limit, limit - used, reset));
+        }
+        State after = new State(s.windowStartMicros(), s.current() + cost, s.previous());
+        return new Step<>(after, Outcome.allow(limit, limit - used - cost, resetAfter(after, nowMicros, period)));
+    }
+
+    /** The state seen from {@code now}: moved to the current window, or kept when the clock went backwards. */
+    private static State roll(State state, long nowMicros, long period) {
+        long windowStart = Math.floorDiv(nowMicros, period) * period;
+        if (state == null || state.windowStartMicros() < windowStart - period) {
+            return new State(windowStart, 0, 0);
+        }
+        if (state.windowStartMicros() == windowStart - period) {
+            return new State(windowStart, 0, state.current());
+        }
+        return state;   // same window, or a later one (clock went backwards)
+    }
+
+    /** {@code floor(previous * (period - elapsed) / period)} in doubles, in the order the Lua twin uses. */
+    static long weighted(long previous, long elapsed, long period) {
+        if (previous == 0) {
+            return 0;
+        }
+        return (long) Math.floor((double) previous * (double) (period - elapsed) / (double) period);
+    }
+
+    /**
+     * The first elapsed time (from the current window's start, possibly in the next window) at which a request of
+     * {@code cost <= limit} passes with no other traffic.
+     */
+    private static long retryAt(State s, long elapsed, long cost, long limit, long period) {
+        long room = limit - s.current() - cost;
+        if (room >= 0) {
+            return firstFit(s.previous(), room, elapsed, period);
+        }
+        return period + firstFit(s.current(), limit - cost, 0, period);   // next window: current becomes previous
+    }
+
+    /** Smallest {@code e >= from} with {@code weighted(previous, e, period) <= room}; at most {@code period}. */
+    private static long firstFit(long previous, long room, long from, long period) {
+        if (weighted(previous, from, period) <= room) {
+            return from;
+        }
+        // exact: weighted <= room  <=>  previous * (P - e) < (room + 1) * P  <=>  e > P - (room + 1) * P / previous
+        long guess = period - (long) Math.floor((double) (room + 1) * (double) period / (double) previous) + 1;
+        long e = Math.min(period, Math.max(from + 1, guess));
+        while (e < period && weighted(previous, e, period) > room) {
+            e++;
+        }
+        while (e - 1 > from && weighted(previous, e - 1, period) <= room) {
+            e--;
+        }
+        return e;
+    }
+
+    /** Until both counters stop counting: the end of the next window when the current one has cost, else this one's. */
+    private static long resetAfter(State s, long nowMicros, long period) {
+        if (s.current() > 0) {
+            return Math.max(0, s.windowStartMicros() + 2 * period - nowMicros);
+        }
+        if (s.previous() > 0) {
+            return Math.max(0, s.windowStartMicros() + period - nowMicros);
+        }
+        return 0;
     }
 
     @Override
-    public long ttlMicros(Object state, long nowMicros, Policy policy) {
-        throw new UnsupportedOperationException("SlidingWindowCounter is being written");
+    public long ttlMicros(State state, long nowMicros, Policy policy) {
+        return state == null ? 1 : Math.max(1, resetAfter(state, nowMicros, policy.periodMicros()));
     }
 }

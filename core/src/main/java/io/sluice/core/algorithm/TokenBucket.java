@@ -1,17 +1,72 @@
 package io.sluice.core.algorithm;
 
+import io.sluice.core.Outcome;
 import io.sluice.core.Policy;
 
-/** Placeholder until the algorithm lands: replace this whole file. */
-final class TokenBucket implements RateAlgorithm<Object> {
+/**
+ * Token bucket: a bucket of capacity {@code C} (the burst, else the limit) refilled with one token every
+ * {@code I = P / L} microseconds, lazily on each request: no timer thread.
+ *
+ * <p><b>State per key:</b> the tokens, and the time up to which refill has been counted. Refill advances that time by
+ * whole intervals only, so no fraction of a token is lost between requests; a full bucket restarts it at {@code now}.
+ *
+ * <p><b>Rule:</b> {@code add = floor((now - last) / I)}; {@code tokens = min(C, tokens + add)}. A request of cost
+ * {@code c <= C} passes when {@code tokens >= c} and takes {@code c} tokens; otherwise it may retry after
+ * {@code last + (c - tokens) * I - now}. A fresh key has a full bucket.
+ *
+ * <p><b>Worked example:</b> {@code 5/10s burst 20}: 20 requests pass at once, the 21st is denied with retry-after 2 s;
+ * from then on one request every 2 s.
+ *
+ * <p>A clock that goes backwards refills nothing until it passes the last refill time again.
+ */
+final class TokenBucket implements RateAlgorithm<TokenBucket.State> {
+
+    /**
+     * @param tokens tokens in the bucket at {@code lastMicros}
+     * @param lastMicros the time refill has been counted up to
+     */
+    record State(long tokens, long lastMicros) {}
 
     @Override
-    public Step<Object> step(Object state, long nowMicros, long cost, Policy policy) {
-        throw new UnsupportedOperationException("TokenBucket is being written");
+    public Step<State> step(State state, long nowMicros, long cost, Policy policy) {
+        long capacity = policy.capacity();
+        long interval = policy.intervalMicros();
+        State s = refill(state, nowMicros, capacity, interval);
+        if (cost > capacity) {
+            return new Step<>(state, Outcome.deny(capacity, s.tokens(), fullAfter(s, nowMicros, capacity, interval),
+                    Outcome.NEVER));
+        }
+        if (s.tokens() < cost) {
+            long retry = s.lastMicros() + (cost - s.tokens()) * interval - nowMicros;
+            return new Step<>(state, Outcome.deny(capacity, s.tokens(), fullAfter(s, nowMicros, capacity, interval),
+                    retry));
+        }
+        State after = cost == 0 ? state : new State(s.tokens() - cost, s.lastMicros());
+        return new Step<>(after, Outcome.allow(capacity, s.tokens() - cost,
+                fullAfter(new State(s.tokens() - cost, s.lastMicros()), nowMicros, capacity, interval)));
+    }
+
+    private static State refill(State state, long nowMicros, long capacity, long interval) {
+        if (state == null) {
+            return new State(capacity, nowMicros);
+        }
+        if (nowMicros <= state.lastMicros()) {
+            return state;
+        }
+        long add = (nowMicros - state.lastMicros()) / interval;
+        if (add >= capacity - state.tokens()) {
+            return new State(capacity, nowMicros);
+        }
+        return new State(state.tokens() + add, state.lastMicros() + add * interval);
+    }
+
+    private static long fullAfter(State s, long nowMicros, long capacity, long interval) {
+        return s.tokens() >= capacity ? 0 : Math.max(0, s.lastMicros() + (capacity - s.tokens()) * interval - nowMicros);
     }
 
     @Override
-    public long ttlMicros(Object state, long nowMicros, Policy policy) {
-        throw new UnsupportedOperationException("TokenBucket is being written");
+    public long ttlMicros(State state, long nowMicros, Policy policy) {
+        return state == null ? 1
+                : Math.max(1, fullAfter(state, nowMicros, policy.capacity(), policy.intervalMicros()));
     }
 }

@@ -93,7 +93,7 @@ public final class MemoryStore implements Store {
         for (int i = 0; i < n; i++) {
             Check check = checks.get(i);
             Entry entry = states.getIfPresent(keys[i]);
-            before[i] = entry == null ? null : entry.state;
+            before[i] = entry == null || entry.algorithm != check.policy().algorithm() ? null : entry.state;
             steps[i] = step(check, before[i], now);
             denied |= !steps[i].outcome().allowed() && !check.shadow();
         }
@@ -140,7 +140,7 @@ public final class MemoryStore implements Store {
                 ? Algorithms.concurrency().ttlMicros((Concurrency.State) state, now, policy)
                 : ((RateAlgorithm) Algorithms.rate(policy.algorithm()))
                         .ttlMicros(state, now + Algorithms.staggerOffsetMicros(check.key(), policy), policy);
-        states.put(key, new Entry(state, Math.max(1, ttl)));
+        states.put(key, new Entry(state, policy.algorithm(), Math.max(1, ttl)));
     }
 
     @Override
@@ -183,7 +183,7 @@ public final class MemoryStore implements Store {
     private record StateKey(String rule, String key) {}
 
     /** A state and how long it stays meaningful from the time it was written. */
-    private record Entry(Object state, long ttlMicros) {}
+    private record Entry(Object state, Algorithm algorithm, long ttlMicros) {}
 
     private static final class EntryExpiry implements Expiry<StateKey, Entry> {
         @Override
