@@ -1,0 +1,132 @@
+package io.sluice.benchmarks;
+
+import io.github.bucket4j.Bandwidth;
+import io.github.bucket4j.Bucket;
+import io.github.resilience4j.ratelimiter.RateLimiter;
+import io.github.resilience4j.ratelimiter.RateLimiterConfig;
+import io.sluice.core.Algorithm;
+import io.sluice.core.Engine;
+import io.sluice.core.Policy;
+import io.sluice.core.store.MemoryStore;
+import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Function;
+
+/**
+ * Builds every contender with the same limit: {@value #LIMIT_PER_SECOND} permits per second, burst equal to the
+ * limit. No contender reaches that rate on this machine, so (almost) every call takes the allowed path, the path
+ * a healthy service takes on nearly every request; the denied counters of the benchmarks show it.
+ *
+ * <p>Sluice is measured through {@link Engine#tryAcquire(String, String, Policy, long)}, its programmatic API, over
+ * the default {@link MemoryStore}. The peers are measured through their own try-acquire calls; keyed peers hold one
+ * limiter per key in a {@link ConcurrentHashMap} (get, then computeIfAbsent on a miss: the usual idiom).
+ */
+final class Contenders {
+
+    /** The one limit every contender enforces: {@value} permits per second. */
+    static final long LIMIT_PER_SECOND = 1_000_000_000L;
+
+    /** Contender names accepted by {@link #single} and {@link #keyed}. */
+    static final String SLUICE_GCRA = "sluice-gcra";
+    static final String SLUICE_TOKEN_BUCKET = "sluice-token-bucket";
+    static final String SLUICE_FIXED_WINDOW = "sluice-fixed-window";
+    static final String SLUICE_SLIDING_WINDOW = "sluice-sliding-window";
+    static final String GUAVA = "guava";
+    static final String RESILIENCE4J = "resilience4j";
+    static final String BUCKET4J = "bucket4j";
+    /** Keyed only: a bare {@link ConcurrentHashMap#get} of the same keys, the floor of any keyed limiter. */
+    static final String MAP_LOOKUP = "map-lookup";
+
+    private Contenders() {}
+
+    /** @return a limiter for one hot key */
+    static Limiter single(String name) {
+        String key = "client-42";
+        return switch (name) {
+            case SLUICE_GCRA, SLUICE_TOKEN_BUCKET, SLUICE_FIXED_WINDOW, SLUICE_SLIDING_WINDOW -> sluice(name);
+            case GUAVA -> {
+                com.google.common.util.concurrent.RateLimiter limiter = guava();
+                yield k -> limiter.tryAcquire();
+            }
+            case RESILIENCE4J -> {
+                RateLimiter limiter = resilience4j(key);
+                yield k -> limiter.acquirePermission();
+            }
+            case BUCKET4J -> {
+                Bucket bucket = bucket4j();
+                yield k -> bucket.tryConsume(1);
+            }
+            default -> throw new IllegalArgumentException("unknown single-key contender " + name);
+        };
+    }
+
+    /** @return a limiter over {@code keys}, every key already tracked (steady state: no key is new) */
+    static Limiter keyed(String name, String[] keys) {
+        Limiter limiter = switch (name) {
+            case SLUICE_GCRA, SLUICE_TOKEN_BUCKET, SLUICE_FIXED_WINDOW, SLUICE_SLIDING_WINDOW -> sluice(name);
+            case GUAVA -> perKey(k -> guava(), com.google.common.util.concurrent.RateLimiter::tryAcquire);
+            case RESILIENCE4J -> perKey(Contenders::resilience4j, RateLimiter::acquirePermission);
+            case BUCKET4J -> perKey(k -> bucket4j(), b -> b.tryConsume(1));
+            case MAP_LOOKUP -> {
+                Map<String, Object> map = new ConcurrentHashMap<>();
+                for (String k : keys) {
+                    map.put(k, Boolean.TRUE);
+                }
+                yield k -> map.get(k) != null;
+            }
+            default -> throw new IllegalArgumentException("unknown keyed contender " + name);
+        };
+        for (String k : keys) {
+            limiter.tryAcquire(k);
+        }
+        return limiter;
+    }
+
+    private static Limiter sluice(String name) {
+        Policy policy = Policy.of(algorithm(name), LIMIT_PER_SECOND, Duration.ofSeconds(1));
+        Engine engine = Engine.builder().store(MemoryStore.create()).build();
+        return k -> engine.tryAcquire("bench", k, policy, 1).allowed();
+    }
+
+    static Algorithm algorithm(String name) {
+        return switch (name) {
+            case SLUICE_GCRA -> Algorithm.GCRA;
+            case SLUICE_TOKEN_BUCKET -> Algorithm.TOKEN_BUCKET;
+            case SLUICE_FIXED_WINDOW -> Algorithm.FIXED_WINDOW;
+            case SLUICE_SLIDING_WINDOW -> Algorithm.SLIDING_WINDOW;
+            default -> throw new IllegalArgumentException("not a Sluice contender: " + name);
+        };
+    }
+
+    static com.google.common.util.concurrent.RateLimiter guava() {
+        return com.google.common.util.concurrent.RateLimiter.create(LIMIT_PER_SECOND);
+    }
+
+    static RateLimiter resilience4j(String key) {
+        return RateLimiter.of(key, RateLimiterConfig.custom()
+                .limitForPeriod((int) LIMIT_PER_SECOND)
+                .limitRefreshPeriod(Duration.ofSeconds(1))
+                .timeoutDuration(Duration.ZERO)
+                .build());
+    }
+
+    static Bucket bucket4j() {
+        return Bucket.builder()
+                .addLimit(Bandwidth.builder().capacity(LIMIT_PER_SECOND)
+                        .refillGreedy(LIMIT_PER_SECOND, Duration.ofSeconds(1)).build())
+                .build();
+    }
+
+    /** A peer keyed through a map of limiters, one per key. */
+    private static <L> Limiter perKey(Function<String, L> create, java.util.function.Predicate<L> acquire) {
+        Map<String, L> limiters = new ConcurrentHashMap<>();
+        return k -> {
+            L limiter = limiters.get(k);
+            if (limiter == null) {
+                limiter = limiters.computeIfAbsent(k, create);
+            }
+            return acquire.test(limiter);
+        };
+    }
+}

@@ -1,0 +1,74 @@
+package io.sluice.benchmarks;
+
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Fork;
+import org.openjdk.jmh.annotations.Measurement;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Param;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.Threads;
+import org.openjdk.jmh.annotations.Warmup;
+
+/**
+ * {@value Keys#COUNT} distinct keys, each call for a uniformly random one: the cost of one decision when the key's
+ * state is most likely not in cache (the working set is far larger than L2). Every key is tracked before the first
+ * iteration, so the numbers are steady state, not first sight of a key. {@code map-lookup} is the floor: a bare
+ * {@code ConcurrentHashMap.get} of the same keys.
+ */
+@State(Scope.Benchmark)
+@BenchmarkMode(Mode.AverageTime)
+@OutputTimeUnit(TimeUnit.NANOSECONDS)
+@Fork(1)
+@Warmup(iterations = 3, time = 2)
+@Measurement(iterations = 5, time = 2)
+public class KeyedBenchmark {
+
+    @Param({Contenders.SLUICE_GCRA, Contenders.SLUICE_TOKEN_BUCKET, Contenders.SLUICE_FIXED_WINDOW,
+            Contenders.SLUICE_SLIDING_WINDOW, Contenders.GUAVA, Contenders.RESILIENCE4J, Contenders.BUCKET4J,
+            Contenders.MAP_LOOKUP})
+    public String contender;
+
+    private String[] keys;
+    private Limiter limiter;
+
+    @Setup
+    public void setUp() {
+        keys = Keys.distinct(Keys.COUNT);
+        limiter = Contenders.keyed(contender, keys);
+    }
+
+    /** Each thread draws keys from its own xorshift sequence. */
+    @State(Scope.Thread)
+    public static class Cursor {
+        private static final AtomicLong SEEDS = new AtomicLong(0x9E3779B97F4A7C15L);
+        long random;
+
+        @Setup
+        public void seed() {
+            random = SEEDS.getAndAdd(0x632BE59BD9B4E019L) | 1;
+        }
+
+        String next(String[] keys) {
+            random = Keys.next(random);
+            return keys[Keys.index(random, keys.length)];
+        }
+    }
+
+    @Benchmark
+    @Threads(1)
+    public boolean oneThread(Cursor cursor, Denials denials) {
+        return denials.count(limiter.tryAcquire(cursor.next(keys)));
+    }
+
+    @Benchmark
+    @Threads(2)
+    public boolean twoThreads(Cursor cursor, Denials denials) {
+        return denials.count(limiter.tryAcquire(cursor.next(keys)));
+    }
+}
