@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# HTTP throughput with and without the Sluice filter, side by side in one run (issue: the filter costs <= 5%).
+# Needs wrk (Debian: apt-get install wrk). Usage: benchmarks/http-throughput.sh [rounds] [seconds-per-run]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+rounds=${1:-5}
+seconds=${2:-10}
+command -v wrk >/dev/null || { echo "wrk is needed: apt-get install -y wrk" >&2; exit 1; }
+mvn -q -B -pl benchmarks -am package -DskipTests
+java -Xmx512m -cp benchmarks/target/benchmarks.jar io.sluice.benchmarks.HttpServers > /tmp/sluice-http-servers.log 2>&1 &
+server=$!
+trap 'kill $server' EXIT
+for i in $(seq 1 100); do
+  curl -sf http://127.0.0.1:18082/ >/dev/null 2>&1 && break
+  sleep 0.2
+done
+wrk -t1 -c16 -d5s http://127.0.0.1:18081/ >/dev/null    # warm-up, both
+wrk -t1 -c16 -d5s http://127.0.0.1:18082/ >/dev/null
+plain=(); sluice=()
+for r in $(seq 1 "$rounds"); do
+  p=$(wrk -t1 -c16 -d"${seconds}s" http://127.0.0.1:18081/ | awk '/Requests\/sec/ {print $2}')
+  s=$(wrk -t1 -c16 -d"${seconds}s" http://127.0.0.1:18082/ | awk '/Requests\/sec/ {print $2}')
+  plain+=("$p"); sluice+=("$s")
+  echo "round $r: plain $p req/s, with Sluice $s req/s, ratio $(echo "scale=4; $s / $p" | bc)"
+done
+median() { printf '%s\n' "$@" | sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
+mp=$(median "${plain[@]}"); ms=$(median "${sluice[@]}")
+echo "median: plain $mp req/s, with Sluice $ms req/s, cost $(echo "scale=2; (1 - $ms / $mp) * 100" | bc)%"
