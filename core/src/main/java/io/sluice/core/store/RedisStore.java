@@ -26,12 +26,14 @@ import java.util.UUID;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.regex.Pattern;
 import org.apache.commons.pool2.impl.GenericObjectPoolConfig;
+import redis.clients.jedis.AbstractPipeline;
 import redis.clients.jedis.Connection;
 import redis.clients.jedis.DefaultJedisClientConfig;
 import redis.clients.jedis.HostAndPort;
 import redis.clients.jedis.RedisClient;
 import redis.clients.jedis.RedisClusterClient;
 import redis.clients.jedis.RedisSentinelClient;
+import redis.clients.jedis.Response;
 import redis.clients.jedis.UnifiedJedis;
 import redis.clients.jedis.exceptions.JedisConnectionException;
 import redis.clients.jedis.exceptions.JedisException;
@@ -58,7 +60,8 @@ import redis.clients.jedis.util.JedisClusterCRC16;
  * {@link Builder#applicationTime(boolean)} the application's time is passed instead (managed Redis that refuses
  * {@code TIME} in scripts; tests that drive timelines).
  *
- * <p><b>Cluster</b>: the checks of a request are grouped by hash slot, one script call per group; each group is
+ * <p><b>Cluster</b>: the checks of a request are grouped by hash slot, one script call per group, the groups sent
+ * together in one pipeline; each group is
  * all-or-nothing, but across groups a denial in one does not undo another's consumption. With
  * {@link Builder#hashTag(boolean)} every key carries the hash tag {@code {prefix}}, so all of Sluice's keys share one
  * slot and every request is all-or-nothing (at the price of putting all limiter state on one master).
@@ -115,23 +118,56 @@ public final class RedisStore implements Store {
         }
         Outcome[] out = new Outcome[checks.size()];
         String requestId = node + "-" + Long.toString(requests.incrementAndGet(), 36);
-        for (List<Integer> group : groups(checks)) {
-            List<String> keys = new ArrayList<>(group.size());
-            List<String> args = new ArrayList<>(3 + FIELDS * group.size());
-            args.add("e");
-            args.add(applicationTime ? Long.toString(nowMicros) : "");
-            args.add(requestId);
+        List<List<Integer>> groups = groups(checks);
+        List<List<String>> keys = new ArrayList<>(groups.size());
+        List<List<String>> args = new ArrayList<>(groups.size());
+        for (List<Integer> group : groups) {
+            List<String> k = new ArrayList<>(group.size());
+            List<String> a = new ArrayList<>(3 + FIELDS * group.size());
+            a.add("e");
+            a.add(applicationTime ? Long.toString(nowMicros) : "");
+            a.add(requestId);
             for (int i : group) {
                 Check c = checks.get(i);
-                keys.add(key(c.rule(), c.key()));
-                addArgs(args, c);
+                k.add(key(c.rule(), c.key()));
+                addArgs(a, c);
             }
-            List<?> reply = (List<?>) run(keys, args);
+            keys.add(k);
+            args.add(a);
+        }
+        List<Object> replies = groups.size() == 1 ? List.of(run(keys.get(0), args.get(0))) : pipelined(keys, args);
+        for (int g = 0; g < groups.size(); g++) {
+            List<?> reply = (List<?>) replies.get(g);
+            List<Integer> group = groups.get(g);
             for (int k = 0; k < group.size(); k++) {
                 out[group.get(k)] = outcome(reply, k * 6);
             }
         }
         return List.of(out);
+    }
+
+    /** Cluster: one script call per hash-slot group, all sent in one pipeline to their masters. */
+    private List<Object> pipelined(List<List<String>> keys, List<List<String>> args) {
+        List<Object> replies = new ArrayList<>(keys.size());
+        try {
+            List<Response<Object>> responses = new ArrayList<>(keys.size());
+            try (AbstractPipeline pipeline = redis.pipelined()) {
+                for (int g = 0; g < keys.size(); g++) {
+                    responses.add(pipeline.evalsha(SHA, keys.get(g), args.get(g)));
+                }
+                pipeline.sync();
+            }
+            for (int g = 0; g < responses.size(); g++) {
+                try {
+                    replies.add(responses.get(g).get());
+                } catch (JedisNoScriptException e) {
+                    replies.add(redis.eval(SCRIPT, keys.get(g), args.get(g)));   // a node that lost the script
+                }
+            }
+            return replies;
+        } catch (JedisException | ClassCastException e) {
+            throw new StoreException("Redis call failed (" + description + "): " + e.getMessage(), e);
+        }
     }
 
     @Override

@@ -112,4 +112,31 @@ class RedisClusterIT {
             assertThat(JedisClusterCRC16.getSlot(redis.key("loose", "a"))).isEqualTo(JedisClusterCRC16.getSlot(redis.key("tight", "zz")));
         }
     }
+
+    @Test
+    void acrossSlotsEachGroupIsAtomicAndAFlushedScriptIsSentAgain() throws Exception {
+        try (RedisStore redis = RedisStore.builder().cluster(seeds()).applicationTime(true).prefix("groups")
+                .timeout(Duration.ofSeconds(2)).build()) {
+            String a = "a";
+            String b = "b";
+            int i = 0;
+            while (JedisClusterCRC16.getSlot(redis.key("open", a)) * 3 / 16384
+                    == JedisClusterCRC16.getSlot(redis.key("shut", b)) * 3 / 16384) {
+                b = "b" + i++;                                   // keys on two different masters
+            }
+            for (RedisProcess node : nodes) {
+                try (Jedis j = new Jedis("127.0.0.1", node.port())) {
+                    j.scriptFlush();
+                }
+            }
+            Policy open = Policy.parse("10/1h");
+            Policy shut = Policy.parse("1/1h");
+            List<Check> request = List.of(Check.of("open", a, open, 1), Check.of("shut", b, shut, 1));
+            assertThat(redis.evaluate(request, T0)).extracting(Outcome::allowed).containsExactly(true, true);
+            List<Outcome> second = redis.evaluate(request, T0);
+            assertThat(second).extracting(Outcome::allowed).containsExactly(true, false);
+            // documented: across slots the other group's consumption is not undone (memory would leave 9)
+            assertThat(second.get(0).remaining()).isEqualTo(8);
+        }
+    }
 }
