@@ -335,6 +335,14 @@ public final class Engine implements AutoCloseable {
     public Outcome inspect(String ruleName, String key, String tier) {
         Rule rule = rules.stream().filter(r -> r.name().equals(ruleName)).findFirst()
                 .orElseThrow(() -> new io.sluice.core.config.ConfigException("rule", ruleName, "expected the name of a rule"));
+        return inspect(rule, key, tier);
+    }
+
+    /**
+     * Admin: the state of {@code key} under {@code rule} (a rule of this engine or one passed to
+     * {@link #check(RequestView, List)}), seen by a request of cost 0: nothing is consumed.
+     */
+    public Outcome inspect(Rule rule, String key, String tier) {
         Policy policy = rule.tiers() != null && tier != null
                 ? rule.tiers().policies().getOrDefault(tier, rule.policy()) : rule.policy();
         return store.evaluate(List.of(new Check(rule.name(), key, policy, 0, false,

@@ -109,6 +109,7 @@ public class RateLimitFilter implements Filter {
                     own, "init-param");
             SluiceConfig sluice = SluiceConfig.load(parameters, value -> rulesSource(config.getServletContext(), value));
             door = FrontDoor.open(sluice, time);
+            config.getServletContext().setAttribute(contextAttribute(name), door);
             LOG.log(Level.INFO, "Sluice rate limiting (filter " + name + "): " + door.rules().names() + "\n  "
                     + String.join("\n  ", sluice.description()));
         } catch (ConfigException e) {
@@ -220,6 +221,11 @@ public class RateLimitFilter implements Filter {
         } catch (MalformedURLException | InvalidPathException e) {
             return null;
         }
+    }
+
+    /** @return the servlet context attribute holding the front door of the filter named {@code filterName} */
+    static String contextAttribute(String filterName) {
+        return RateLimitFilter.class.getName() + "." + filterName;
     }
 
     /** @return the front door this filter delegates to (tests read its store and rules) */

@@ -66,6 +66,9 @@ final class FilterServer implements AutoCloseable {
         context.addServlet(async, "/async");
         context.addServlet(new ServletHolder(new FailingServlet()), "/fail");
         context.addServlet(new ServletHolder(new LoginServlet()), "/sign-in");
+        ServletHolder admin = new ServletHolder(new AdminServlet());
+        admin.setInitParameter("filter", "sluice");
+        context.addServlet(admin, "/sluice-admin");
         context.addServlet(new ServletHolder(new HelloServlet()), "/");
         server.setHandler(context);
         server.start();
@@ -115,10 +118,16 @@ final class FilterServer implements AutoCloseable {
                 request.setAttribute("plan", plan);
             }
             String user = request.getHeader("X-Test-User");
+            String role = request.getHeader("X-Test-Role");
             chain.doFilter(user == null ? request : new HttpServletRequestWrapper(request) {
                 @Override
                 public Principal getUserPrincipal() {
                     return () -> user;
+                }
+
+                @Override
+                public boolean isUserInRole(String r) {
+                    return r.equals(role);
                 }
             }, res);
         }

@@ -179,6 +179,29 @@ public final class FrontDoor implements AutoCloseable {
         return false;
     }
 
+    /**
+     * Admin: the state of {@code key} under the rule named {@code ruleName}, without consuming.
+     *
+     * @return null when no rule in force has that name
+     */
+    public io.sluice.core.Outcome inspect(String ruleName, String key, String tier) {
+        for (io.sluice.core.Rule r : rules.get().rules()) {
+            if (r.name().equals(ruleName)) {
+                return engine.inspect(r, key, tier);
+            }
+        }
+        return null;
+    }
+
+    /** Admin: forgets (resets, unblocks) {@code key} under the rule named {@code ruleName}; false when no such rule. */
+    public boolean reset(String ruleName, String key) {
+        if (rules.get().rules().stream().noneMatch(r -> r.name().equals(ruleName))) {
+            return false;
+        }
+        engine.reset(ruleName, key);
+        return true;
+    }
+
     /** @return the rules in force now */
     public RuleSet rules() {
         return rules.get();

@@ -1,0 +1,130 @@
+package io.sluice.filter;
+
+import io.sluice.core.Outcome;
+import io.sluice.core.http.FrontDoor;
+import jakarta.servlet.ServletException;
+import jakarta.servlet.http.HttpServlet;
+import jakarta.servlet.http.HttpServletRequest;
+import jakarta.servlet.http.HttpServletResponse;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+
+/**
+ * The opt-in admin endpoint: inspect a key's state under a rule, and reset (unblock) it. Not active unless declared;
+ * protect it with the container's security, and it also requires the caller to be in role {@code role} (init
+ * parameter, default {@value #DEFAULT_ROLE}) — without an authenticated caller in that role it answers 403.
+ *
+ * <pre>
+ * &lt;servlet&gt;
+ *   &lt;servlet-name&gt;sluice-admin&lt;/servlet-name&gt;
+ *   &lt;servlet-class&gt;io.sluice.filter.AdminServlet&lt;/servlet-class&gt;
+ *   &lt;init-param&gt;&lt;param-name&gt;filter&lt;/param-name&gt;&lt;param-value&gt;sluice&lt;/param-value&gt;&lt;/init-param&gt;
+ * &lt;/servlet&gt;
+ * &lt;servlet-mapping&gt;&lt;servlet-name&gt;sluice-admin&lt;/servlet-name&gt;&lt;url-pattern&gt;/sluice-admin&lt;/url-pattern&gt;&lt;/servlet-mapping&gt;
+ * &lt;security-constraint&gt; ... &lt;role-name&gt;sluice-admin&lt;/role-name&gt; ... &lt;/security-constraint&gt;
+ * </pre>
+ *
+ * <p>{@code GET ?rule=per-ip&key=203.0.113.9[&tier=pro]}: 200 with the key's numbers as JSON, consuming nothing.
+ * {@code DELETE ?rule=per-ip&key=203.0.113.9}: 204, the key is reset (and unblocked, penalty included). 400 when a
+ * parameter is missing, 404 for an unknown rule, 503 when the filter is not running.
+ */
+public class AdminServlet extends HttpServlet {
+
+    /** The role a caller needs: {@value}. */
+    public static final String DEFAULT_ROLE = "sluice-admin";
+
+    private String filterName;
+    private String role;
+
+    @Override
+    public void init() throws ServletException {
+        filterName = value(getInitParameter("filter"), "sluice");
+        role = value(getInitParameter("role"), DEFAULT_ROLE);
+    }
+
+    @Override
+    protected void doGet(HttpServletRequest request, HttpServletResponse response) throws IOException {
+        FrontDoor door = door(request, response);
+        if (door == null) {
+            return;
+        }
+        Outcome o = door.inspect(request.getParameter("rule"), request.getParameter("key"), request.getParameter("tier"));
+        if (o == null) {
+            json(response, 404, "{\"error\":\"no rule named " + escape(request.getParameter("rule")) + "\"}");
+            return;
+        }
+        json(response, 200, "{\"rule\":\"" + escape(request.getParameter("rule")) + "\",\"limit\":" + o.limit()
+                + ",\"remaining\":" + o.remaining() + ",\"resetAfterMillis\":" + millis(o.resetAfterMicros()) + "}");
+    }
+
+    @Override
+    protected void doDelete(HttpServletRequest request, HttpServletResponse response) throws IOException {
+        FrontDoor door = door(request, response);
+        if (door == null) {
+            return;
+        }
+        if (!door.reset(request.getParameter("rule"), request.getParameter("key"))) {
+            json(response, 404, "{\"error\":\"no rule named " + escape(request.getParameter("rule")) + "\"}");
+            return;
+        }
+        response.setStatus(204);
+    }
+
+    /** Checks the caller and the parameters; answers and returns null when the request cannot proceed. */
+    private FrontDoor door(HttpServletRequest request, HttpServletResponse response) throws IOException {
+        if (request.getUserPrincipal() == null || !request.isUserInRole(role)) {
+            json(response, 403, "{\"error\":\"the Sluice admin endpoint needs an authenticated caller in role "
+                    + escape(role) + "\"}");
+            return null;
+        }
+        String rule = request.getParameter("rule");
+        String key = request.getParameter("key");
+        if (rule == null || rule.isBlank() || key == null || key.isEmpty()) {
+            json(response, 400, "{\"error\":\"expected parameters rule and key, such as ?rule=per-ip&key=203.0.113.9\"}");
+            return null;
+        }
+        Object door = getServletContext().getAttribute(RateLimitFilter.contextAttribute(filterName));
+        if (!(door instanceof FrontDoor frontDoor)) {
+            json(response, 503, "{\"error\":\"no Sluice filter named " + escape(filterName) + " is running\"}");
+            return null;
+        }
+        return frontDoor;
+    }
+
+    private static void json(HttpServletResponse response, int status, String body) throws IOException {
+        byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
+        response.setStatus(status);
+        response.setHeader("Cache-Control", "no-store");
+        response.setContentType("application/json");
+        response.setContentLength(bytes.length);
+        response.getOutputStream().write(bytes);
+    }
+
+    private static long millis(long micros) {
+        return micros == Outcome.NEVER ? -1 : (micros + 999) / 1000;
+    }
+
+    private static String value(String v, String fallback) {
+        return v == null || v.isBlank() ? fallback : v.trim();
+    }
+
+    private static String escape(String s) {
+        if (s == null) {
+            return "";
+        }
+        StringBuilder out = new StringBuilder();
+        for (char c : s.toCharArray()) {
+            if (c == '"' || c == '\\') {
+                out.append('\\').append(c);
+            } else if (c < 0x20 || c > 0x7e) {
+                out.append(String.format("\\u%04x", (int) c));
+            } else {
+                out.append(c);
+            }
+            if (out.length() > 200) {
+                break;
+            }
+        }
+        return out.toString();
+    }
+}

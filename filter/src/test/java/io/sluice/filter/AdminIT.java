@@ -1,0 +1,44 @@
+package io.sluice.filter;
+
+import static org.hamcrest.Matchers.containsString;
+import static org.hamcrest.Matchers.equalTo;
+
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/** The opt-in admin endpoint: inspect and reset a key, only for an authenticated caller in the admin role. */
+class AdminIT {
+
+    @Test
+    void anAdminInspectsAndUnblocksAKey() throws Exception {
+        try (FilterServer server = FilterServer.start(Map.of("limit", "2/1m", "exclude", "/sluice-admin"))) {
+            server.client().get("/").then().statusCode(200);
+            server.client().get("/").then().statusCode(200);
+            server.client().get("/").then().statusCode(429);
+
+            server.client().header("X-Test-User", "ops").header("X-Test-Role", "sluice-admin")
+                    .queryParam("rule", "per-ip").queryParam("key", "127.0.0.1").get("/sluice-admin")
+                    .then().statusCode(200).contentType("application/json").body("limit", equalTo(2))
+                    .body("remaining", equalTo(0));
+            server.client().header("X-Test-User", "ops").header("X-Test-Role", "sluice-admin")
+                    .queryParam("rule", "per-ip").queryParam("key", "127.0.0.1").delete("/sluice-admin")
+                    .then().statusCode(204);
+            server.client().get("/").then().statusCode(200);
+        }
+    }
+
+    @Test
+    void everyoneElseIsTurnedAway() throws Exception {
+        try (FilterServer server = FilterServer.start(Map.of("limit", "2/1m", "exclude", "/sluice-admin"))) {
+            server.client().queryParam("rule", "per-ip").queryParam("key", "127.0.0.1").delete("/sluice-admin")
+                    .then().statusCode(403).body(containsString("role sluice-admin"));
+            server.client().header("X-Test-User", "mallory").header("X-Test-Role", "user")
+                    .queryParam("rule", "per-ip").queryParam("key", "127.0.0.1").get("/sluice-admin")
+                    .then().statusCode(403);
+            server.client().header("X-Test-User", "ops").header("X-Test-Role", "sluice-admin")
+                    .queryParam("rule", "nope").queryParam("key", "k").get("/sluice-admin").then().statusCode(404);
+            server.client().header("X-Test-User", "ops").header("X-Test-Role", "sluice-admin")
+                    .queryParam("rule", "per-ip").get("/sluice-admin").then().statusCode(400);
+        }
+    }
+}
