@@ -54,7 +54,7 @@ final class DenialCache {
     Decision deny(List<Rule> rules, List<Check> checks, long now) {
         for (int i = 0; i < checks.size(); i++) {
             Check c = checks.get(i);
-            if (!applies(c)) {
+            if (!applies(c) || !rules.get(i).denialCache()) {
                 continue;
             }
             Denial d = cache.getIfPresent(new Key(c.rule(), c.key()));
@@ -72,7 +72,7 @@ final class DenialCache {
         for (int i = 0; i < checks.size(); i++) {
             Check c = checks.get(i);
             Outcome o = decision.outcomes().get(i).outcome();
-            if (!o.allowed() && applies(c) && !o.never() && o.retryAfterMicros() < Policy.MAX_EXACT_MICROS) {
+            if (!o.allowed() && applies(c) && decision.outcomes().get(i).rule().denialCache() && !o.never() && o.retryAfterMicros() < Policy.MAX_EXACT_MICROS) {
                 cache.put(new Key(c.rule(), c.key()), new Denial(now + o.retryAfterMicros(),
                         now + Math.max(o.resetAfterMicros(), o.retryAfterMicros()), c.cost(), o.limit(), c.policy()));
             }

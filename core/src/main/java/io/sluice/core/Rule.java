@@ -22,6 +22,8 @@ import java.util.regex.Pattern;
  * @param countStatuses counting by outcome: when not empty, only responses with one of these statuses are counted
  *     (for example 401 and 403 on {@code POST /login}); the request is checked before it proceeds (denied when the
  *     key has no room for its cost) and charged after the response, by {@link Engine#charge}
+ * @param denialCache whether a key this rule denied is denied again locally until its retry time, without a store
+ *     call (on by default; it applies only where it is exact: see the engine's denial cache)
  */
 public record Rule(
         String name,
@@ -33,7 +35,8 @@ public record Rule(
         Mode mode,
         FailureMode onStoreFailure,
         MissingKey onMissingKey,
-        Set<Integer> countStatuses) {
+        Set<Integer> countStatuses,
+        boolean denialCache) {
 
     /** The key a request counts under when its key cannot be resolved and the rule says {@link MissingKey#ANONYMOUS}. */
     public static final String ANONYMOUS_KEY = "anonymous";
@@ -63,10 +66,16 @@ public record Rule(
         }
     }
 
-    /** A rule that counts every request it matches. */
+    /** A rule that counts every request it matches, with the denial cache on. */
     public Rule(String name, RequestMatcher matcher, KeyResolver key, Policy policy, Tiers tiers, long cost, Mode mode,
             FailureMode onStoreFailure, MissingKey onMissingKey) {
-        this(name, matcher, key, policy, tiers, cost, mode, onStoreFailure, onMissingKey, Set.of());
+        this(name, matcher, key, policy, tiers, cost, mode, onStoreFailure, onMissingKey, Set.of(), true);
+    }
+
+    /** A rule with the denial cache on. */
+    public Rule(String name, RequestMatcher matcher, KeyResolver key, Policy policy, Tiers tiers, long cost, Mode mode,
+            FailureMode onStoreFailure, MissingKey onMissingKey, Set<Integer> countStatuses) {
+        this(name, matcher, key, policy, tiers, cost, mode, onStoreFailure, onMissingKey, countStatuses, true);
     }
 
     /** @return whether only responses of {@link #countStatuses()} are counted (checked before, charged after) */
@@ -76,7 +85,8 @@ public record Rule(
 
     /** @return this rule with another mode */
     public Rule withMode(Mode m) {
-        return new Rule(name, matcher, key, policy, tiers, cost, m, onStoreFailure, onMissingKey, countStatuses);
+        return new Rule(name, matcher, key, policy, tiers, cost, m, onStoreFailure, onMissingKey, countStatuses,
+                denialCache);
     }
 
     /** @return the policy that applies to {@code request}: its tier's, or the rule's */
@@ -132,6 +142,7 @@ public record Rule(
         private FailureMode onStoreFailure = FailureMode.ALLOW;
         private MissingKey onMissingKey = MissingKey.SKIP;
         private Set<Integer> countStatuses = Set.of();
+        private boolean denialCache = true;
 
         Builder(String name) {
             this.name = name;
@@ -193,8 +204,15 @@ public record Rule(
             return this;
         }
 
+        /** Turns the local cache of denied keys off for this rule (on by default). */
+        public Builder denialCache(boolean on) {
+            this.denialCache = on;
+            return this;
+        }
+
         public Rule build() {
-            return new Rule(name, matcher, key, policy, tiers, cost, mode, onStoreFailure, onMissingKey, countStatuses);
+            return new Rule(name, matcher, key, policy, tiers, cost, mode, onStoreFailure, onMissingKey, countStatuses,
+                    denialCache);
         }
     }
 }

@@ -55,6 +55,17 @@ class EngineResilienceTest {
     }
 
     @Test
+    void aRuleCanTurnTheDenialCacheOff() {
+        Engine engine = Engine.builder().timeSource(time).store(switchable)
+                .rule(Rule.builder("per-ip").policy(PolicyParser.parse("limit", "1/1m", Algorithm.FIXED_WINDOW))
+                        .key(RequestView::remoteAddress).denialCache(false).build()).build();
+        for (int i = 0; i < 5; i++) {
+            engine.check(REQUEST);
+        }
+        assertThat(calls).as("every request asks the store").hasValue(5);
+    }
+
+    @Test
     void aDeniedKeyCostsNoStoreCallUntilItsRetryTime() {
         Engine engine = engine("2/1m", Algorithm.FIXED_WINDOW).build();
         engine.check(REQUEST);

@@ -50,7 +50,7 @@ public record Allowlist(List<Cidr> addresses, Set<String> keys) {
             return key == null || !keys.contains(key);
         };
         return new Rule(rule.name(), unlessAllowed, rule.key(), rule.policy(), rule.tiers(), rule.cost(), rule.mode(),
-                rule.onStoreFailure(), rule.onMissingKey(), rule.countStatuses());
+                rule.onStoreFailure(), rule.onMissingKey(), rule.countStatuses(), rule.denialCache());
     }
 
     /** @return the allowlist of both */

@@ -56,9 +56,9 @@ public final class RulesFile {
 
     private static final Set<String> TOP = Set.of("defaults", "allowlist", "rules");
     private static final Set<String> DEFAULTS = Set.of("key", "algorithm", "cost", "mode", "on-store-failure",
-            "on-missing-key");
+            "on-missing-key", "denial-cache");
     private static final Set<String> RULE = Set.of("name", "paths", "methods", "limit", "key", "algorithm", "cost",
-            "count-status",
+            "count-status", "denial-cache",
             "mode", "on-store-failure", "on-missing-key", "tiers");
     private static final Set<String> ALLOWLIST = Set.of("addresses", "keys");
     private static final Set<String> TIERS = Set.of("by", "policies");
@@ -153,7 +153,19 @@ public final class RulesFile {
                 choice(f, "mode", at, Rule.Mode.ENFORCE),
                 choice(f, "on-store-failure", at, Rule.FailureMode.ALLOW),
                 choice(f, "on-missing-key", at, Rule.MissingKey.SKIP),
-                statuses(m, at));
+                statuses(m, at),
+                bool(f, "denial-cache", at, true));
+    }
+
+    private boolean bool(Map<String, Object> m, String name, String at, boolean fallback) {
+        Object v = m.get(name);
+        if (v == null) {
+            return fallback;
+        }
+        if (v instanceof Boolean b) {
+            return b;
+        }
+        throw new ConfigException(field(at, name), text(v), "expected true or false");
     }
 
     /** {@code count-status: [401, 403]}: the rule counts only responses with these statuses. */

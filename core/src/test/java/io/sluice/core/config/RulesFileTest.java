@@ -130,8 +130,14 @@ class RulesFileTest {
         fails("rules: [{name: api}]",
                 "rules.yaml: rules[0] (api).limit: expected a limit such as \"100/1m\" (required), got nothing");
         fails("rules: [{name: api, limit: 10/s, method: GET}]", "rules.yaml: rules[0]: unknown field; expected one of "
-                + "[algorithm, cost, count-status, key, limit, methods, mode, name, on-missing-key, on-store-failure, paths, tiers], "
+                + "[algorithm, cost, count-status, denial-cache, key, limit, methods, mode, name, on-missing-key, on-store-failure, paths, tiers], "
                 + "got \"method\"");
+        org.assertj.core.api.Assertions.assertThat(RulesFile.parse("rules.yaml",
+                "rules: [{name: api, limit: 10/s, denial-cache: false}, {name: web, limit: 10/s}]",
+                io.sluice.core.key.ClientIpResolver.direct()).rules())
+                .extracting(io.sluice.core.Rule::denialCache).containsExactly(false, true);
+        fails("rules: [{name: api, limit: 10/s, denial-cache: maybe}]",
+                "rules.yaml: rules[0] (api).denial-cache: expected true or false, got \"maybe\"");
         fails("rules: [{name: api, limit: 10/s, count-status: [40]}]",
                 "rules.yaml: rules[0] (api).count-status: expected HTTP statuses such as [401, 403], got \"40\"");
         fails("rules: [{name: 'bad name', limit: 10/s}]", "rules.yaml: rules[0].name: expected a name of letters, digits, "
