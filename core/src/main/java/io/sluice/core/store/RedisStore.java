@@ -57,8 +57,10 @@ import redis.clients.jedis.util.JedisClusterCRC16;
  * its state stays meaningful, at least 1 ms.
  *
  * <p><b>Time</b>: by default the script reads Redis {@code TIME}, so nodes with skewed clocks agree; with
- * {@link Builder#applicationTime(boolean)} the application's time is passed instead (managed Redis that refuses
- * {@code TIME} in scripts; tests that drive timelines).
+ * {@link Builder#applicationTime(boolean)} (or {@code ?time=application} on the URL) the application's time is passed
+ * instead (managed Redis that refuses
+ * {@code TIME} in scripts; tests that drive timelines); TTLs, which Redis counts on its own clock, then get 60 s of
+ * slack for the skew between the two clocks.
  *
  * <p><b>Cluster</b>: the checks of a request are grouped by hash slot, one script call per group, the groups sent
  * together in one pipeline; each group is
@@ -421,6 +423,7 @@ public final class RedisStore implements Store {
             try {
                 if (url != null) {
                     Target t = Target.parse(url);
+                    applicationTime |= t.applicationTime();
                     DefaultJedisClientConfig config = DefaultJedisClientConfig.builder().connectionTimeoutMillis(millis)
                             .socketTimeoutMillis(millis).user(t.user).password(t.password).database(t.database)
                             .ssl(t.ssl).clientName("sluice").build();
@@ -460,7 +463,8 @@ public final class RedisStore implements Store {
     }
 
     /** A parsed Redis URL. */
-    record Target(String host, int port, String user, String password, int database, boolean ssl) {
+    record Target(String host, int port, String user, String password, int database, boolean ssl,
+            boolean applicationTime) {
 
         static Target parse(String url) {
             String shown = url == null ? null : url.replaceAll("(?<=://)([^:@/]*):[^@/]*@", "$1:***@");
@@ -492,7 +496,19 @@ public final class RedisStore implements Store {
                             + " \"redis://localhost:6379/2\"");
                 }
             }
-            return new Target(uri.getHost(), uri.getPort() < 0 ? 6379 : uri.getPort(), user, password, database, ssl);
+            boolean applicationTime = false;
+            if (uri.getQuery() != null) {
+                for (String option : uri.getQuery().split("&")) {
+                    if (option.equals("time=application")) {
+                        applicationTime = true;
+                    } else if (!option.equals("time=redis")) {
+                        throw new ConfigException("store", shown, "unknown option \"" + option + "\"; the Redis URL takes"
+                                + " only \"?time=application\" or \"?time=redis\" (the default)");
+                    }
+                }
+            }
+            return new Target(uri.getHost(), uri.getPort() < 0 ? 6379 : uri.getPort(), user, password, database, ssl,
+                    applicationTime);
         }
 
         private static String decode(String s) {
@@ -502,7 +518,7 @@ public final class RedisStore implements Store {
         @Override
         public String toString() {
             return (ssl ? "rediss://" : "redis://") + (user != null ? user + ":***@" : password != null ? ":***@" : "")
-                    + host + ":" + port + (database != 0 ? "/" + database : "");
+                    + host + ":" + port + (database != 0 ? "/" + database : "") + (applicationTime ? "?time=application" : "");
         }
     }
 }

@@ -15,12 +15,15 @@
 
 local mode = ARGV[1]
 local now
+-- TTLs run on Redis's clock; with the application's time they get a minute of slack for the skew between the two
+local ttl_slack_ms = 0
 if ARGV[2] == '' then
   redis.replicate_commands()
   local t = redis.call('TIME')
   now = tonumber(t[1]) * 1000000 + tonumber(t[2])
 else
   now = tonumber(ARGV[2])
+  ttl_slack_ms = 60000
 end
 
 local NEVER = -1
@@ -50,7 +53,7 @@ local function read_string(key, tag)
   return s
 end
 
-local function ttl_ms(micros) return max(1, math.ceil(max(1, micros) / 1000)) end
+local function ttl_ms(micros) return max(1, math.ceil(max(1, micros) / 1000)) + ttl_slack_ms end
 
 local function write_string(key, tag, s, ttl)
   local v = tag
