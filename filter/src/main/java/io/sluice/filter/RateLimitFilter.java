@@ -1,7 +1,9 @@
 package io.sluice.filter;
 
 import io.sluice.core.Decision;
+import io.sluice.core.cdi.CdiIntegration;
 import io.sluice.core.config.ConfigException;
+import io.sluice.core.config.MicroProfileConfig;
 import io.sluice.core.config.Parameters;
 import io.sluice.core.config.RulesSource;
 import io.sluice.core.config.SluiceConfig;
@@ -29,6 +31,7 @@ import java.nio.file.InvalidPathException;
 import java.nio.file.Path;
 import java.util.Collections;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -46,6 +49,11 @@ import java.util.Map;
  * &lt;filter-mapping&gt;&lt;filter-name&gt;sluice&lt;/filter-name&gt;&lt;url-pattern&gt;/*&lt;/url-pattern&gt;&lt;/filter-mapping&gt;
  * </pre>
  *
+ * <p>With CDI, the filter uses what the application produces (see {@link CdiIntegration}): with a produced
+ * {@link SluiceConfig} it shares one front door with the JAX-RS filter and {@code @Inject Engine}, and init-params are
+ * ignored; else its parameters are read as usual (MicroProfile Config is a layer when present) and a produced
+ * {@code Store} is used. Without CDI no CDI class is loaded.
+ *
  * <p>The {@link Decision} is left in request attribute {@value FrontDoor#DECISION_ATTRIBUTE} for later filters and the
  * application. Concurrency leases are released when the response completes, for async requests too.
  *
@@ -62,6 +70,7 @@ public class RateLimitFilter implements Filter {
     private final DelayScheduler scheduler;
     private final java.util.concurrent.atomic.AtomicBoolean warnedBlocking = new java.util.concurrent.atomic.AtomicBoolean();
     private volatile FrontDoor door;
+    private volatile boolean ownsDoor;
 
     /** A filter on the system clock. */
     public RateLimitFilter() {
@@ -104,14 +113,27 @@ public class RateLimitFilter implements Filter {
             own.put(name, config.getInitParameter(name));
         }
         String name = config.getFilterName();
+        CdiIntegration cdi = CdiIntegration.find();
+        FrontDoor shared = cdi == null ? null : cdi.sharedFrontDoor();
+        if (shared != null) {
+            door = shared;
+            config.getServletContext().setAttribute(contextAttribute(name), door);
+            LOG.log(Level.INFO, "Sluice rate limiting (filter " + name + "): " + shared.rules().names()
+                    + " from the application's produced SluiceConfig" + (own.isEmpty() ? "" : "; init-params "
+                    + own.keySet() + " are ignored"));
+            return;
+        }
         try {
-            Parameters parameters = Parameters.of(own.getOrDefault("config-prefix", Parameters.DEFAULT_PREFIX).trim(),
-                    own, "init-param");
+            Parameters parameters = MicroProfileConfig.addTo(Parameters.of(
+                    own.getOrDefault("config-prefix", Parameters.DEFAULT_PREFIX).trim(), own, "init-param"));
             SluiceConfig sluice = SluiceConfig.load(parameters, value -> rulesSource(config.getServletContext(), value));
-            door = FrontDoor.open(sluice, time);
+            door = cdi == null ? FrontDoor.open(sluice, time)
+                    : FrontDoor.open(sluice, time, cdi.store(), List.of(cdi.events()));
+            ownsDoor = true;
             config.getServletContext().setAttribute(contextAttribute(name), door);
             LOG.log(Level.INFO, "Sluice rate limiting (filter " + name + "): " + door.rules().names() + "\n  "
-                    + String.join("\n  ", sluice.description()));
+                    + String.join("\n  ", sluice.description()) + (cdi != null && cdi.store() != null
+                    ? "\n  store = the application's produced " + cdi.store().getClass().getSimpleName() + " (CDI)" : ""));
         } catch (ConfigException e) {
             throw new ServletException("Sluice rate limiting (filter " + name + "): invalid configuration: "
                     + e.getMessage(), e);
@@ -235,8 +257,8 @@ public class RateLimitFilter implements Filter {
 
     @Override
     public void destroy() {
-        if (door != null) {
-            door.close();
+        if (door != null && ownsDoor) {
+            door.close();     // a shared front door belongs to CDI, which closes it when the application stops
         }
         if (threaded != null) {
             threaded.close();

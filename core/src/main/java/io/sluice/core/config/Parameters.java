@@ -12,6 +12,8 @@ import java.util.function.Function;
  * <ol>
  *   <li>system property {@code sluice.trusted-proxies}</li>
  *   <li>environment variable {@code SLUICE_TRUSTED_PROXIES} (upper case, {@code -} and {@code .} become {@code _})</li>
+ *   <li>when added with {@link #withConfig}: a configuration service such as MicroProfile Config, property
+ *       {@code sluice.trusted-proxies}</li>
  *   <li>the front door's own setting, such as the filter's {@code <init-param>trusted-proxies}</li>
  * </ol>
  *
@@ -27,14 +29,18 @@ public final class Parameters {
     private final Function<String, String> environment;
     private final Map<String, String> own;
     private final String ownLabel;
+    private final Function<String, String> config;
+    private final String configLabel;
 
     private Parameters(String prefix, Function<String, String> systemProperties, Function<String, String> environment,
-            Map<String, String> own, String ownLabel) {
+            Map<String, String> own, String ownLabel, Function<String, String> config, String configLabel) {
         this.prefix = prefix;
         this.systemProperties = systemProperties;
         this.environment = environment;
         this.own = Map.copyOf(own);
         this.ownLabel = ownLabel;
+        this.config = config;
+        this.configLabel = configLabel;
     }
 
     /**
@@ -52,7 +58,17 @@ public final class Parameters {
         if (prefix == null || !prefix.matches("[A-Za-z][A-Za-z0-9-]{0,31}")) {
             throw new ConfigException("config-prefix", prefix, "expected letters, digits or '-', such as \"sluice\"");
         }
-        return new Parameters(prefix, systemProperties, environment, own, ownLabel);
+        return new Parameters(prefix, systemProperties, environment, own, ownLabel, null, null);
+    }
+
+    /**
+     * @param lookup a configuration service, asked for the property name ({@code sluice.limit}); consulted after the
+     *     system properties and the environment, before the front door's own settings
+     * @param label how errors name it, such as {@code MicroProfile Config}
+     * @return these parameters with that layer added
+     */
+    public Parameters withConfig(Function<String, String> lookup, String label) {
+        return new Parameters(prefix, systemProperties, environment, own, ownLabel, lookup, label);
     }
 
     /** @return the value of {@code name} and where it came from, or null when no layer sets it */
@@ -66,6 +82,12 @@ public final class Parameters {
         value = environment.apply(variable);
         if (!isBlank(value)) {
             return new Parameter(name, value.trim(), variable + " (environment variable)");
+        }
+        if (config != null) {
+            value = config.apply(property);
+            if (!isBlank(value)) {
+                return new Parameter(name, value.trim(), property + " (" + configLabel + ")");
+            }
         }
         value = own.get(name);
         if (!isBlank(value)) {

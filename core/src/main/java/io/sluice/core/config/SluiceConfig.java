@@ -55,14 +55,14 @@ public final class SluiceConfig {
     private final Responder responder;
     private final List<String> description;
 
-    private SluiceConfig(Reader r) {
+    private SluiceConfig(Reader r, boolean rulesRequired) {
         r.rejectUnknown();
         this.clientIp = r.clientIp();
         this.limitRule = r.limitRule(clientIp);
         Parameter rulesValue = r.p.get("rules");
         this.rulesParameter = rulesValue == null ? "rules" : rulesValue.source();
         this.rules = rulesValue == null ? null : r.rulesSource(rulesValue);
-        if (limitRule == null && rules == null) {
+        if (rulesRequired && limitRule == null && rules == null) {
             throw new ConfigException("limit", null, "expected a limit such as \"100/1m\", or a rules file in "
                     + "parameter \"rules\" (system property " + r.p.propertyName("limit") + ", environment variable "
                     + r.p.environmentName("limit") + ")");
@@ -85,7 +85,15 @@ public final class SluiceConfig {
      * @throws ConfigException naming the first invalid parameter, its source and value
      */
     public static SluiceConfig load(Parameters parameters, Function<String, RulesSource> rulesSources) {
-        return new SluiceConfig(new Reader(parameters, rulesSources));
+        return new SluiceConfig(new Reader(parameters, rulesSources), true);
+    }
+
+    /**
+     * {@link #load(Parameters, Function)} for a front door that has rules of its own (JAX-RS {@code @RateLimit}
+     * annotations): neither {@code limit} nor {@code rules} is required.
+     */
+    public static SluiceConfig loadWithoutRules(Parameters parameters, Function<String, RulesSource> rulesSources) {
+        return new SluiceConfig(new Reader(parameters, rulesSources), false);
     }
 
     /** @return a resolver of {@code rules} values that are file paths */

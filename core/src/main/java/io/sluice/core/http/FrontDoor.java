@@ -1,6 +1,7 @@
 package io.sluice.core.http;
 
 import io.sluice.core.Decision;
+import io.sluice.core.DecisionListener;
 import io.sluice.core.Engine;
 import io.sluice.core.RequestMatcher;
 import io.sluice.core.RequestView;
@@ -21,6 +22,7 @@ import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
+import java.util.function.Function;
 import java.util.function.Supplier;
 import java.util.regex.Pattern;
 
@@ -51,9 +53,11 @@ public final class FrontDoor implements AutoCloseable {
     private final List<Pattern> exclude;
     private final ClientIpResolver clientIp;
     private final Responder responder;
+    private final boolean ownsStore;
 
     private FrontDoor(Engine engine, Store store, Supplier<RuleSet> rules, List<Pattern> exclude,
-            ClientIpResolver clientIp, Responder responder) {
+            ClientIpResolver clientIp, Responder responder, boolean ownsStore) {
+        this.ownsStore = ownsStore;
         this.engine = engine;
         this.store = store;
         this.rules = rules;
@@ -69,16 +73,28 @@ public final class FrontDoor implements AutoCloseable {
      * @throws ConfigException when the rules file cannot be read or is invalid, or the store cannot be opened
      */
     public static FrontDoor open(SluiceConfig config, TimeSource time) {
+        return open(config, time, null, List.of());
+    }
+
+    /**
+     * {@link #open(SluiceConfig, TimeSource)} with a store the application provides (a CDI-produced one), and
+     * listeners of every decision.
+     *
+     * @param store the store to decide in instead of the configured one, or null; the application keeps owning it:
+     *     {@link #close()} does not close it
+     * @param listeners see every decision, after the shadow-mode report
+     */
+    public static FrontDoor open(SluiceConfig config, TimeSource time, Store store, List<DecisionListener> listeners) {
         Supplier<RuleSet> rules = rules(config, time);
-        Store store = store(config, time);
-        Engine engine = Engine.builder()
+        Store chosen = store != null ? store : store(config, time);
+        Engine.Builder engine = Engine.builder()
                 .timeSource(time)
-                .store(store)
+                .store(chosen)
                 .nodeCount(config.nodeCount())
-                .listener(new ShadowReport(time))
-                .build();
+                .listener(new ShadowReport(time));
+        listeners.forEach(engine::listener);
         List<Pattern> exclude = config.exclude().stream().map(RequestMatcher::glob).toList();
-        return new FrontDoor(engine, store, rules, exclude, config.clientIp(), config.responder());
+        return new FrontDoor(engine.build(), chosen, rules, exclude, config.clientIp(), config.responder(), store == null);
     }
 
     private static Supplier<RuleSet> rules(SluiceConfig config, TimeSource time) {
@@ -124,6 +140,14 @@ public final class FrontDoor implements AutoCloseable {
      * engine's decision under the current rules.
      */
     public Decision check(RequestView request) {
+        return check(request, RuleSet::rules);
+    }
+
+    /**
+     * {@link #check(RequestView)} under rules chosen from the rules in force (the JAX-RS front door adds a resource
+     * method's annotation rules, and leaves out rules the servlet filter already counted).
+     */
+    public Decision check(RequestView request, Function<RuleSet, List<Rule>> select) {
         try {
             if (excluded(request.path())) {
                 return Decision.NO_RULES;
@@ -133,7 +157,7 @@ public final class FrontDoor implements AutoCloseable {
                     && current.allowlist().containsAddress(clientIp.resolve(request))) {
                 return Decision.NO_RULES;
             }
-            return engine.check(request, current.rules());
+            return engine.check(request, select.apply(current));
         } catch (RuntimeException e) {
             LOG.log(Level.ERROR, "rate limiting failed unexpectedly; allowing the request", e);
             return Decision.NO_RULES;
@@ -217,8 +241,16 @@ public final class FrontDoor implements AutoCloseable {
         return store;
     }
 
+    /** @return how client addresses are found (for keys of rules a front door builds itself) */
+    public ClientIpResolver clientIp() {
+        return clientIp;
+    }
+
+    /** Closes the engine and the store, unless the application provided the store. */
     @Override
     public void close() {
-        engine.close();
+        if (ownsStore) {
+            engine.close();
+        }
     }
 }

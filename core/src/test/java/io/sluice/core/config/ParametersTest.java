@@ -48,4 +48,16 @@ class ParametersTest {
                 .isInstanceOf(ConfigException.class)
                 .hasMessage("config-prefix: expected letters, digits or '-', such as \"sluice\", got \"my prefix\"");
     }
+
+    @Test
+    void aConfigurationServiceComesAfterTheEnvironmentAndBeforeTheOwnSettings() {
+        Map<String, String> service = Map.of("sluice.limit", "4/s", "sluice.exclude", "/metrics", "sluice.store", " ");
+        Parameters p = layers(Map.of(), Map.of("SLUICE_LIMIT", "2/s"), Map.of("limit", "3/s", "exclude", "/health",
+                "store", "memory")).withConfig(service::get, "MicroProfile Config");
+
+        assertThat(p.get("limit").source()).isEqualTo("SLUICE_LIMIT (environment variable)");
+        assertThat(p.get("exclude")).isEqualTo(new Parameters.Parameter("exclude", "/metrics",
+                "sluice.exclude (MicroProfile Config)"));
+        assertThat(p.get("store").source()).isEqualTo("store (init-param)");
+    }
 }

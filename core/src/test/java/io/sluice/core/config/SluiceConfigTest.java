@@ -131,4 +131,16 @@ class SluiceConfigTest {
         assertThat(SluiceConfig.defaultName("ip+path")).isEqualTo("per-ip-path");
         assertThat(SluiceConfig.defaultName("ip/56")).isEqualTo("per-ip-56");
     }
+
+    @Test
+    void aFrontDoorWithRulesOfItsOwnNeedsNeitherLimitNorRules() {
+        SluiceConfig config = SluiceConfig.loadWithoutRules(Parameters.of("sluice", name -> null, name -> null,
+                Map.of("exclude", "/health"), "JAX-RS property"), SluiceConfig.files());
+
+        assertThat(config.limitRule()).isNull();
+        assertThat(config.rules()).isNull();
+        assertThat(config.exclude()).containsExactly("/health");
+        assertThatThrownBy(() -> SluiceConfig.load(Parameters.of("sluice", name -> null, name -> null, Map.of(), "x"),
+                SluiceConfig.files())).isInstanceOf(ConfigException.class).hasMessageStartingWith("limit: ");
+    }
 }

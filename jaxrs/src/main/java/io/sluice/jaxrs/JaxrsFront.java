@@ -1,0 +1,101 @@
+package io.sluice.jaxrs;
+
+import io.sluice.core.cdi.CdiIntegration;
+import io.sluice.core.config.MicroProfileConfig;
+import io.sluice.core.config.Parameters;
+import io.sluice.core.config.SluiceConfig;
+import io.sluice.core.http.FrontDoor;
+import io.sluice.core.key.KeyResolver;
+import io.sluice.core.time.TimeSource;
+import jakarta.ws.rs.core.Configuration;
+import java.lang.System.Logger.Level;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * The state one {@link RateLimitFeature} shares with the filters it registers: the front door, the names of rules
+ * of the rules file that annotations reference (they apply only where referenced), and the application's named key
+ * resolvers.
+ */
+final class JaxrsFront {
+
+    /** JAX-RS configuration properties with this prefix are Sluice parameters: {@value}. */
+    static final String PROPERTY_PREFIX = Parameters.DEFAULT_PREFIX + ".";
+    private static final System.Logger LOG = System.getLogger(RateLimitFeature.class.getName());
+
+    private final FrontDoor door;
+    private final boolean ownsDoor;
+    private final Map<String, KeyResolver> keyResolvers;
+    private final Set<String> referenced = ConcurrentHashMap.newKeySet();
+    final RateLimitResponseFilter responses;
+
+    private JaxrsFront(FrontDoor door, boolean ownsDoor, Map<String, KeyResolver> keyResolvers) {
+        this.door = door;
+        this.ownsDoor = ownsDoor;
+        this.keyResolvers = Map.copyOf(keyResolvers);
+        this.responses = new RateLimitResponseFilter(door);
+    }
+
+    /**
+     * With CDI and a produced {@code SluiceConfig} (and no {@code explicit} one): the shared front door. Otherwise a
+     * front door of its own, from {@code explicit} or else from parameters: system properties, environment variables,
+     * MicroProfile Config, then the JAX-RS configuration properties {@code sluice.*}; deciding in a produced store when
+     * there is one.
+     */
+    static JaxrsFront open(SluiceConfig explicit, Configuration configuration, TimeSource time) {
+        CdiIntegration cdi = CdiIntegration.find();
+        Map<String, KeyResolver> named = cdi == null ? Map.of() : cdi.keyResolvers();
+        FrontDoor shared = explicit == null && cdi != null ? cdi.sharedFrontDoor() : null;
+        if (shared != null) {
+            LOG.log(Level.INFO, "Sluice rate limiting (JAX-RS): " + shared.rules().names()
+                    + " and @RateLimit annotations, from the application's produced SluiceConfig");
+            return new JaxrsFront(shared, false, named);
+        }
+        SluiceConfig config = explicit != null ? explicit : SluiceConfig.loadWithoutRules(
+                MicroProfileConfig.addTo(Parameters.of(Parameters.DEFAULT_PREFIX, properties(configuration),
+                        "JAX-RS property")), SluiceConfig.files());
+        FrontDoor door = cdi == null ? FrontDoor.open(config, time)
+                : FrontDoor.open(config, time, cdi.store(), List.of(cdi.events()));
+        LOG.log(Level.INFO, "Sluice rate limiting (JAX-RS): " + door.rules().names() + " and @RateLimit annotations\n  "
+                + String.join("\n  ", config.description()));
+        return new JaxrsFront(door, true, named);
+    }
+
+    /** @return the JAX-RS properties named {@code sluice.<parameter>}, by parameter */
+    private static Map<String, String> properties(Configuration configuration) {
+        Map<String, String> own = new HashMap<>();
+        configuration.getProperties().forEach((name, value) -> {
+            if (name.startsWith(PROPERTY_PREFIX) && value != null) {
+                own.put(name.substring(PROPERTY_PREFIX.length()), value.toString());
+            }
+        });
+        return own;
+    }
+
+    FrontDoor door() {
+        return door;
+    }
+
+    Map<String, KeyResolver> keyResolvers() {
+        return keyResolvers;
+    }
+
+    /** Notes rules of the rules file referenced by an annotation: the JAX-RS filter applies them only there. */
+    void reference(List<String> names) {
+        referenced.addAll(names);
+    }
+
+    boolean referenced(String rule) {
+        return referenced.contains(rule);
+    }
+
+    /** Closes the front door unless it is shared (CDI closes that one). */
+    void close() {
+        if (ownsDoor) {
+            door.close();
+        }
+    }
+}

@@ -1,0 +1,104 @@
+package io.sluice.jaxrs;
+
+import io.sluice.core.RequestView;
+import jakarta.ws.rs.container.ContainerRequestContext;
+import java.net.URLDecoder;
+import java.nio.charset.StandardCharsets;
+import java.security.Principal;
+import java.util.List;
+import java.util.Locale;
+
+/**
+ * A JAX-RS request as the engine sees it, identical to what the servlet filter sees of the same request: the path is
+ * the servlet path plus path info (the path inside the application, so rules-file globs match the same way in both
+ * front doors), the client address is the servlet request's, and the query is read from the raw query string. The
+ * principal is the JAX-RS {@code SecurityContext}'s, so an authentication filter at {@code Priorities.AUTHENTICATION}
+ * sets it; attributes are request properties (servlet request attributes in a servlet container).
+ */
+final class JaxrsRequestView implements RequestView {
+
+    /** Query strings longer than this are not searched: {@value} characters (as the servlet filter). */
+    static final int MAX_QUERY_LENGTH = 8192;
+
+    /**
+     * What only the servlet request knows.
+     *
+     * @param servletPath the servlet path
+     * @param pathInfo the path info, or null
+     * @param remoteAddress the socket peer's address
+     */
+    record Servlet(String servletPath, String pathInfo, String remoteAddress) {}
+
+    private final ContainerRequestContext request;
+    private final Servlet servlet;
+
+    JaxrsRequestView(ContainerRequestContext request, Servlet servlet) {
+        this.request = request;
+        this.servlet = servlet;
+    }
+
+    @Override
+    public String method() {
+        return request.getMethod().toUpperCase(Locale.ROOT);
+    }
+
+    @Override
+    public String path() {
+        String servletPath = servlet.servletPath();
+        String pathInfo = servlet.pathInfo();
+        String path = (servletPath == null ? "" : servletPath) + (pathInfo == null ? "" : pathInfo);
+        return path.isEmpty() ? "/" : path;
+    }
+
+    @Override
+    public String header(String name) {
+        return request.getHeaders().getFirst(name);
+    }
+
+    @Override
+    public List<String> headers(String name) {
+        List<String> values = request.getHeaders().get(name);
+        return values == null ? List.of() : values;
+    }
+
+    @Override
+    public String remoteAddress() {
+        return servlet.remoteAddress();
+    }
+
+    @Override
+    public String principal() {
+        Principal p = request.getSecurityContext() == null ? null : request.getSecurityContext().getUserPrincipal();
+        return p == null ? null : p.getName();
+    }
+
+    @Override
+    public Object attribute(String name) {
+        return request.getProperty(name);
+    }
+
+    @Override
+    public String queryParameter(String name) {
+        String query = request.getUriInfo().getRequestUri().getRawQuery();
+        if (query == null || query.length() > MAX_QUERY_LENGTH) {
+            return null;
+        }
+        for (String pair : query.split("&")) {
+            int eq = pair.indexOf('=');
+            String key = decode(eq < 0 ? pair : pair.substring(0, eq));
+            if (name.equals(key)) {
+                return eq < 0 ? "" : decode(pair.substring(eq + 1));
+            }
+        }
+        return null;
+    }
+
+    /** @return the decoded text, or null when it is malformed (such a parameter has no value) */
+    private static String decode(String s) {
+        try {
+            return URLDecoder.decode(s, StandardCharsets.UTF_8);
+        } catch (IllegalArgumentException e) {
+            return null;
+        }
+    }
+}

@@ -1,0 +1,167 @@
+package io.sluice.jaxrs;
+
+import io.sluice.core.Algorithm;
+import io.sluice.core.RequestMatcher;
+import io.sluice.core.Rule;
+import io.sluice.core.config.ConfigException;
+import io.sluice.core.config.PolicyParser;
+import io.sluice.core.config.RuleSet;
+import io.sluice.core.key.ClientIpResolver;
+import io.sluice.core.key.KeyResolver;
+import io.sluice.core.key.KeyResolvers;
+import java.lang.reflect.Method;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * The {@link RateLimit} rules of one resource method: the class's annotations, then the method's, where a method-level
+ * annotation replaces the class-level one of the same name (see {@link RateLimit} for names). Inline limits become
+ * rules at start-up; references to rules of the rules file are looked up in the rules in force at each request, so a
+ * reloaded file takes effect.
+ */
+final class MethodRules {
+
+    /** The key of an inline rule without {@link RateLimit#key()}: {@value}. */
+    static final String DEFAULT_KEY = "ip";
+    private static final Set<String> BUILT_IN_KEYS = Set.of("ip", "principal", "path", "method", "global");
+    private static final System.Logger LOG = System.getLogger(MethodRules.class.getName());
+
+    /** One annotation made ready: an inline rule, or a reference by name with an optional cost (< 0: its own). */
+    private record Entry(Rule inline, String reference, long cost) {}
+
+    private final List<Entry> entries;
+    private final String where;
+
+    private MethodRules(List<Entry> entries, String where) {
+        this.entries = List.copyOf(entries);
+        this.where = where;
+    }
+
+    /**
+     * @param custom the application's named key resolvers (CDI)
+     * @throws ConfigException naming the class or method and the annotation attribute
+     */
+    static MethodRules of(Class<?> resource, Method method, ClientIpResolver ips, Map<String, KeyResolver> custom) {
+        String base = simpleName(resource);
+        Map<String, Entry> byName = new LinkedHashMap<>();
+        byName.putAll(level(resource.getAnnotationsByType(RateLimit.class), base, "@RateLimit on " + resource.getName(),
+                ips, custom));
+        byName.putAll(level(method.getAnnotationsByType(RateLimit.class), truncate(base + "." + method.getName()),
+                "@RateLimit on " + resource.getName() + "." + method.getName(), ips, custom));
+        return new MethodRules(new ArrayList<>(byName.values()), resource.getName() + "." + method.getName());
+    }
+
+    private static Map<String, Entry> level(RateLimit[] annotations, String base, String at, ClientIpResolver ips,
+            Map<String, KeyResolver> custom) {
+        Map<String, Entry> out = new LinkedHashMap<>();
+        int unnamed = 0;
+        for (RateLimit a : annotations) {
+            String name = !a.name().isBlank() ? a.name().trim() : !a.rule().isBlank() ? a.rule().trim()
+                    : ++unnamed == 1 ? base : truncate(base) + "-" + unnamed;
+            Entry entry = entry(a, name, at + " (" + name + ")", ips, custom);
+            if (out.put(name, entry) != null) {
+                throw new ConfigException(at, name, "expected one annotation per rule name at the same level; "
+                        + "set distinct names");
+            }
+        }
+        return out;
+    }
+
+    private static Entry entry(RateLimit a, String name, String at, ClientIpResolver ips, Map<String, KeyResolver> custom) {
+        if (a.cost() < -1) {
+            throw new ConfigException(at + ".cost", Long.toString(a.cost()), "expected a cost >= 0");
+        }
+        if (!a.rule().isBlank()) {
+            if (!a.value().isBlank() || !a.limit().isBlank() || !a.key().isBlank() || !a.algorithm().isBlank()
+                    || !a.name().isBlank()) {
+                throw new ConfigException(at + ".rule", a.rule(), "a reference to a rule of the rules file takes its "
+                        + "limit, key, algorithm and name from it; expected only \"cost\" beside \"rule\"");
+            }
+            return new Entry(null, a.rule().trim(), a.cost());
+        }
+        if (!a.value().isBlank() && !a.limit().isBlank()) {
+            throw new ConfigException(at + ".limit", a.limit(), "expected either value or limit, not both");
+        }
+        String notation = a.value().isBlank() ? a.limit() : a.value();
+        if (notation.isBlank()) {
+            throw new ConfigException(at + ".value", null, "expected a limit such as \"100/1m\", or rule = \"<name of a "
+                    + "rule of the rules file>\"");
+        }
+        Algorithm algorithm = a.algorithm().isBlank() ? null : Algorithm.fromId(at + ".algorithm", a.algorithm().trim());
+        Rule rule = new Rule(name, RequestMatcher.ALL, key(a.key(), at + ".key", ips, custom),
+                PolicyParser.parse(at + ".value", notation.trim(), algorithm), null, a.cost() < 0 ? 1 : a.cost(),
+                Rule.Mode.ENFORCE, Rule.FailureMode.ALLOW, Rule.MissingKey.SKIP);
+        return new Entry(rule, null, -1);
+    }
+
+    private static KeyResolver key(String spec, String at, ClientIpResolver ips, Map<String, KeyResolver> custom) {
+        String s = spec.isBlank() ? DEFAULT_KEY : spec.trim();
+        KeyResolver named = custom.get(s);
+        if (named != null && !BUILT_IN_KEYS.contains(s)) {
+            return named;
+        }
+        return KeyResolvers.parse(at, s, ips);
+    }
+
+    /** @throws ConfigException when a referenced rule is not among {@code rules} */
+    void checkReferences(RuleSet rules) {
+        for (Entry e : entries) {
+            if (e.reference() != null && find(rules, e.reference()) == null) {
+                throw new ConfigException("@RateLimit on " + where + ".rule", e.reference(),
+                        "expected the name of a rule of the rules file, one of " + rules.names());
+            }
+        }
+    }
+
+    /** @return the names of rules of the rules file this method references */
+    List<String> references() {
+        return entries.stream().filter(e -> e.reference() != null).map(Entry::reference).toList();
+    }
+
+    /** @return the rules of this method now: references looked up in {@code current}, applying to every request */
+    List<Rule> resolve(RuleSet current) {
+        List<Rule> out = new ArrayList<>(entries.size());
+        for (Entry e : entries) {
+            if (e.inline() != null) {
+                out.add(e.inline());
+                continue;
+            }
+            Rule r = find(current, e.reference());
+            if (r == null) {
+                LOG.log(System.Logger.Level.WARNING, "@RateLimit on " + where + ": rule \"" + e.reference()
+                        + "\" is no longer in the rules file; not applied");
+                continue;
+            }
+            out.add(new Rule(r.name(), RequestMatcher.ALL, r.key(), r.policy(), r.tiers(), e.cost() < 0 ? r.cost() : e.cost(),
+                    r.mode(), r.onStoreFailure(), r.onMissingKey()));
+        }
+        return out;
+    }
+
+    /** @return whether the method has any rule of its own */
+    boolean isEmpty() {
+        return entries.isEmpty();
+    }
+
+    private static Rule find(RuleSet rules, String name) {
+        for (Rule r : rules.rules()) {
+            if (r.name().equals(name)) {
+                return r;
+            }
+        }
+        return null;
+    }
+
+    private static String simpleName(Class<?> resource) {
+        String s = resource.getSimpleName().replaceAll("[^A-Za-z0-9._-]", "-");
+        return truncate(s.isEmpty() || !Character.isLetterOrDigit(s.charAt(0)) ? "resource" + s : s);
+    }
+
+    /** Room for a {@code -N} suffix within the 64 characters of a rule name. */
+    private static String truncate(String name) {
+        return name.length() > 60 ? name.substring(0, 60) : name;
+    }
+}

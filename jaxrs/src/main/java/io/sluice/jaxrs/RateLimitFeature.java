@@ -1,0 +1,108 @@
+package io.sluice.jaxrs;
+
+import io.sluice.core.config.SluiceConfig;
+import io.sluice.core.time.TimeSource;
+import jakarta.ws.rs.Priorities;
+import jakarta.ws.rs.container.DynamicFeature;
+import jakarta.ws.rs.container.ResourceInfo;
+import jakarta.ws.rs.core.Configuration;
+import jakarta.ws.rs.core.FeatureContext;
+import jakarta.ws.rs.ext.Provider;
+import java.lang.reflect.Method;
+
+/**
+ * Rate limiting for JAX-RS resources: registers, for every resource method, a {@link RateLimitRequestFilter} with the
+ * method's {@link RateLimit} rules and the {@link RateLimitResponseFilter}, both at priority {@value #PRIORITY}.
+ * Discovered by scanning ({@code @Provider}), or registered explicitly:
+ *
+ * <pre>
+ * public class Api extends Application {
+ *     public Set&lt;Class&lt;?&gt;&gt; getClasses() { return Set.of(RateLimitFeature.class, ReportResource.class); }
+ * }
+ * // or: resourceConfig.register(new RateLimitFeature(config));
+ * </pre>
+ *
+ * <p>Configuration, in this order: a {@link SluiceConfig} given to the constructor; with CDI, the one the application
+ * produces (then shared with the servlet filter and {@code @Inject Engine}); else the parameters of the servlet filter,
+ * as system properties ({@code sluice.limit}), environment variables ({@code SLUICE_LIMIT}), MicroProfile Config
+ * properties ({@code sluice.limit}), or JAX-RS configuration properties ({@code sluice.limit}). Unlike the servlet
+ * filter, neither {@code limit} nor {@code rules} is required: annotations are rules too.
+ *
+ * <p>Only requests that match a resource method are limited here; to limit every request (404s too), install the
+ * servlet filter as well: requests it already decided are not counted twice.
+ */
+@Provider
+public class RateLimitFeature implements DynamicFeature {
+
+    /**
+     * The priority of both filters: {@value}, that is {@code Priorities.AUTHORIZATION + 100}: after authentication
+     * ({@code 1000}) and authorization ({@code 2000}) filters, so {@code principal} keys see the authenticated user and
+     * requests refused by either are not counted; before header decorators ({@code 3000}).
+     */
+    public static final int PRIORITY = Priorities.AUTHORIZATION + 100;
+
+    private final SluiceConfig config;
+    private final TimeSource time;
+    private JaxrsFront front;
+
+    /** Configured by CDI or by parameters (system properties, environment, MicroProfile Config, JAX-RS properties). */
+    public RateLimitFeature() {
+        this(null, TimeSource.system());
+    }
+
+    /** Configured by {@code config}, for explicit registration. */
+    public RateLimitFeature(SluiceConfig config) {
+        this(config, TimeSource.system());
+    }
+
+    /** On a given clock: tests assert Retry-After and resets exactly without sleeping. */
+    RateLimitFeature(SluiceConfig config, TimeSource time) {
+        this.config = config;
+        this.time = time;
+    }
+
+    @Override
+    public void configure(ResourceInfo resource, FeatureContext context) {
+        Method method = resource.getResourceMethod();
+        if (method == null || resource.getResourceClass() == null) {
+            return;
+        }
+        JaxrsFront f = front(context.getConfiguration());
+        MethodRules rules = MethodRules.of(unproxied(resource.getResourceClass()), method, f.door().clientIp(),
+                f.keyResolvers());
+        rules.checkReferences(f.door().rules());
+        f.reference(rules.references());
+        context.register(ServletRequestCapture.class, PRIORITY - 1);
+        context.register(new RateLimitRequestFilter(f, rules), PRIORITY);
+        context.register(f.responses, PRIORITY);
+    }
+
+    private synchronized JaxrsFront front(Configuration configuration) {
+        if (front == null) {
+            front = JaxrsFront.open(config, configuration, time);
+        }
+        return front;
+    }
+
+    /** @return the class the application wrote, behind a CDI or framework proxy subclass */
+    private static Class<?> unproxied(Class<?> c) {
+        Class<?> k = c;
+        while (k.getSuperclass() != null && k.getSuperclass() != Object.class
+                && (k.isSynthetic() || k.getName().contains("$$") || k.getName().contains("$Proxy$"))) {
+            k = k.getSuperclass();
+        }
+        return k;
+    }
+
+    /** @return the front door state (tests read the store) */
+    JaxrsFront front() {
+        return front;
+    }
+
+    /** Closes the front door unless it is shared with CDI. JAX-RS offers no hook for this: call it on shutdown. */
+    public synchronized void close() {
+        if (front != null) {
+            front.close();
+        }
+    }
+}

@@ -1,0 +1,124 @@
+package io.sluice.jaxrs;
+
+import io.sluice.core.Decision;
+import io.sluice.core.Rule;
+import io.sluice.core.RuleOutcome;
+import io.sluice.core.config.RuleSet;
+import io.sluice.core.http.FrontDoor;
+import io.sluice.core.http.Reply;
+import jakarta.ws.rs.container.ContainerRequestContext;
+import jakarta.ws.rs.container.ContainerRequestFilter;
+import jakarta.ws.rs.core.Response;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * Decides a request to one resource method, registered by {@link RateLimitFeature} at priority
+ * {@value RateLimitFeature#PRIORITY}, after authentication and authorization, so {@code principal} keys see the user.
+ *
+ * <p>The rules of a request: the configured rules (parameter {@code limit} and the rules file, except rules that some
+ * {@code @RateLimit(rule = ...)} references), then the method's {@link RateLimit} rules; one name counts once, the
+ * annotation's first. When the servlet filter already decided the request (request attribute
+ * {@value FrontDoor#DECISION_ATTRIBUTE}), the configured rules and every rule it counted are left out: only the
+ * annotation rules it could not see are counted, and the decision left in the attribute is the union of both.
+ *
+ * <p>Denied: the request is aborted with the {@link io.sluice.core.http.Responder}'s reply, the very same status,
+ * headers and body as the servlet filter's. Allowed: {@link RateLimitResponseFilter} adds the headers.
+ */
+public final class RateLimitRequestFilter implements ContainerRequestFilter {
+
+    /** The request property holding what {@link RateLimitResponseFilter} has to do: {@value}. */
+    static final String PENDING = "io.sluice.jaxrs.pending";
+
+    private final JaxrsFront front;
+    private final MethodRules rules;
+
+    RateLimitRequestFilter(JaxrsFront front, MethodRules rules) {
+        this.front = front;
+        this.rules = rules;
+    }
+
+    @Override
+    public void filter(ContainerRequestContext request) {
+        // a decision without outcomes (path excluded, client allowlisted) counted nothing: not a decision to respect
+        Decision before = request.getProperty(FrontDoor.DECISION_ATTRIBUTE) instanceof Decision d
+                && !d.outcomes().isEmpty() ? d : null;
+        if (!(request.getProperty(ServletRequestCapture.PROPERTY) instanceof JaxrsRequestView.Servlet servlet)) {
+            throw new IllegalStateException("Sluice's JAX-RS filter runs in a servlet container only; "
+                    + ServletRequestCapture.class.getName() + " found no servlet request");
+        }
+        JaxrsRequestView view = new JaxrsRequestView(request, servlet);
+        FrontDoor door = front.door();
+        Decision ours = door.check(view, current -> select(current, before));
+        if (before != null && ours.outcomes().isEmpty()) {
+            return;                                       // nothing beyond the servlet filter's rules: its headers stand
+        }
+        Decision decision = before == null ? ours : union(before, ours);
+        request.setProperty(FrontDoor.DECISION_ATTRIBUTE, decision);
+        Reply reply = door.reply(decision, view);
+        if (!reply.proceed()) {
+            request.abortWith(denial(reply));
+            return;
+        }
+        request.setProperty(PENDING, new RateLimitResponseFilter.Pending(reply.headers(), ours));
+        if (ours.delayMicros() > 0) {
+            waitInLine(ours.delayMicros());
+        }
+    }
+
+    /**
+     * Queueing ({@code max-wait}): a JAX-RS request filter cannot suspend the request portably (only a resource can,
+     * with {@code AsyncResponse}), so a request admitted after a delay waits its turn on its own thread, at most
+     * {@code max-wait}. Install the servlet filter in front for queueing without a waiting thread: it queues in
+     * asynchronous mode, and this side then counts nothing twice.
+     */
+    private static void waitInLine(long delayMicros) {
+        try {
+            java.util.concurrent.TimeUnit.MICROSECONDS.sleep(delayMicros);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    private List<Rule> select(RuleSet current, Decision before) {
+        Set<String> names = new HashSet<>();
+        if (before != null) {
+            before.outcomes().forEach(o -> names.add(o.rule().name()));     // the servlet filter counted these
+        }
+        List<Rule> own = rules.resolve(current);
+        own.forEach(r -> names.add(r.name()));
+        List<Rule> out = new ArrayList<>();
+        if (before == null) {
+            for (Rule r : current.rules()) {
+                if (!front.referenced(r.name()) && !names.contains(r.name())) {
+                    out.add(r);
+                }
+            }
+        }
+        for (Rule r : own) {
+            if (before == null || before.outcomes().stream().noneMatch(o -> o.rule().name().equals(r.name()))) {
+                out.add(current.allowlist().applyTo(r));
+            }
+        }
+        return out;
+    }
+
+    /** The servlet filter's outcomes and ours; leases are ours only (the servlet filter releases its own). */
+    private static Decision union(Decision before, Decision ours) {
+        List<RuleOutcome> all = new ArrayList<>(before.outcomes());
+        all.addAll(ours.outcomes());
+        return Decision.of(all, ours.leases());
+    }
+
+    static Response denial(Reply reply) {
+        Response.ResponseBuilder response = Response.status(reply.status());
+        reply.headers().forEach(h -> response.header(h.name(), h.value()));
+        if (reply.body() != null) {
+            response.entity(reply.body().getBytes(StandardCharsets.UTF_8)).type(reply.contentType());
+        }
+        return response.build();
+    }
+}

@@ -1,0 +1,14 @@
+package io.sluice.filter;
+
+import io.sluice.core.time.TimeSource;
+
+/** Reaches the servlet filter's clock seam from the JAX-RS tests (same package, test class path only). */
+public final class Filters {
+
+    private Filters() {}
+
+    /** @return a servlet filter deciding on {@code time} */
+    public static RateLimitFilter onClock(TimeSource time) {
+        return new RateLimitFilter(time);
+    }
+}

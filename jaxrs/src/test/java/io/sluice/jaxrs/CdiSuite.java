@@ -1,0 +1,107 @@
+package io.sluice.jaxrs;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.hamcrest.Matchers.equalTo;
+
+import io.sluice.core.Engine;
+import io.sluice.core.cdi.RateLimitedEvent;
+import io.sluice.core.store.MemoryStore;
+import io.sluice.core.store.Store;
+import jakarta.enterprise.inject.spi.Extension;
+import java.util.Map;
+import java.util.ServiceLoader;
+import org.jboss.weld.environment.se.Weld;
+import org.jboss.weld.environment.se.WeldContainer;
+import org.jboss.weld.environment.servlet.Listener;
+import org.junit.jupiter.api.Test;
+
+/**
+ * CDI with Weld: the application produces configuration, store and key resolvers, observes denials and injects the
+ * engine. Weld SE boots with exactly the test's beans (Sluice's extension comes from its service file: discovery off,
+ * Weld SE reads no service files itself, so the test loads them) and serves the
+ * web application through Weld's servlet listener.
+ */
+abstract class CdiSuite {
+
+    abstract JaxrsServer.Implementation implementation();
+
+    /** Weld with exactly {@code beans}, and the extensions of the class path's service files (Sluice's among them). */
+    private static WeldContainer weld(Class<?>... beans) {
+        Weld weld = new Weld().disableDiscovery().addBeanClasses(beans);
+        ServiceLoader.load(Extension.class).forEach(weld::addExtension);
+        return weld.initialize();
+    }
+
+    private JaxrsServer start(WeldContainer container, JaxrsServer.Setup setup) throws Exception {
+        setup.classes.add(CdiBeans.PartnerResource.class);
+        setup.beforeStart = context -> context.addEventListener(Listener.using(container.getBeanManager()));
+        return new JaxrsServer(implementation(), setup);
+    }
+
+    @Test
+    void theProducedConfigurationIsSharedByBothFrontDoorsAndTheInjectedEngine() throws Exception {
+        try (WeldContainer container = weld(CdiBeans.Configuration.class, CdiBeans.Stores.class, CdiBeans.Denials.class,
+                CdiBeans.PartnerQuota.class);
+                JaxrsServer server = start(container, new JaxrsServer.Setup().servletFilter(Map.of()))) {
+            server.client().get("/api/hello").then().statusCode(200).header("RateLimit-Policy", "\"cdi\";q=2;w=3600")
+                    .header("X-RateLimit-Remaining", "1");
+            server.client().get("/plain/x").then().statusCode(200).header("X-RateLimit-Remaining", "0");
+            server.client().get("/api/hello").then().statusCode(429).body("error.context.policy", equalTo("cdi"));
+
+            Engine injected = container.select(CdiBeans.PartnerQuota.class).get().engine();
+            assertThat(injected).isSameAs(server.feature.front().door().engine());
+            assertThat(((MemoryStore) container.select(Store.class).get()).trackedKeys()).isEqualTo(1);
+            RateLimitedEvent denial = container.select(CdiBeans.Denials.class).get().seen().get(0);
+            assertThat(denial.rule()).isEqualTo("cdi");
+            assertThat(denial.keyHash()).hasSize(24).doesNotContain("127.0.0.1");
+            assertThat(denial.retryAfterMicros()).isPositive();
+            assertThat(denial.path()).isEqualTo("/api/hello");
+            assertThat(container.select(CdiBeans.Denials.class).get().seen()).hasSize(1);
+        }
+    }
+
+    @Test
+    void withoutProducedConfigurationTheProducedStoreAndKeyResolverAreUsed() throws Exception {
+        JaxrsServer.Setup setup = new JaxrsServer.Setup();
+        setup.classes.add(CdiBeans.TenantResource.class);
+        try (WeldContainer container = weld(CdiBeans.Stores.class, CdiBeans.Tenants.class, CdiBeans.Denials.class);
+                JaxrsServer server = start(container, setup)) {
+            server.client().header("X-Tenant", "acme").get("/api/tenants").then().statusCode(200)
+                    .header("RateLimit-Policy", "\"per-tenant\";q=1;w=3600");
+            server.client().header("X-Tenant", "acme").get("/api/tenants").then().statusCode(429);
+            server.client().header("X-Tenant", "globex").get("/api/tenants").then().statusCode(200);
+
+            assertThat(((MemoryStore) container.select(Store.class).get()).trackedKeys()).isEqualTo(2);
+            assertThat(container.select(CdiBeans.Denials.class).get().seen()).extracting(RateLimitedEvent::rule)
+                    .containsExactly("per-tenant");
+        }
+    }
+
+    @Test
+    void theInjectedEngineServesProgrammaticChecks() throws Exception {
+        try (WeldContainer container = weld(CdiBeans.Stores.class, CdiBeans.PartnerQuota.class);
+                JaxrsServer server = start(container, new JaxrsServer.Setup())) {
+            server.client().get("/api/partner/a1").then().statusCode(200).body(equalTo("called"));
+            server.client().get("/api/partner/a1").then().statusCode(200).body(equalTo("limited"));
+            server.client().get("/api/partner/a2").then().statusCode(200).body(equalTo("called"));
+        }
+    }
+
+    @Test
+    void aProducedJedisClientPutsEveryDecisionInRedis() throws Exception {
+        try (io.sluice.core.testing.RedisProcess redisServer = io.sluice.core.testing.RedisProcess.start()) {
+            System.setProperty("sluice.test.redis", redisServer.url());
+            JaxrsServer.Setup setup = new JaxrsServer.Setup();
+            setup.classes.add(CdiBeans.TenantResource.class);
+            try (WeldContainer container = weld(CdiBeans.RedisClients.class, CdiBeans.Tenants.class);
+                    JaxrsServer server = start(container, setup);
+                    redis.clients.jedis.RedisClient admin = redis.clients.jedis.RedisClient.create(redisServer.url())) {
+                server.client().header("X-Tenant", "acme").get("/api/tenants").then().statusCode(200);
+                server.client().header("X-Tenant", "acme").get("/api/tenants").then().statusCode(429);
+                assertThat(admin.keys("sluice:*")).as("the state lives in the real Redis").isNotEmpty();
+            } finally {
+                System.clearProperty("sluice.test.redis");
+            }
+        }
+    }
+}

@@ -1,0 +1,176 @@
+package io.sluice.jaxrs;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.hamcrest.Matchers.equalTo;
+import static org.hamcrest.Matchers.startsWith;
+
+import io.restassured.response.Response;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** What a client of a JAX-RS application sees; run over HTTP against each implementation by a subclass. */
+abstract class RateLimitSuite {
+
+    @TempDir
+    Path dir;
+
+    abstract JaxrsServer.Implementation implementation();
+
+    JaxrsServer start(JaxrsServer.Setup setup) throws Exception {
+        return new JaxrsServer(implementation(), setup);
+    }
+
+    @Test
+    void aClassAnnotationLimitsEveryMethodOfTheClassTogether() throws Exception {
+        try (JaxrsServer server = start(new JaxrsServer.Setup())) {
+            server.client().get("/api/limited/a").then().statusCode(200).header("X-RateLimit-Remaining", "2").header("RateLimit-Policy", startsWith("\"Limited\""));
+            server.client().get("/api/limited/a").then().statusCode(200);
+            server.client().get("/api/limited/b").then().statusCode(200).header("X-Decision-Binding", "Limited");
+            server.client().get("/api/limited/a").then().statusCode(429)
+                    .header("RateLimit-Policy", "\"Limited\";q=3;w=3600").body("error.context.policy", equalTo("Limited"));
+            server.client().get("/api/hello").then().statusCode(200).header("RateLimit", (String) null);
+        }
+    }
+
+    @Test
+    void aMethodAnnotationAddsItsOwnRuleToTheClassRule() throws Exception {
+        try (JaxrsServer server = start(new JaxrsServer.Setup())) {
+            server.client().get("/api/limited/b").then().statusCode(200).header("X-Decision-Binding", "Limited.b");
+            server.client().get("/api/limited/b").then().statusCode(429).header("RateLimit-Policy", "\"Limited.b\";q=1;w=3600");
+            server.client().get("/api/limited/a").then().statusCode(200).header("X-RateLimit-Remaining", "1").header("RateLimit-Policy", startsWith("\"Limited\""));
+        }
+    }
+
+    @Test
+    void aMethodAnnotationReplacesTheClassAnnotationOfTheSameName() throws Exception {
+        try (JaxrsServer server = start(new JaxrsServer.Setup())) {
+            for (int i = 4; i >= 0; i--) {
+                server.client().get("/api/limited/c").then().statusCode(200)
+                        .header("RateLimit-Policy", "\"Limited\";q=5;w=3600").header("X-RateLimit-Remaining", Integer.toString(i));
+            }
+            server.client().get("/api/limited/c").then().statusCode(429);
+        }
+    }
+
+    @Test
+    void principalKeysSeeTheUserOfTheAuthenticationFilter() throws Exception {
+        try (JaxrsServer server = start(new JaxrsServer.Setup())) {
+            server.client().header("X-Test-User", "alice").get("/api/users").then().statusCode(200);
+            server.client().header("X-Test-User", "alice").get("/api/users").then().statusCode(200);
+            server.client().header("X-Test-User", "alice").get("/api/users").then().statusCode(429);
+            server.client().header("X-Test-User", "bob").get("/api/users").then().statusCode(200)
+                    .header("X-RateLimit-Remaining", "1").header("RateLimit-Policy", startsWith("\"per-user\""));
+            server.client().get("/api/users").then().statusCode(200).header("RateLimit", (String) null);
+        }
+    }
+
+    @Test
+    void aReferencedRuleOfTheRulesFileAppliesWhereReferencedAtItsOwnOrTheAnnotatedCost() throws Exception {
+        Path rules = dir.resolve("rules.yaml");
+        Files.writeString(rules, """
+                rules:
+                  - name: exports
+                    paths: [/nowhere]
+                    limit: 3/1h
+                    key: ip
+                  - name: everything
+                    limit: 100/1h
+                """);
+        JaxrsServer.Setup setup = new JaxrsServer.Setup().property("sluice.rules", rules.toString());
+        setup.classes.add(Resources.Referencing.class);
+        try (JaxrsServer server = start(setup)) {
+            server.client().get("/api/exports").then().statusCode(200).header("X-RateLimit-Remaining", "2").header("RateLimit-Policy", startsWith("\"exports\""));
+            server.client().get("/api/exports/heavy").then().statusCode(200).header("X-RateLimit-Remaining", "0").header("RateLimit-Policy", startsWith("\"exports\""));
+            server.client().get("/api/exports").then().statusCode(429).header("RateLimit-Policy", "\"exports\";q=3;w=3600");
+            server.client().get("/api/hello").then().statusCode(200)
+                    .header("X-RateLimit-Remaining", "97").header("RateLimit-Policy", startsWith("\"everything\""));        // denied consumed nothing; hello is not counted by exports
+        }
+    }
+
+    @Test
+    void aDeniedRequestGetsTheSameResponseAsFromTheServletFilter() throws Exception {
+        Map<String, String> params = Map.of("limit", "2/1m", "algorithm", "fixed-window");
+        JaxrsServer.Setup setup = new JaxrsServer.Setup().property("sluice.limit", "2/1m")
+                .property("sluice.algorithm", "fixed-window").property("sluice.exclude", "/plain/**")
+                .servletFilter(Map.of("limit", "2/1m", "algorithm", "fixed-window", "exclude", "/api/**"));
+        assertThat(params).isNotEmpty();
+        try (JaxrsServer server = start(setup)) {
+            server.clock.advance(Duration.ofSeconds(45));
+            for (int i = 0; i < 2; i++) {
+                server.client().get("/plain/x").then().statusCode(200);
+                server.client().get("/api/hello").then().statusCode(200);
+            }
+            Response servlet = server.client().get("/plain/x");
+            Response jaxrs = server.client().get("/api/hello");
+
+            jaxrs.then().statusCode(429).header("Retry-After", "15").header("Cache-Control", "no-store")
+                    .header("Content-Type", "application/json");
+            assertThat(jaxrs.statusLine()).isEqualTo(servlet.statusLine());
+            assertThat(headers(jaxrs)).isEqualTo(headers(servlet));
+            assertThat(jaxrs.asByteArray()).isEqualTo(servlet.asByteArray());
+        }
+    }
+
+    @Test
+    void theProblemBodyIsTheSameAsFromTheServletFilter() throws Exception {
+        JaxrsServer.Setup setup = new JaxrsServer.Setup().property("sluice.limit", "1/1m").property("sluice.body", "problem")
+                .property("sluice.exclude", "/plain/**")
+                .servletFilter(Map.of("limit", "1/1m", "body", "problem", "exclude", "/api/**"));
+        try (JaxrsServer server = start(setup)) {
+            server.client().get("/plain/x");
+            server.client().get("/api/hello");
+            Response servlet = server.client().get("/plain/x");
+            Response jaxrs = server.client().get("/api/hello");
+
+            jaxrs.then().statusCode(429).header("Content-Type", "application/problem+json");
+            assertThat(headers(jaxrs)).isEqualTo(headers(servlet));
+            assertThat(jaxrs.asByteArray()).isEqualTo(servlet.asByteArray());
+        }
+    }
+
+    @Test
+    void aRequestTheServletFilterDecidedIsNotCountedAgain() throws Exception {
+        JaxrsServer.Setup setup = new JaxrsServer.Setup().property("sluice.limit", "3/1h")
+                .servletFilter(Map.of("limit", "3/1h"));
+        try (JaxrsServer server = start(setup)) {
+            server.client().get("/api/hello").then().statusCode(200).header("X-RateLimit-Remaining", "2").header("RateLimit-Policy", startsWith("\"per-ip\""));
+            server.client().get("/api/hello").then().statusCode(200).header("X-RateLimit-Remaining", "1").header("RateLimit-Policy", startsWith("\"per-ip\""));
+            Response third = server.client().get("/api/limited/b");     // per-ip by the filter, Limited and Limited.b here
+            third.then().statusCode(200).header("X-Decision-Binding", "per-ip");
+            assertThat(third.headers().getValues("X-RateLimit-Remaining")).containsExactly("0");
+            server.client().get("/api/hello").then().statusCode(429);
+            assertThat(server.feature.front().door().store()).isNotNull();
+        }
+    }
+
+    @Test
+    void annotationRulesStillApplyBehindTheServletFilter() throws Exception {
+        JaxrsServer.Setup setup = new JaxrsServer.Setup().servletFilter(Map.of("limit", "100/1h"));
+        try (JaxrsServer server = start(setup)) {
+            server.client().get("/api/limited/b").then().statusCode(200);
+            Response denied = server.client().get("/api/limited/b");
+            denied.then().statusCode(429).body("error.context.policy", equalTo("Limited.b"));
+            assertThat(denied.headers().getValues("RateLimit-Policy")).containsExactly("\"Limited.b\";q=1;w=3600");
+        }
+    }
+
+    @Test
+    void theFeatureRegisteredByClassReadsItsConfigurationFromJaxrsProperties() throws Exception {
+        JaxrsServer.Setup setup = new JaxrsServer.Setup().featureByClass().property("sluice.limit", "1/1h")
+                .property("sluice.name", "api");
+        try (JaxrsServer server = start(setup)) {
+            server.client().get("/api/hello").then().statusCode(200).header("RateLimit-Policy", "\"api\";q=1;w=3600");
+            server.client().get("/api/hello").then().statusCode(429);
+        }
+    }
+
+    /** @return the response's headers without Date, as name: value lines in order */
+    private static java.util.List<String> headers(Response r) {
+        return r.headers().asList().stream().filter(h -> !h.getName().equalsIgnoreCase("Date"))
+                .map(h -> h.getName().toLowerCase(java.util.Locale.ROOT) + ": " + h.getValue()).sorted().toList();
+    }
+}

@@ -1,0 +1,127 @@
+package io.sluice.jaxrs;
+
+import io.sluice.core.Decision;
+import io.sluice.core.http.FrontDoor;
+import jakarta.annotation.Priority;
+import jakarta.ws.rs.GET;
+import jakarta.ws.rs.Path;
+import jakarta.ws.rs.Priorities;
+import jakarta.ws.rs.container.ContainerRequestContext;
+import jakarta.ws.rs.container.ContainerRequestFilter;
+import jakarta.ws.rs.core.Context;
+import jakarta.ws.rs.core.Response;
+import jakarta.ws.rs.core.SecurityContext;
+import java.security.Principal;
+import java.util.Set;
+
+/** The resources every suite runs against, and an authentication filter. */
+final class Resources {
+
+    private Resources() {}
+
+    /** Every resource class of the suites. */
+    static final Set<Class<?>> ALL = Set.of(Hello.class, Limited.class, Users.class, Authentication.class);
+
+    /** Answers 200 "hello" with the decision it sees in {@code X-Decision-Binding}. */
+    static Response hello(Object decision) {
+        Decision d = decision instanceof Decision x ? x : null;
+        return Response.ok("hello", "text/plain")
+                .header("X-Decision-Binding", d == null ? "none" : d.binding() == null ? "none" : d.binding().rule().name())
+                .build();
+    }
+
+    /** No annotation: only configured rules apply. */
+    @Path("/hello")
+    public static class Hello {
+        @GET
+        public Response get(@Context jakarta.servlet.http.HttpServletRequest servlet) {
+            return hello(servlet.getAttribute(FrontDoor.DECISION_ATTRIBUTE));
+        }
+    }
+
+    /** A class-level limit shared by every method; one method adds its own, another overrides the class's. */
+    @Path("/limited")
+    @RateLimit("3/1h")
+    public static class Limited {
+        @GET
+        @Path("/a")
+        public Response a(@Context jakarta.servlet.http.HttpServletRequest servlet) {
+            return hello(servlet.getAttribute(FrontDoor.DECISION_ATTRIBUTE));
+        }
+
+        @GET
+        @Path("/b")
+        @RateLimit("1/1h")
+        public Response b(@Context jakarta.servlet.http.HttpServletRequest servlet) {
+            return hello(servlet.getAttribute(FrontDoor.DECISION_ATTRIBUTE));
+        }
+
+        @GET
+        @Path("/c")
+        @RateLimit(name = "Limited", value = "5/1h")
+        public Response c(@Context jakarta.servlet.http.HttpServletRequest servlet) {
+            return hello(servlet.getAttribute(FrontDoor.DECISION_ATTRIBUTE));
+        }
+    }
+
+    /** Limited per authenticated user. */
+    @Path("/users")
+    public static class Users {
+        @GET
+        @RateLimit(value = "2/1h", key = "principal", name = "per-user")
+        public Response get(@Context jakarta.servlet.http.HttpServletRequest servlet) {
+            return hello(servlet.getAttribute(FrontDoor.DECISION_ATTRIBUTE));
+        }
+    }
+
+    /** Applies rule "exports" of the rules file, at its own cost and at cost 2. */
+    @Path("/exports")
+    public static class Referencing {
+        @GET
+        @RateLimit(rule = "exports")
+        public Response one(@Context jakarta.servlet.http.HttpServletRequest servlet) {
+            return hello(servlet.getAttribute(FrontDoor.DECISION_ATTRIBUTE));
+        }
+
+        @GET
+        @Path("/heavy")
+        @RateLimit(rule = "exports", cost = 2)
+        public Response heavy(@Context jakarta.servlet.http.HttpServletRequest servlet) {
+            return hello(servlet.getAttribute(FrontDoor.DECISION_ATTRIBUTE));
+        }
+    }
+
+    /** Authenticates {@code X-Test-User} as the JAX-RS principal, as an application's authentication filter would. */
+    @Priority(Priorities.AUTHENTICATION)
+    public static class Authentication implements ContainerRequestFilter {
+        @Override
+        public void filter(ContainerRequestContext request) {
+            String user = request.getHeaderString("X-Test-User");
+            if (user == null) {
+                return;
+            }
+            Principal principal = () -> user;
+            request.setSecurityContext(new SecurityContext() {
+                @Override
+                public Principal getUserPrincipal() {
+                    return principal;
+                }
+
+                @Override
+                public boolean isUserInRole(String role) {
+                    return false;
+                }
+
+                @Override
+                public boolean isSecure() {
+                    return false;
+                }
+
+                @Override
+                public String getAuthenticationScheme() {
+                    return "test";
+                }
+            });
+        }
+    }
+}

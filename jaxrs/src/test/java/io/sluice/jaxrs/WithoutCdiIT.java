@@ -1,0 +1,40 @@
+package io.sluice.jaxrs;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.sluice.core.cdi.CdiIntegration;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A plain servlet container: Failsafe runs this class in an execution of its own whose class path has no CDI API and
+ * no Weld (see this module's pom), so any CDI class Sluice touched would fail with {@code NoClassDefFoundError}.
+ */
+class WithoutCdiIT {
+
+    @Test
+    void theClassPathHasNoCdi() {
+        assertThatThrownBy(() -> Class.forName(CdiIntegration.CDI_CLASS)).isInstanceOf(ClassNotFoundException.class);
+        assertThat(CdiIntegration.find()).isNull();
+    }
+
+    @Test
+    void jerseyAndTheServletFilterLimitWithoutCdi() throws Exception {
+        limitsWithoutCdi(new Jersey());
+    }
+
+    @Test
+    void resteasyAndTheServletFilterLimitWithoutCdi() throws Exception {
+        limitsWithoutCdi(new Resteasy());
+    }
+
+    private static void limitsWithoutCdi(JaxrsServer.Implementation implementation) throws Exception {
+        JaxrsServer.Setup setup = new JaxrsServer.Setup().servletFilter(Map.of("limit", "100/1h")).featureByClass();
+        try (JaxrsServer server = new JaxrsServer(implementation, setup)) {
+            server.client().get("/plain/x").then().statusCode(200).header("X-RateLimit-Remaining", "99");
+            server.client().get("/api/limited/b").then().statusCode(200);
+            server.client().get("/api/limited/b").then().statusCode(429).header("RateLimit-Policy", "\"Limited.b\";q=1;w=3600");
+        }
+    }
+}
