@@ -136,7 +136,7 @@ final class MethodRules {
                 continue;
             }
             out.add(new Rule(r.name(), RequestMatcher.ALL, r.key(), r.policy(), r.tiers(), e.cost() < 0 ? r.cost() : e.cost(),
-                    r.mode(), r.onStoreFailure(), r.onMissingKey()));
+                    r.mode(), r.onStoreFailure(), r.onMissingKey(), r.countStatuses(), r.denialCache()));
         }
         return out;
     }

@@ -63,7 +63,7 @@ public final class RateLimitRequestFilter implements ContainerRequestFilter {
             request.abortWith(denial(reply));
             return;
         }
-        request.setProperty(PENDING, new RateLimitResponseFilter.Pending(reply.headers(), ours));
+        request.setProperty(PENDING, new RateLimitResponseFilter.Pending(reply.headers(), ours, view));
         if (ours.delayMicros() > 0) {
             waitInLine(ours.delayMicros());
         }

@@ -12,8 +12,8 @@ import java.io.IOException;
 import java.util.List;
 
 /**
- * Adds the rate-limit headers to an allowed response, and releases the request's concurrency leases when the
- * response is done: after the entity is written (as a {@link WriterInterceptor}), or at once when there is none.
+ * Adds the rate-limit headers to an allowed response, and releases the request's concurrency leases (and charges the
+ * rules that count by outcome for its status) when the response is done: after the entity is written (as a {@link WriterInterceptor}), or at once when there is none.
  * Registered by {@link RateLimitFeature} at priority {@value RateLimitFeature#PRIORITY}.
  *
  * <p>A response that never reaches the filters (an exception no mapper handles) leaves its leases to expire on their
@@ -22,7 +22,10 @@ import java.util.List;
 public final class RateLimitResponseFilter implements ContainerResponseFilter, WriterInterceptor {
 
     /** What the request filter left for the response: the headers to add and the decision whose leases to release. */
-    record Pending(List<Reply.Header> headers, Decision decision) {}
+    record Pending(List<Reply.Header> headers, Decision decision, io.sluice.core.RequestView view) {}
+
+    /** The response status, for the rules that count by outcome, charged when the entity is written. */
+    static final String STATUS = RateLimitResponseFilter.class.getName() + ".status";
 
     private final FrontDoor door;
 
@@ -38,7 +41,9 @@ public final class RateLimitResponseFilter implements ContainerResponseFilter, W
         pending.headers().forEach(h -> response.getHeaders().add(h.name(), h.value()));
         if (!response.hasEntity()) {
             request.removeProperty(RateLimitRequestFilter.PENDING);
-            door.release(pending.decision());
+            door.completed(pending.view(), pending.decision(), response.getStatus());
+        } else {
+            request.setProperty(STATUS, response.getStatus());
         }
     }
 
@@ -49,7 +54,8 @@ public final class RateLimitResponseFilter implements ContainerResponseFilter, W
         } finally {
             if (context.getProperty(RateLimitRequestFilter.PENDING) instanceof Pending pending) {
                 context.removeProperty(RateLimitRequestFilter.PENDING);
-                door.release(pending.decision());
+                door.completed(pending.view(), pending.decision(),
+                        context.getProperty(STATUS) instanceof Integer status ? status : 200);
             }
         }
     }

@@ -92,6 +92,41 @@ abstract class RateLimitSuite {
     }
 
     @Test
+    void aRuleThatCountsByOutcomeCountsOnlyFailedLogins() throws Exception {
+        Path rules = dir.resolve("rules.yaml");
+        Files.writeString(rules, """
+                rules:
+                  - name: failed-logins
+                    paths: [/nowhere]
+                    limit: 2/1h
+                    algorithm: sliding-log
+                    count-status: [401]
+                """);
+        JaxrsServer.Setup setup = new JaxrsServer.Setup().property("sluice.rules", rules.toString());
+        setup.classes.add(Resources.Login.class);
+        try (JaxrsServer server = start(setup)) {
+            for (int i = 0; i < 4; i++) {
+                server.client().header("X-Password", "secret").post("/api/login").then().statusCode(200);
+            }
+            server.client().post("/api/login").then().statusCode(401);
+            server.client().post("/api/login").then().statusCode(401);
+            server.client().header("X-Password", "secret").post("/api/login").then().statusCode(429);
+        }
+    }
+
+    @Test
+    void aConcurrencyLeaseIsReleasedOnceTheBodyIsWritten() throws Exception {
+        JaxrsServer.Setup setup = new JaxrsServer.Setup();
+        setup.classes.add(Resources.Reports.class);
+        try (JaxrsServer server = start(setup)) {
+            for (int i = 0; i < 5; i++) {
+                server.client().get("/api/reports").then().statusCode(200).body(equalTo("report"))
+                        .header("RateLimit-Policy", "\"Reports.report\";q=1;qu=\"concurrent-requests\"");
+            }
+        }
+    }
+
+    @Test
     void aDeniedRequestGetsTheSameResponseAsFromTheServletFilter() throws Exception {
         Map<String, String> params = Map.of("limit", "2/1m", "algorithm", "fixed-window");
         JaxrsServer.Setup setup = new JaxrsServer.Setup().property("sluice.limit", "2/1m")

@@ -4,6 +4,7 @@ import io.sluice.core.Decision;
 import io.sluice.core.http.FrontDoor;
 import jakarta.annotation.Priority;
 import jakarta.ws.rs.GET;
+import jakarta.ws.rs.POST;
 import jakarta.ws.rs.Path;
 import jakarta.ws.rs.Priorities;
 import jakarta.ws.rs.container.ContainerRequestContext;
@@ -88,6 +89,26 @@ final class Resources {
         @RateLimit(rule = "exports", cost = 2)
         public Response heavy(@Context jakarta.servlet.http.HttpServletRequest servlet) {
             return hello(servlet.getAttribute(FrontDoor.DECISION_ATTRIBUTE));
+        }
+    }
+
+    /** A login form: 200 with header {@code X-Password: secret}, else 401; limited by rule "failed-logins". */
+    @Path("/login")
+    public static class Login {
+        @POST
+        @RateLimit(rule = "failed-logins")
+        public Response login(@jakarta.ws.rs.HeaderParam("X-Password") String password) {
+            return Response.status("secret".equals(password) ? 200 : 401).entity("login").build();
+        }
+    }
+
+    /** One request in flight at a time, answered with a body (the lease is released after the body is written). */
+    @Path("/reports")
+    public static class Reports {
+        @GET
+        @RateLimit("1 concurrent")
+        public String report() {
+            return "report";
         }
     }
 
