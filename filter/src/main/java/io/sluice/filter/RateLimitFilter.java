@@ -126,7 +126,8 @@ public class RateLimitFilter implements Filter {
         try {
             Parameters parameters = MicroProfileConfig.addTo(Parameters.of(
                     own.getOrDefault("config-prefix", Parameters.DEFAULT_PREFIX).trim(), own, "init-param"));
-            SluiceConfig sluice = SluiceConfig.load(parameters, value -> rulesSource(config.getServletContext(), value));
+            SluiceConfig sluice = SluiceConfig.load(parameters, value -> rulesSource(config.getServletContext(), value),
+                    cdi == null ? Map.of() : cdi.keyResolvers());
             door = cdi == null ? FrontDoor.open(sluice, time)
                     : FrontDoor.open(sluice, time, cdi.store(), List.of(cdi.events()));
             ownsDoor = true;

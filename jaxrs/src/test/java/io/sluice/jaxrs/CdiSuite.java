@@ -104,4 +104,16 @@ abstract class CdiSuite {
             }
         }
     }
+
+    @Test
+    void theServletFilterUsesAProducedKeyResolverByName() throws Exception {
+        try (WeldContainer container = weld(CdiBeans.Tenants.class);
+                JaxrsServer server = start(container, new JaxrsServer.Setup()
+                        .servletFilter(Map.of("limit", "1/1h", "key", "tenant", "name", "per-tenant-filter")))) {
+            server.client().header("X-Tenant", "acme").get("/api/hello").then().statusCode(200)
+                    .header("RateLimit-Policy", "\"per-tenant-filter\";q=1;w=3600");
+            server.client().header("X-Tenant", "acme").get("/api/hello").then().statusCode(429);
+            server.client().header("X-Tenant", "globex").get("/api/hello").then().statusCode(200);
+        }
+    }
 }

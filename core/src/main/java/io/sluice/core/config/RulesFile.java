@@ -68,9 +68,12 @@ public final class RulesFile {
     private final String source;
     private final ClientIpResolver ips;
 
-    private RulesFile(String source, ClientIpResolver ips) {
+    private final java.util.Map<String, KeyResolver> named;
+
+    private RulesFile(String source, ClientIpResolver ips, java.util.Map<String, KeyResolver> named) {
         this.source = source;
         this.ips = ips;
+        this.named = named;
     }
 
     /**
@@ -80,7 +83,12 @@ public final class RulesFile {
      * @throws ConfigException naming the file, rule and field
      */
     public static RuleSet parse(String source, String yaml, ClientIpResolver ips) {
-        return new RulesFile(source, ips).parse(yaml);
+        return new RulesFile(source, ips, java.util.Map.of()).parse(yaml);
+    }
+
+    /** {@link #parse(String, String, ClientIpResolver)} where keys may also name resolvers the application provides. */
+    public static RuleSet parse(String source, String yaml, ClientIpResolver ips, java.util.Map<String, KeyResolver> named) {
+        return new RulesFile(source, ips, named).parse(yaml);
     }
 
     private RuleSet parse(String yaml) {
@@ -146,7 +154,7 @@ public final class RulesFile {
         }
         return new Rule(name,
                 matcher(m, at),
-                KeyResolvers.parse(field(at, "key"), orDefault(string(f, "key", at), "ip"), ips),
+                KeyResolvers.parse(field(at, "key"), orDefault(string(f, "key", at), "ip"), ips, named),
                 PolicyParser.parse(field(at, "limit"), limit, algorithm),
                 m.containsKey("tiers") ? tiers(m.get("tiers"), at + ".tiers", algorithm) : null,
                 cost(f, at),
@@ -203,7 +211,7 @@ public final class RulesFile {
         if (by == null) {
             throw new ConfigException(field(at, "by"), null, "expected the key that picks the tier, such as \"attribute:plan\"");
         }
-        KeyResolver selector = KeyResolvers.parse(field(at, "by"), by, ips);
+        KeyResolver selector = KeyResolvers.parse(field(at, "by"), by, ips, named);
         Object policies = t.get("policies");
         if (!(policies instanceof Map<?, ?> p) || p.isEmpty()) {
             throw new ConfigException(field(at, "policies"), text(policies),

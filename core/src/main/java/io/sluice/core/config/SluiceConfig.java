@@ -54,8 +54,10 @@ public final class SluiceConfig {
     private final boolean shadow;
     private final Responder responder;
     private final List<String> description;
+    private final java.util.Map<String, KeyResolver> namedKeys;
 
     private SluiceConfig(Reader r, boolean rulesRequired) {
+        this.namedKeys = r.named;
         r.rejectUnknown();
         this.clientIp = r.clientIp();
         this.limitRule = r.limitRule(clientIp);
@@ -85,7 +87,16 @@ public final class SluiceConfig {
      * @throws ConfigException naming the first invalid parameter, its source and value
      */
     public static SluiceConfig load(Parameters parameters, Function<String, RulesSource> rulesSources) {
-        return new SluiceConfig(new Reader(parameters, rulesSources), true);
+        return new SluiceConfig(new Reader(parameters, rulesSources, java.util.Map.of()), true);
+    }
+
+    /**
+     * {@link #load(Parameters, Function)} where keys ({@code key}, and the rules file's {@code key} and tier
+     * {@code by}) may also name a resolver the application provides, such as a CDI {@code @Named KeyResolver}.
+     */
+    public static SluiceConfig load(Parameters parameters, Function<String, RulesSource> rulesSources,
+            java.util.Map<String, KeyResolver> namedKeys) {
+        return new SluiceConfig(new Reader(parameters, rulesSources, java.util.Map.copyOf(namedKeys)), true);
     }
 
     /**
@@ -93,7 +104,7 @@ public final class SluiceConfig {
      * annotations): neither {@code limit} nor {@code rules} is required.
      */
     public static SluiceConfig loadWithoutRules(Parameters parameters, Function<String, RulesSource> rulesSources) {
-        return new SluiceConfig(new Reader(parameters, rulesSources), false);
+        return new SluiceConfig(new Reader(parameters, rulesSources, java.util.Map.of()), false);
     }
 
     /** @return a resolver of {@code rules} values that are file paths */
@@ -157,6 +168,11 @@ public final class SluiceConfig {
     }
 
     /** @return the effective configuration, one line per setting with its source, for the start-up log */
+    /** @return the resolvers the application provides by name (CDI {@code @Named KeyResolver}s), usable as keys */
+    public java.util.Map<String, KeyResolver> namedKeys() {
+        return namedKeys;
+    }
+
     public List<String> description() {
         return description;
     }
@@ -165,11 +181,13 @@ public final class SluiceConfig {
     private static final class Reader {
         final Parameters p;
         final Function<String, RulesSource> rulesSources;
+        final java.util.Map<String, KeyResolver> named;
         final List<String> described = new ArrayList<>();
 
-        Reader(Parameters p, Function<String, RulesSource> rulesSources) {
+        Reader(Parameters p, Function<String, RulesSource> rulesSources, java.util.Map<String, KeyResolver> named) {
             this.p = p;
             this.rulesSources = rulesSources;
+            this.named = named;
         }
 
         ClientIpResolver clientIp() {
@@ -201,7 +219,7 @@ public final class SluiceConfig {
             Policy policy = PolicyParser.parse(limit.source(), limit.value(), a);
             Parameter keyValue = p.get("key");
             String spec = keyValue == null ? DEFAULT_KEY : keyValue.value();
-            KeyResolver key = KeyResolvers.parse(keyValue == null ? "key" : keyValue.source(), spec, ips);
+            KeyResolver key = KeyResolvers.parse(keyValue == null ? "key" : keyValue.source(), spec, ips, named);
             Parameter nameValue = p.get("name");
             String name = nameValue == null ? defaultName(spec) : nameValue.value();
             if (!name.matches("[A-Za-z0-9][A-Za-z0-9._-]{0,63}")) {

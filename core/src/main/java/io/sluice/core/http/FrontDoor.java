@@ -104,7 +104,7 @@ public final class FrontDoor implements AutoCloseable {
         }
         String name = config.rules().name();
         return new ReloadingRules(config.rulesParameter(), config.rules(),
-                text -> compose(config, RulesFile.parse(name, text, config.clientIp())),
+                text -> compose(config, RulesFile.parse(name, text, config.clientIp(), config.namedKeys())),
                 config.reloadIntervalMicros(), time);
     }
 

@@ -59,12 +59,22 @@ public final class KeyResolvers {
 
     /** {@link #parse(String, ClientIpResolver)} for configuration parameter {@code parameter}. */
     public static KeyResolver parse(String parameter, String spec, ClientIpResolver ips) {
+        return parse(parameter, spec, ips, java.util.Map.of());
+    }
+
+    /**
+     * {@link #parse(String, String, ClientIpResolver)}, where a part may also be the name of a resolver the
+     * application provides (for example a CDI {@code @Named KeyResolver}): {@code tenant}, {@code tenant+ip}.
+     */
+    public static KeyResolver parse(String parameter, String spec, ClientIpResolver ips,
+            java.util.Map<String, KeyResolver> named) {
         if (spec == null || spec.isBlank() || spec.length() > 500) {
             throw new ConfigException(parameter, spec, SYNTAX);
         }
         List<KeyResolver> parts = new ArrayList<>();
         for (String part : spec.trim().split("\\s*\\+\\s*", -1)) {
-            parts.add(part(parameter, spec, part, ips));
+            KeyResolver custom = named.get(part);
+            parts.add(custom != null ? custom : part(parameter, spec, part, ips));
         }
         return parts.size() == 1 ? parts.get(0) : combine(parts);
     }
