@@ -73,8 +73,15 @@ public final class KeyResolvers {
         }
         List<KeyResolver> parts = new ArrayList<>();
         for (String part : spec.trim().split("\\s*\\+\\s*", -1)) {
-            KeyResolver custom = named.get(part);
-            parts.add(custom != null ? custom : part(parameter, spec, part, ips));
+            try {
+                parts.add(part(parameter, spec, part, ips));             // built-in keys keep their meaning
+            } catch (ConfigException unknown) {
+                KeyResolver custom = named.get(part);
+                if (custom == null) {
+                    throw unknown;
+                }
+                parts.add(custom);
+            }
         }
         return parts.size() == 1 ? parts.get(0) : combine(parts);
     }
