@@ -1,0 +1,79 @@
+package io.sluice.demo;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.eclipse.jetty.ee10.webapp.WebAppContext;
+import org.eclipse.jetty.server.Server;
+import org.eclipse.jetty.server.ServerConnector;
+
+/**
+ * The demo WAR in embedded Jetty 12 (ee10), at the root context on a loopback port. {@code mvn -pl war-demo -am
+ * package -Pdemo} runs {@link #main} until Ctrl-C; the integration tests start one on a free port.
+ *
+ * <p>The WAR is deployed from its exploded directory ({@code target/sluice-demo-ee}), through its own {@code web.xml},
+ * exactly as a container deploys it; the filter reads {@code SLUICE_*} environment variables and {@code sluice.*}
+ * system properties as it would anywhere.
+ */
+public final class DemoServer implements AutoCloseable {
+
+    private final Server server;
+    private final int port;
+
+    private DemoServer(Path webapp, String host, int requestedPort) throws Exception {
+        if (!Files.isRegularFile(webapp.resolve("WEB-INF/web.xml"))) {
+            throw new IllegalArgumentException("not an exploded WAR (no WEB-INF/web.xml): " + webapp.toAbsolutePath()
+                    + "; build it first: mvn -pl war-demo -am package");
+        }
+        server = new Server();
+        ServerConnector connector = new ServerConnector(server);
+        connector.setHost(host);
+        connector.setPort(requestedPort);
+        server.addConnector(connector);
+        WebAppContext context = new WebAppContext();
+        context.setContextPath("/");
+        context.setWar(webapp.toAbsolutePath().toString());
+        context.setThrowUnavailableOnStartupException(true);   // a bad configuration fails start-up, not requests
+        server.setHandler(context);
+        server.setStopAtShutdown(true);
+        server.start();
+        port = connector.getLocalPort();
+    }
+
+    /**
+     * @param webapp the exploded WAR directory
+     * @param port 0 for any free port
+     */
+    public static DemoServer start(Path webapp, int port) throws Exception {
+        return new DemoServer(webapp, "127.0.0.1", port);
+    }
+
+    /** @return the port it listens on, on 127.0.0.1 */
+    public int port() {
+        return port;
+    }
+
+    /** @return {@code http://localhost:PORT} */
+    public String baseUri() {
+        return "http://localhost:" + port;
+    }
+
+    @Override
+    public void close() throws Exception {
+        server.stop();
+    }
+
+    /** {@code DemoServer WEBAPP_DIR [PORT]}: runs until the JVM is stopped. */
+    public static void main(String[] args) throws Exception {
+        if (args.length < 1 || args.length > 2) {
+            System.err.println("usage: DemoServer WEBAPP_DIR [PORT]   (PORT defaults to 8080)");
+            System.exit(2);
+        }
+        int port = args.length == 2 ? Integer.parseInt(args[1]) : 8080;
+        DemoServer demo = start(Path.of(args[0]), port);
+        System.out.println();
+        System.out.println("Sluice demo: " + demo.baseUri() + "/   (playground; try " + demo.baseUri()
+                + "/api/hello)   Ctrl-C stops it.");
+        System.out.println();
+        demo.server.join();
+    }
+}
