@@ -36,8 +36,13 @@ public class DemoRateLimitFilter extends RateLimitFilter {
 
     @Override
     public void init(FilterConfig config) throws ServletException {
+        super.init(withRedisUrl(config, environment));
+    }
+
+    /** @return {@code declared} itself, or with init-param {@code store} replaced by {@value #REDIS_URL} when set */
+    static FilterConfig withRedisUrl(FilterConfig declared, Function<String, String> environment) {
         String redisUrl = environment.apply(REDIS_URL);
-        super.init(redisUrl == null || redisUrl.isBlank() ? config : new WithStore(config, redisUrl.trim()));
+        return redisUrl == null || redisUrl.isBlank() ? declared : new WithStore(declared, redisUrl.trim());
     }
 
     /** The declared configuration with init-param {@code store} set to the Redis URL. */

@@ -10,9 +10,10 @@ import org.eclipse.jetty.server.ServerConnector;
  * The demo WAR in embedded Jetty 12 (ee10), at the root context on a loopback port. {@code mvn -pl war-demo -am
  * package -Pdemo} runs {@link #main} until Ctrl-C; the integration tests start one on a free port.
  *
- * <p>The WAR is deployed from its exploded directory ({@code target/sluice-demo-ee}), through its own {@code web.xml},
- * exactly as a container deploys it; the filter reads {@code SLUICE_*} environment variables and {@code sluice.*}
- * system properties as it would anywhere.
+ * <p>The packaged WAR ({@code target/sluice-demo-ee.war}) is deployed through its own {@code web.xml}, exactly as a
+ * container deploys it: Jetty unpacks it into a temporary directory of its own, so two demos (two ports) run from one
+ * build. The filter reads {@code SLUICE_*} environment variables and {@code sluice.*} system properties as it would
+ * anywhere.
  */
 public final class DemoServer implements AutoCloseable {
 
@@ -20,8 +21,8 @@ public final class DemoServer implements AutoCloseable {
     private final int port;
 
     private DemoServer(Path webapp, String host, int requestedPort) throws Exception {
-        if (!Files.isRegularFile(webapp.resolve("WEB-INF/web.xml"))) {
-            throw new IllegalArgumentException("not an exploded WAR (no WEB-INF/web.xml): " + webapp.toAbsolutePath()
+        if (!Files.isRegularFile(webapp) && !Files.isRegularFile(webapp.resolve("WEB-INF/web.xml"))) {
+            throw new IllegalArgumentException("neither a WAR nor an exploded WAR: " + webapp.toAbsolutePath()
                     + "; build it first: mvn -pl war-demo -am package");
         }
         server = new Server();
@@ -40,7 +41,7 @@ public final class DemoServer implements AutoCloseable {
     }
 
     /**
-     * @param webapp the exploded WAR directory
+     * @param webapp the WAR file, or an exploded WAR directory
      * @param port 0 for any free port
      */
     public static DemoServer start(Path webapp, int port) throws Exception {
@@ -62,10 +63,10 @@ public final class DemoServer implements AutoCloseable {
         server.stop();
     }
 
-    /** {@code DemoServer WEBAPP_DIR [PORT]}: runs until the JVM is stopped. */
+    /** {@code DemoServer WAR [PORT]}: runs until the JVM is stopped. */
     public static void main(String[] args) throws Exception {
         if (args.length < 1 || args.length > 2) {
-            System.err.println("usage: DemoServer WEBAPP_DIR [PORT]   (PORT defaults to 8080)");
+            System.err.println("usage: DemoServer WAR [PORT]   (PORT defaults to 8080)");
             System.exit(2);
         }
         int port = args.length == 2 ? Integer.parseInt(args[1]) : 8080;

@@ -7,7 +7,7 @@ import java.nio.file.Path;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * The packaged demo WAR ({@code target/sluice-demo-ee}, built by {@code package} before failsafe runs) in embedded
+ * The packaged demo WAR ({@code target/sluice-demo-ee.war}, built by {@code package} before failsafe runs) in embedded
  * Jetty on a free port, for the integration tests.
  *
  * <p>Every test counts in keys of its own: the tests arrive "through a proxy" at 127.0.0.1 and name a fresh client in
@@ -26,7 +26,7 @@ final class RunningDemo implements AutoCloseable {
 
     static RunningDemo start() throws Exception {
         System.setProperty("sluice.trusted-proxies", "127.0.0.1");
-        String webapp = System.getProperty("demo.webapp", "target/sluice-demo-ee");
+        String webapp = System.getProperty("demo.webapp", "target/sluice-demo-ee.war");
         return new RunningDemo(DemoServer.start(Path.of(webapp), 0));
     }
 
