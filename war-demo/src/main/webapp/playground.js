@@ -26,7 +26,8 @@
   }
 
   function fire() {
-    var url = $('endpoint').value;
+    // relative to the page, so the WAR works at any context path: /api/hello -> /CONTEXT/api/hello
+    var url = new URL($('endpoint').value.replace(/^\//, ''), document.baseURI).pathname;
     var count = Math.max(1, Math.min(1000, parseInt($('count').value, 10) || 1));
     var rate = Math.max(0.1, Math.min(100, parseFloat($('rate').value) || 1));
     if (state.startMs === null) {

@@ -18,9 +18,10 @@ import org.eclipse.jetty.server.ServerConnector;
 public final class DemoServer implements AutoCloseable {
 
     private final Server server;
+    private final String contextPath;
     private final int port;
 
-    private DemoServer(Path webapp, String host, int requestedPort) throws Exception {
+    private DemoServer(Path webapp, String contextPath, String host, int requestedPort) throws Exception {
         if (!Files.isRegularFile(webapp) && !Files.isRegularFile(webapp.resolve("WEB-INF/web.xml"))) {
             throw new IllegalArgumentException("neither a WAR nor an exploded WAR: " + webapp.toAbsolutePath()
                     + "; build it first: mvn -pl war-demo -am package");
@@ -31,13 +32,14 @@ public final class DemoServer implements AutoCloseable {
         connector.setPort(requestedPort);
         server.addConnector(connector);
         WebAppContext context = new WebAppContext();
-        context.setContextPath("/");
+        context.setContextPath(contextPath);
         context.setWar(webapp.toAbsolutePath().toString());
         context.setThrowUnavailableOnStartupException(true);   // a bad configuration fails start-up, not requests
         server.setHandler(context);
         server.setStopAtShutdown(true);
         server.start();
         port = connector.getLocalPort();
+        this.contextPath = contextPath.equals("/") ? "" : contextPath;
     }
 
     /**
@@ -45,7 +47,14 @@ public final class DemoServer implements AutoCloseable {
      * @param port 0 for any free port
      */
     public static DemoServer start(Path webapp, int port) throws Exception {
-        return new DemoServer(webapp, "127.0.0.1", port);
+        return start(webapp, "/", port);
+    }
+
+    /**
+     * @param contextPath {@code /} or a path such as {@code /demo}
+     */
+    public static DemoServer start(Path webapp, String contextPath, int port) throws Exception {
+        return new DemoServer(webapp, contextPath, "127.0.0.1", port);
     }
 
     /** @return the port it listens on, on 127.0.0.1 */
@@ -53,9 +62,14 @@ public final class DemoServer implements AutoCloseable {
         return port;
     }
 
-    /** @return {@code http://localhost:PORT} */
+    /** @return the context path: empty for the root, else such as {@code /demo} */
+    public String contextPath() {
+        return contextPath;
+    }
+
+    /** @return {@code http://localhost:PORT} and the context path, without a trailing slash */
     public String baseUri() {
-        return "http://localhost:" + port;
+        return "http://localhost:" + port + contextPath;
     }
 
     @Override

@@ -23,7 +23,8 @@ import org.openqa.selenium.support.ui.WebDriverWait;
 /**
  * The playground page in real headless Chromium (Debian's {@code chromium} and {@code chromium-driver}; other paths
  * with {@code -Dchromium.binary=...} and {@code -Dchromedriver.binary=...}). Never skipped: without Chromium it fails
- * and says how to install it. Waits on page conditions, never on time.
+ * and says how to install it. Waits on page conditions, never on time. The WAR is deployed at {@code /demo}, so the
+ * page is shown to work at any context path.
  */
 class PlaygroundIT {
 
@@ -35,7 +36,7 @@ class PlaygroundIT {
     static void start() throws Exception {
         Path chromium = executable("chromium.binary", "/usr/bin/chromium");
         Path chromedriver = executable("chromedriver.binary", "/usr/bin/chromedriver");
-        demo = RunningDemo.start();
+        demo = RunningDemo.start("/demo");   // not the root context: the page must call its own WAR
         ChromeOptions options = new ChromeOptions()
                 .setBinary(chromium.toFile())
                 .addArguments("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu",
@@ -93,6 +94,7 @@ class PlaygroundIT {
         assertThat(charted("allowed")).isEqualTo(1);
         assertThat(charted("denied")).isEqualTo(5);
         assertThat(text("last-status")).startsWith("429");
+        assertThat(text("last-url")).isEqualTo("GET /demo/api/algorithms/sliding-log");
         assertThat(text("last-headers")).contains("retry-after: 1", "ratelimit-policy: \"sliding-log\";q=5;w=10",
                 "x-ratelimit-remaining: 0");
         assertThat(text("last-body")).contains("\"code\":\"rate_limited\"", "\"policy\":\"sliding-log\"");

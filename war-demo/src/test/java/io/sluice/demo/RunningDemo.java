@@ -25,9 +25,14 @@ final class RunningDemo implements AutoCloseable {
     }
 
     static RunningDemo start() throws Exception {
+        return start("/");
+    }
+
+    /** @param contextPath {@code /} or a path such as {@code /demo} */
+    static RunningDemo start(String contextPath) throws Exception {
         System.setProperty("sluice.trusted-proxies", "127.0.0.1");
         String webapp = System.getProperty("demo.webapp", "target/sluice-demo-ee.war");
-        return new RunningDemo(DemoServer.start(Path.of(webapp), 0));
+        return new RunningDemo(DemoServer.start(Path.of(webapp), contextPath, 0));
     }
 
     /** @return a client address no other test has used, from TEST-NET-3 (203.0.113.0/24) and beyond */
@@ -38,12 +43,12 @@ final class RunningDemo implements AutoCloseable {
 
     /** @return a request from {@code client}, through the trusted proxy at 127.0.0.1 */
     RequestSpecification from(String client) {
-        return given().baseUri("http://127.0.0.1").port(server.port()).header("X-Forwarded-For", client);
+        return direct().header("X-Forwarded-For", client);
     }
 
     /** @return a request from the socket peer itself, as a browser on this machine sends it */
     RequestSpecification direct() {
-        return given().baseUri("http://127.0.0.1").port(server.port());
+        return given().baseUri("http://127.0.0.1").port(server.port()).basePath(server.contextPath());
     }
 
     String baseUri() {
