@@ -1,95 +1,225 @@
-// The playground: fires requests at the chosen endpoint and draws allowed and denied requests per half second.
-// No libraries, no network beyond this server.
+/*
+ * Sluice playground: fires N requests at R per second at one endpoint of this server, counts what the rate limiter
+ * allowed and denied per half second, draws it as an SVG bar chart, and shows the last response in full.
+ * No libraries, no build step: plain browser JavaScript.
+ */
 (function () {
   'use strict';
-  const $ = id => document.getElementById(id);
-  const BUCKET_MS = 500;
-  const SHOWN = ['RateLimit-Policy', 'RateLimit', 'X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset',
-    'Retry-After', 'Cache-Control', 'Content-Type'];
-  let buckets = [];            // {allowed, denied} per half second since the first request
-  let start = null;
-  let totals = {allowed: 0, denied: 0, inflight: 0};
-  let timer = null;
 
-  function bucket(now) {
-    if (start === null) start = now;
-    const i = Math.floor((now - start) / BUCKET_MS);
-    while (buckets.length <= i) buckets.push({allowed: 0, denied: 0});
-    return buckets[i];
+  var BUCKET_MS = 500;            // one bar per half second
+  var VISIBLE_BUCKETS = 60;       // the chart shows the last 30 seconds
+  var SVG_NS = 'http://www.w3.org/2000/svg';
+  var CHART = { width: 640, height: 240, left: 34, right: 8, top: 10, bottom: 24 };
+
+  var $ = function (id) { return document.getElementById(id); };
+  var state = freshState();
+  var timers = [];
+  var redrawTimer = null;
+
+  function freshState() {
+    return { startMs: null, buckets: [], allowed: 0, denied: 0, other: 0, inFlight: 0, scheduled: 0 };
   }
 
-  function show(response, text) {
-    $('status').textContent = response.status + (response.status === 429 ? ' Too Many Requests' : '');
-    $('headers').textContent = SHOWN.filter(h => response.headers.get(h) !== null)
-      .map(h => h + ': ' + response.headers.get(h)).join('\n');
-    $('body').textContent = text;
-  }
-
-  function fireOne(url) {
-    totals.inflight++;
-    render();
-    fetch(url, {cache: 'no-store'}).then(response => response.text().then(text => {
-      const b = bucket(Date.now());
-      if (response.status === 429 || response.status === 503) { b.denied++; totals.denied++; }
-      else { b.allowed++; totals.allowed++; }
-      show(response, text);
-    })).catch(e => {
-      $('status').textContent = 'network error: ' + e;
-    }).finally(() => { totals.inflight--; render(); });
+  function showPolicy() {
+    var option = $('endpoint').selectedOptions[0];
+    $('policy').textContent = option.getAttribute('data-policy');
   }
 
   function fire() {
+    // relative to the page, so the WAR works at any context path: /api/hello -> /CONTEXT/api/hello
+    var url = new URL($('endpoint').value.replace(/^\//, ''), document.baseURI).pathname;
+    var count = Math.max(1, Math.min(1000, parseInt($('count').value, 10) || 1));
+    var rate = Math.max(0.1, Math.min(100, parseFloat($('rate').value) || 1));
+    if (state.startMs === null) {
+      state.startMs = performance.now();
+    }
     stop();
-    const url = $('endpoint').value;
-    let left = Math.max(1, Math.min(1000, parseInt($('count').value, 10) || 1));
-    const every = 1000 / Math.max(1, Math.min(100, parseInt($('rate').value, 10) || 1));
-    bucket(Date.now());
-    fireOne(url);
-    left--;
-    if (left > 0) {
-      timer = setInterval(() => {
-        fireOne(url);
-        if (--left <= 0) stop();
-      }, every);
+    state.scheduled = count;
+    for (var i = 0; i < count; i++) {
+      timers.push(setTimeout(send, Math.round(i * 1000 / rate), url));
+    }
+    $('fire').disabled = true;
+    $('stop').disabled = false;
+    if (redrawTimer === null) {
+      redrawTimer = setInterval(draw, 250);
+    }
+    status('Firing ' + count + ' requests at ' + rate + ' per second at ' + url + ' …');
+  }
+
+  function send(url) {
+    state.scheduled--;
+    state.inFlight++;
+    updateTotals();
+    fetch(url, { cache: 'no-store', headers: { 'Accept': 'application/json, text/plain' } })
+      .then(function (response) {
+        return response.text().then(function (body) { record(url, response, body); });
+      })
+      .catch(function (error) { recordError(url, error); })
+      .then(finishOne);
+  }
+
+  function record(url, response, body) {
+    var kind = response.status === 429 ? 'denied' : (response.ok ? 'allowed' : 'other');
+    count(kind);
+    var headers = [];
+    response.headers.forEach(function (value, name) { headers.push(name + ': ' + value); });
+    headers.sort();
+    $('last-status').textContent = response.status + ' ' + (response.statusText || '');
+    $('last-status').className = kind;
+    $('last-url').textContent = 'GET ' + url;
+    $('last-headers').textContent = headers.join('\n');
+    $('last-body').textContent = body;
+  }
+
+  function recordError(url, error) {
+    count('other');
+    $('last-status').textContent = 'network error';
+    $('last-status').className = 'other';
+    $('last-url').textContent = 'GET ' + url;
+    $('last-headers').textContent = '';
+    $('last-body').textContent = String(error);
+  }
+
+  function count(kind) {
+    var index = Math.floor((performance.now() - state.startMs) / BUCKET_MS);
+    var bucket = state.buckets[index] || (state.buckets[index] = { allowed: 0, denied: 0, other: 0 });
+    bucket[kind]++;
+    state[kind]++;
+  }
+
+  function finishOne() {
+    state.inFlight--;
+    updateTotals();
+    draw();
+    if (state.inFlight === 0 && state.scheduled === 0) {
+      done('Done: ' + state.allowed + ' allowed, ' + state.denied + ' denied, ' + state.other + ' other.');
     }
   }
 
   function stop() {
-    if (timer !== null) { clearInterval(timer); timer = null; }
+    timers.forEach(clearTimeout);
+    timers = [];
+    state.scheduled = 0;
+  }
+
+  function done(message) {
+    $('fire').disabled = false;
+    $('stop').disabled = true;
+    clearInterval(redrawTimer);
+    redrawTimer = null;
+    status(message);
   }
 
   function clear() {
     stop();
-    buckets = []; start = null; totals = {allowed: 0, denied: 0, inflight: totals.inflight};
-    $('status').textContent = '—'; $('headers').textContent = ''; $('body').textContent = '';
-    render();
+    state = freshState();
+    updateTotals();
+    draw();
+    done('Cleared.');
   }
 
-  function render() {
-    $('allowed').textContent = totals.allowed;
-    $('denied').textContent = totals.denied;
-    $('inflight').textContent = totals.inflight;
-    const canvas = $('chart');
-    const g = canvas.getContext('2d');
-    const w = canvas.width, h = canvas.height, pad = 24;
-    g.clearRect(0, 0, w, h);
-    const n = Math.max(20, buckets.length);
-    const most = Math.max(4, ...buckets.map(b => b.allowed + b.denied));
-    const barW = (w - 2 * pad) / n;
-    g.strokeStyle = '#ccc'; g.beginPath(); g.moveTo(pad, h - pad); g.lineTo(w - pad, h - pad); g.stroke();
-    g.fillStyle = '#555'; g.font = '12px sans-serif';
-    g.fillText(most + ' per ' + BUCKET_MS + ' ms', pad, 14);
-    g.fillText('time →', w - pad - 40, h - 6);
-    buckets.forEach((b, i) => {
-      const x = pad + i * barW;
-      const ha = (h - 2 * pad) * b.allowed / most;
-      const hd = (h - 2 * pad) * b.denied / most;
-      g.fillStyle = '#2da44e'; g.fillRect(x + 1, h - pad - ha, Math.max(1, barW - 2), ha);
-      g.fillStyle = '#e5534b'; g.fillRect(x + 1, h - pad - ha - hd, Math.max(1, barW - 2), hd);
-    });
+  function status(message) {
+    $('status-line').textContent = message;
   }
 
+  function updateTotals() {
+    $('allowed-count').textContent = state.allowed;
+    $('denied-count').textContent = state.denied;
+    $('other-count').textContent = state.other;
+    $('inflight-count').textContent = state.inFlight;
+  }
+
+  function draw() {
+    var svg = $('chart');
+    while (svg.firstChild) {
+      svg.removeChild(svg.firstChild);
+    }
+    var nowIndex = state.startMs === null ? 0 : Math.floor((performance.now() - state.startMs) / BUCKET_MS);
+    var first = Math.max(0, nowIndex - VISIBLE_BUCKETS + 1);
+    var max = 1;
+    for (var i = first; i <= nowIndex; i++) {
+      var b = state.buckets[i];
+      if (b) {
+        max = Math.max(max, b.allowed + b.denied + b.other);
+      }
+    }
+    var plotWidth = CHART.width - CHART.left - CHART.right;
+    var plotHeight = CHART.height - CHART.top - CHART.bottom;
+    var barWidth = plotWidth / VISIBLE_BUCKETS;
+    var unit = plotHeight / max;
+    var baseY = CHART.top + plotHeight;
+
+    axis(svg, max, baseY, unit, plotWidth);
+    for (var j = first; j <= nowIndex; j++) {
+      var x = CHART.left + (j - first) * barWidth;
+      if (j % (5000 / BUCKET_MS) === 0) {                  // a label every 5 seconds
+        text(svg, x, CHART.height - 6, (j * BUCKET_MS / 1000) + ' s', 'middle');
+      }
+      var bucket = state.buckets[j];
+      if (!bucket) {
+        continue;
+      }
+      var y = baseY;
+      ['allowed', 'denied', 'other'].forEach(function (kind) {
+        if (bucket[kind] > 0) {
+          var h = bucket[kind] * unit;
+          y -= h;
+          var bar = rect(svg, x + 1, y, Math.max(1, barWidth - 2), h, kind);
+          bar.setAttribute('data-bucket', j);
+          bar.setAttribute('data-count', bucket[kind]);
+          var title = document.createElementNS(SVG_NS, 'title');
+          title.textContent = bucket[kind] + ' ' + kind + ' at ' + (j * BUCKET_MS / 1000) + ' s';
+          bar.appendChild(title);
+        }
+      });
+    }
+  }
+
+  function axis(svg, max, baseY, unit, plotWidth) {
+    var step = Math.max(1, Math.ceil(max / 5));
+    for (var v = 0; v <= max; v += step) {
+      var y = baseY - v * unit;
+      var line = document.createElementNS(SVG_NS, 'line');
+      line.setAttribute('x1', CHART.left);
+      line.setAttribute('x2', CHART.left + plotWidth);
+      line.setAttribute('y1', y);
+      line.setAttribute('y2', y);
+      svg.appendChild(line);
+      text(svg, CHART.left - 4, y + 4, String(v), 'end');
+    }
+  }
+
+  function rect(svg, x, y, w, h, kind) {
+    var r = document.createElementNS(SVG_NS, 'rect');
+    r.setAttribute('x', x);
+    r.setAttribute('y', y);
+    r.setAttribute('width', w);
+    r.setAttribute('height', h);
+    r.setAttribute('class', kind);
+    svg.appendChild(r);
+    return r;
+  }
+
+  function text(svg, x, y, content, anchor) {
+    var t = document.createElementNS(SVG_NS, 'text');
+    t.setAttribute('x', x);
+    t.setAttribute('y', y);
+    t.setAttribute('text-anchor', anchor);
+    t.textContent = content;
+    svg.appendChild(t);
+  }
+
+  $('endpoint').addEventListener('change', showPolicy);
   $('fire').addEventListener('click', fire);
+  $('stop').addEventListener('click', function () {
+    stop();
+    if (state.inFlight === 0) {
+      done('Stopped.');
+    } else {
+      status('Stopping: waiting for ' + state.inFlight + ' request(s) in flight …');
+    }
+  });
   $('clear').addEventListener('click', clear);
-  render();
-})();
+  showPolicy();
+  draw();
+}());

@@ -1,67 +1,49 @@
 package io.sluice.demo;
 
-import jakarta.servlet.AsyncContext;
-import jakarta.servlet.ServletException;
 import jakarta.servlet.http.HttpServlet;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
 import java.util.Set;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.TimeUnit;
 
 /**
- * {@code GET /api/algorithms/{algorithm}}: one endpoint per algorithm, each limited by the rule of the same name in
- * {@code /WEB-INF/sluice-rules.yaml}. The concurrency endpoint holds its request for one second (in asynchronous mode:
- * no thread waits) so that requests in flight are visible.
+ * {@code GET /api/algorithms/{name}}: one endpoint per algorithm, each limited by its own rule in
+ * {@code WEB-INF/sluice-rules.yaml}. Answers 200 {@code text/plain} naming the algorithm, or 404 for an unknown name.
+ *
+ * <p>{@code /api/algorithms/concurrency} works for {@value #CONCURRENCY_WORK_MILLIS} ms before answering, so that
+ * requests overlap and the in-flight limit is visible. It is the only endpoint that takes its time.
  */
 public class AlgorithmServlet extends HttpServlet {
+
+    /** How long the concurrency endpoint works on one request: {@value} ms. */
+    static final long CONCURRENCY_WORK_MILLIS = 1000;
 
     static final Set<String> ALGORITHMS = Set.of("fixed-window", "sliding-window", "sliding-log", "token-bucket",
             "leaky-bucket", "gcra", "warm-up", "concurrency");
 
-    private ScheduledExecutorService timer;
-
-    @Override
-    public void init() throws ServletException {
-        timer = Executors.newSingleThreadScheduledExecutor(r -> {
-            Thread t = new Thread(r, "demo-concurrency");
-            t.setDaemon(true);
-            return t;
-        });
-    }
+    private static final long serialVersionUID = 1L;
 
     @Override
     protected void doGet(HttpServletRequest request, HttpServletResponse response) throws IOException {
-        String algorithm = request.getPathInfo() == null ? "" : request.getPathInfo().substring(1);
-        if (!ALGORITHMS.contains(algorithm)) {
-            response.sendError(404, "one of " + ALGORITHMS);
+        String name = request.getPathInfo() == null ? "" : request.getPathInfo().substring(1);
+        if (!ALGORITHMS.contains(name)) {
+            response.sendError(HttpServletResponse.SC_NOT_FOUND, "no such algorithm; try one of " + ALGORITHMS);
             return;
         }
-        if (algorithm.equals("concurrency")) {
-            AsyncContext async = request.startAsync();
-            timer.schedule(() -> {
-                try {
-                    write((HttpServletResponse) async.getResponse(), algorithm);
-                } catch (IOException clientGone) {
-                    // the client went away: nothing to answer
-                } finally {
-                    async.complete();
-                }
-            }, 1, TimeUnit.SECONDS);
-            return;
+        if (name.equals("concurrency")) {
+            work();
         }
-        write(response, algorithm);
+        response.setContentType("text/plain;charset=UTF-8");
+        response.setHeader("Cache-Control", "no-store");
+        response.getWriter().write(name + ": allowed\n");
     }
 
-    private static void write(HttpServletResponse response, String algorithm) throws IOException {
-        response.setContentType("text/plain;charset=utf-8");
-        response.getWriter().write("ok: " + algorithm + "\n");
-    }
-
-    @Override
-    public void destroy() {
-        timer.shutdownNow();
+    /** Stands for a slow backend call: holds the request (and its concurrency lease) for a while. */
+    private static void work() {
+        try {
+            Thread.sleep(CONCURRENCY_WORK_MILLIS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();   // the container is stopping: answer at once
+        }
     }
 }

@@ -4,17 +4,20 @@ import jakarta.servlet.http.HttpServlet;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 
-/** {@code GET /api/hello}: 200 text/plain "hello" (limited by the rule "hello": 5 per 10 s per client IP). */
+/**
+ * {@code GET /api/hello}: 200 {@code text/plain} "Hello from Sluice!". The rate limit (5 requests per 10 s per client
+ * IP, fixed window) is not here: the filter applies it from {@code WEB-INF/sluice-rules.yaml}, and a denied request
+ * never reaches this servlet.
+ */
 public class HelloServlet extends HttpServlet {
 
-    private static final byte[] HELLO = "hello\n".getBytes(StandardCharsets.US_ASCII);
+    private static final long serialVersionUID = 1L;
 
     @Override
     protected void doGet(HttpServletRequest request, HttpServletResponse response) throws IOException {
-        response.setContentType("text/plain;charset=utf-8");
-        response.setContentLength(HELLO.length);
-        response.getOutputStream().write(HELLO);
+        response.setContentType("text/plain;charset=UTF-8");
+        response.setHeader("Cache-Control", "no-store");
+        response.getWriter().write("Hello from Sluice!\n");
     }
 }

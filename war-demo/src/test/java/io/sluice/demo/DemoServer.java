@@ -7,36 +7,69 @@ import org.eclipse.jetty.server.Server;
 import org.eclipse.jetty.server.ServerConnector;
 
 /**
- * The demo on an embedded Jetty 12 (ee10): the webapp of this module, with its {@code web.xml}, on
- * {@code http://localhost:8080} ({@code PORT} to change). {@code SLUICE_STORE=redis://localhost:6379} shares the
- * limits between instances. Started by {@code mvn -B -pl war-demo -am verify -Pdemo -DskipTests}.
+ * The demo WAR in embedded Jetty 12 (ee10), at the root context on a loopback port. {@code mvn -pl war-demo -am
+ * package -Pdemo} runs {@link #main} until Ctrl-C; the integration tests start one on a free port.
+ *
+ * <p>The packaged WAR ({@code target/sluice-demo-ee.war}) is deployed through its own {@code web.xml}, exactly as a
+ * container deploys it: Jetty unpacks it into a temporary directory of its own, so two demos (two ports) run from one
+ * build. The filter reads {@code SLUICE_*} environment variables and {@code sluice.*} system properties as it would
+ * anywhere.
  */
 public final class DemoServer implements AutoCloseable {
 
     private final Server server;
+    private final String contextPath;
+    private final int port;
 
-    private DemoServer(Server server) {
-        this.server = server;
-    }
-
-    /** Starts the demo on {@code port} (0: a free port) of {@code host}. */
-    public static DemoServer start(String host, int port) throws Exception {
-        Server server = new Server();
+    private DemoServer(Path webapp, String contextPath, String host, int requestedPort) throws Exception {
+        if (!Files.isRegularFile(webapp) && !Files.isRegularFile(webapp.resolve("WEB-INF/web.xml"))) {
+            throw new IllegalArgumentException("neither a WAR nor an exploded WAR: " + webapp.toAbsolutePath()
+                    + "; build it first: mvn -pl war-demo -am package");
+        }
+        server = new Server();
         ServerConnector connector = new ServerConnector(server);
         connector.setHost(host);
-        connector.setPort(port);
+        connector.setPort(requestedPort);
         server.addConnector(connector);
-        WebAppContext webapp = new WebAppContext();
-        webapp.setContextPath("/");
-        webapp.setBaseResourceAsPath(webappDirectory());
-        webapp.setParentLoaderPriority(true);                  // the classes come from this module's class path
-        server.setHandler(webapp);
+        WebAppContext context = new WebAppContext();
+        context.setContextPath(contextPath);
+        context.setWar(webapp.toAbsolutePath().toString());
+        context.setThrowUnavailableOnStartupException(true);   // a bad configuration fails start-up, not requests
+        server.setHandler(context);
+        server.setStopAtShutdown(true);
         server.start();
-        return new DemoServer(server);
+        port = connector.getLocalPort();
+        this.contextPath = contextPath.equals("/") ? "" : contextPath;
     }
 
+    /**
+     * @param webapp the WAR file, or an exploded WAR directory
+     * @param port 0 for any free port
+     */
+    public static DemoServer start(Path webapp, int port) throws Exception {
+        return start(webapp, "/", port);
+    }
+
+    /**
+     * @param contextPath {@code /} or a path such as {@code /demo}
+     */
+    public static DemoServer start(Path webapp, String contextPath, int port) throws Exception {
+        return new DemoServer(webapp, contextPath, "127.0.0.1", port);
+    }
+
+    /** @return the port it listens on, on 127.0.0.1 */
     public int port() {
-        return ((ServerConnector) server.getConnectors()[0]).getLocalPort();
+        return port;
+    }
+
+    /** @return the context path: empty for the root, else such as {@code /demo} */
+    public String contextPath() {
+        return contextPath;
+    }
+
+    /** @return {@code http://localhost:PORT} and the context path, without a trailing slash */
+    public String baseUri() {
+        return "http://localhost:" + port + contextPath;
     }
 
     @Override
@@ -44,21 +77,18 @@ public final class DemoServer implements AutoCloseable {
         server.stop();
     }
 
-    private static Path webappDirectory() {
-        for (Path candidate : new Path[] {Path.of("src/main/webapp"), Path.of("war-demo/src/main/webapp")}) {
-            if (Files.isDirectory(candidate)) {
-                return candidate.toAbsolutePath();
-            }
-        }
-        throw new IllegalStateException("run from the project or war-demo directory: src/main/webapp not found");
-    }
-
+    /** {@code DemoServer WAR [PORT]}: runs until the JVM is stopped. */
     public static void main(String[] args) throws Exception {
-        String port = System.getenv().getOrDefault("PORT", "8080");
-        try (DemoServer demo = start("0.0.0.0", Integer.parseInt(port))) {
-            System.out.println("Sluice demo at http://localhost:" + demo.port() + "/ (store: "
-                    + System.getenv().getOrDefault("SLUICE_STORE", "memory") + "); Ctrl-C stops it");
-            demo.server.join();
+        if (args.length < 1 || args.length > 2) {
+            System.err.println("usage: DemoServer WAR [PORT]   (PORT defaults to 8080)");
+            System.exit(2);
         }
+        int port = args.length == 2 ? Integer.parseInt(args[1]) : 8080;
+        DemoServer demo = start(Path.of(args[0]), port);
+        System.out.println();
+        System.out.println("Sluice demo: " + demo.baseUri() + "/   (playground; try " + demo.baseUri()
+                + "/api/hello)   Ctrl-C stops it.");
+        System.out.println();
+        demo.server.join();
     }
 }

@@ -1,0 +1,113 @@
+package io.sluice.demo;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.hamcrest.Matchers.both;
+import static org.hamcrest.Matchers.containsString;
+import static org.hamcrest.Matchers.equalTo;
+import static org.hamcrest.Matchers.greaterThan;
+import static org.hamcrest.Matchers.lessThanOrEqualTo;
+import static org.hamcrest.Matchers.matchesPattern;
+import static org.hamcrest.Matchers.nullValue;
+import static org.hamcrest.Matchers.startsWith;
+
+import io.restassured.response.Response;
+import java.time.Duration;
+import java.util.Collections;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/** The demo's stable contract: {@code GET /api/hello}, 5 requests per 10 s per client IP, fixed window. */
+class HelloIT {
+
+    private static final Duration WINDOW = Duration.ofSeconds(10);
+    private static RunningDemo demo;
+
+    @BeforeAll
+    static void start() throws Exception {
+        demo = RunningDemo.start();
+    }
+
+    @AfterAll
+    static void stop() throws Exception {
+        demo.close();
+    }
+
+    private static Burst helloBurst(int count) {
+        return Burst.undisturbed(b -> b.withinOneWindow(WINDOW), () -> {
+            String client = RunningDemo.freshClient();
+            return Burst.fire(count, i -> demo.from(client).get("/api/hello"));
+        });
+    }
+
+    @Test
+    void fivePassInTenSecondsAndTheSixthIsDenied() {
+        Burst burst = helloBurst(7);
+
+        assertThat(burst.statuses()).containsExactly(200, 200, 200, 200, 200, 429, 429);
+    }
+
+    @Test
+    void anAllowedResponseIsPlainTextWithIetfAndLegacyHeaders() {
+        long nowSeconds = System.currentTimeMillis() / 1000;
+        Response first = helloBurst(1).last();
+
+        first.then().statusCode(200)
+                .contentType(startsWith("text/plain"))
+                .body(equalTo("Hello from Sluice!\n"))
+                .header("RateLimit-Policy", "\"hello\";q=5;w=10")
+                .header("RateLimit", matchesPattern("\"hello\";r=4;t=([1-9]|10)"))
+                .header("X-RateLimit-Limit", "5")
+                .header("X-RateLimit-Remaining", "4")
+                .header("X-RateLimit-Reset", Long::parseLong,
+                        both(greaterThan(nowSeconds)).and(lessThanOrEqualTo(nowSeconds + 11)))
+                .header("Retry-After", nullValue());
+    }
+
+    @Test
+    void remainingCountsDownToZero() {
+        Burst burst = helloBurst(5);
+
+        assertThat(burst.responses()).extracting(r -> r.header("X-RateLimit-Remaining"))
+                .containsExactly("4", "3", "2", "1", "0");
+    }
+
+    @Test
+    void aDeniedRequestGetsTheJsonEnvelopeAndRetryAfter() {
+        long nowMillis = System.currentTimeMillis();
+        Response denied = helloBurst(6).last();
+
+        denied.then().statusCode(429)
+                .contentType("application/json")
+                .header("Cache-Control", "no-store")
+                .header("Retry-After", Integer::parseInt, both(greaterThan(0)).and(lessThanOrEqualTo(10)))
+                .header("RateLimit-Policy", "\"hello\";q=5;w=10")
+                .header("RateLimit", matchesPattern("\"hello\";r=0;t=([1-9]|10)"))
+                .header("X-RateLimit-Remaining", "0")
+                .body("error.code", equalTo("rate_limited"))
+                .body("error.message", matchesPattern("Request quota exceeded\\. Wait \\d+ seconds? and try again\\."))
+                .body("error.context.policy", equalTo("hello"))
+                .body("error.context.limit", equalTo(5))
+                .body("error.context.remaining", equalTo(0));
+        long renewalMillis = denied.jsonPath().getLong("error.context.renewal");
+        assertThat(renewalMillis).isBetween(nowMillis, nowMillis + WINDOW.toMillis() + 1);
+    }
+
+    @Test
+    void eachClientIpHasItsOwnFive() {
+        Burst exhausted = helloBurst(6);
+        assertThat(exhausted.last().statusCode()).isEqualTo(429);
+
+        demo.from(RunningDemo.freshClient()).get("/api/hello").then().statusCode(200)
+                .header("X-RateLimit-Remaining", "4");
+    }
+
+    @Test
+    void thePlaygroundPageIsNeverLimited() {
+        Burst pages = Burst.fire(12, i -> demo.direct().get("/"));
+
+        assertThat(pages.statuses()).isEqualTo(Collections.nCopies(12, 200));
+        pages.last().then().contentType(startsWith("text/html")).header("RateLimit", nullValue())
+                .body(containsString("Sluice playground"));
+    }
+}

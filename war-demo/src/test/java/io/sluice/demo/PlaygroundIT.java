@@ -1,0 +1,150 @@
+package io.sluice.demo;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.openqa.selenium.By;
+import org.openqa.selenium.WebElement;
+import org.openqa.selenium.chrome.ChromeDriver;
+import org.openqa.selenium.chrome.ChromeDriverService;
+import org.openqa.selenium.chrome.ChromeOptions;
+import org.openqa.selenium.support.ui.ExpectedConditions;
+import org.openqa.selenium.support.ui.Select;
+import org.openqa.selenium.support.ui.WebDriverWait;
+
+/**
+ * The playground page in real headless Chromium (Debian's {@code chromium} and {@code chromium-driver}; other paths
+ * with {@code -Dchromium.binary=...} and {@code -Dchromedriver.binary=...}). Never skipped: without Chromium it fails
+ * and says how to install it. Waits on page conditions, never on time. The WAR is deployed at {@code /demo}, so the
+ * page is shown to work at any context path.
+ */
+class PlaygroundIT {
+
+    private static final Duration PATIENCE = Duration.ofSeconds(30);
+    private static RunningDemo demo;
+    private static ChromeDriver browser;
+
+    @BeforeAll
+    static void start() throws Exception {
+        Path chromium = executable("chromium.binary", "/usr/bin/chromium");
+        Path chromedriver = executable("chromedriver.binary", "/usr/bin/chromedriver");
+        demo = RunningDemo.start("/demo");   // not the root context: the page must call its own WAR
+        ChromeOptions options = new ChromeOptions()
+                .setBinary(chromium.toFile())
+                .addArguments("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu",
+                        "--window-size=1280,1000");
+        ChromeDriverService service = new ChromeDriverService.Builder()
+                .usingDriverExecutable(chromedriver.toFile()).usingAnyFreePort().build();
+        browser = new ChromeDriver(service, options);
+    }
+
+    private static Path executable(String property, String fallback) {
+        Path path = Path.of(System.getProperty(property, fallback));
+        if (!Files.isExecutable(path)) {
+            throw new AssertionError("The playground test drives real headless Chromium, and " + path + " is missing."
+                    + " Install it with: apt-get install -y chromium chromium-driver"
+                    + " (or point -D" + property + "=... at another binary).");
+        }
+        return path;
+    }
+
+    @AfterAll
+    static void stop() throws Exception {
+        if (browser != null) {
+            browser.quit();
+        }
+        if (demo != null) {
+            demo.close();
+        }
+    }
+
+    @BeforeEach
+    void openPlayground() {
+        browser.get(demo.baseUri() + "/");
+        new WebDriverWait(browser, PATIENCE).until(ExpectedConditions.textToBe(By.id("status-line"), "Idle."));
+    }
+
+    @Test
+    void everyEndpointIsOfferedWithItsPolicy() {
+        Select endpoint = new Select(browser.findElement(By.id("endpoint")));
+
+        assertThat(endpoint.getOptions()).extracting(o -> o.getDomAttribute("value")).contains("/api/hello",
+                "/api/algorithms/fixed-window", "/api/algorithms/sliding-window", "/api/algorithms/sliding-log",
+                "/api/algorithms/token-bucket", "/api/algorithms/leaky-bucket", "/api/algorithms/gcra",
+                "/api/algorithms/warm-up", "/api/algorithms/concurrency", "/api/jaxrs/greeting");
+        assertThat(text("policy")).isEqualTo("5 per 10 s, fixed window");
+        endpoint.selectByValue("/api/algorithms/gcra");
+        assertThat(text("policy")).isEqualTo("GCRA: 2 per second, burst 5");
+    }
+
+    @Test
+    void firingAtTheSlidingLogChartsOneAllowedAndTheRestDenied() {
+        fire("/api/algorithms/sliding-log", 6, 50);   // 6 requests within 100 ms; the log wants 1 s between two
+
+        assertThat(text("allowed-count")).isEqualTo("1");
+        assertThat(text("denied-count")).isEqualTo("5");
+        assertThat(charted("allowed")).isEqualTo(1);
+        assertThat(charted("denied")).isEqualTo(5);
+        assertThat(text("last-status")).startsWith("429");
+        assertThat(text("last-url")).isEqualTo("GET /demo/api/algorithms/sliding-log");
+        assertThat(text("last-headers")).contains("retry-after: 1", "ratelimit-policy: \"sliding-log\";q=5;w=10",
+                "x-ratelimit-remaining: 0");
+        assertThat(text("last-body")).contains("\"code\":\"rate_limited\"", "\"policy\":\"sliding-log\"");
+    }
+
+    @Test
+    void firingAtTheConcurrencyEndpointShowsTwoInFlightAllowed() {
+        fire("/api/algorithms/concurrency", 4, 100);   // all 4 overlap: each takes 1 s
+
+        assertThat(text("allowed-count")).isEqualTo("2");
+        assertThat(text("denied-count")).isEqualTo("2");
+        assertThat(text("last-status")).startsWith("200");
+        assertThat(text("last-body")).isEqualTo("concurrency: allowed");
+        assertThat(text("last-headers")).contains("ratelimit-policy: \"concurrency\";q=2");
+    }
+
+    @Test
+    void clearEmptiesTheChartAndTheTotals() {
+        fire("/api/algorithms/gcra", 2, 10);
+
+        browser.findElement(By.id("clear")).click();
+
+        assertThat(text("allowed-count")).isEqualTo("0");
+        assertThat(text("denied-count")).isEqualTo("0");
+        assertThat(browser.findElements(By.cssSelector("#chart rect"))).isEmpty();
+    }
+
+    /** Fires from the page and waits until every response is in the chart. */
+    private static void fire(String endpoint, int requests, int perSecond) {
+        new Select(browser.findElement(By.id("endpoint"))).selectByValue(endpoint);
+        type("count", requests);
+        type("rate", perSecond);
+        browser.findElement(By.id("fire")).click();
+        new WebDriverWait(browser, PATIENCE)
+                .until(ExpectedConditions.textMatches(By.id("status-line"), Pattern.compile("^Done.*")));
+    }
+
+    private static void type(String id, int value) {
+        WebElement input = browser.findElement(By.id(id));
+        input.clear();
+        input.sendKeys(String.valueOf(value));
+    }
+
+    private static String text(String id) {
+        return browser.findElement(By.id(id)).getText();
+    }
+
+    /** @return the requests of {@code kind} that the chart's bars add up to */
+    private static int charted(String kind) {
+        List<WebElement> bars = browser.findElements(By.cssSelector("#chart rect." + kind));
+        return bars.stream().mapToInt(bar -> Integer.parseInt(bar.getDomAttribute("data-count"))).sum();
+    }
+}

@@ -1,0 +1,62 @@
+package io.sluice.demo;
+
+import static io.restassured.RestAssured.given;
+
+import io.restassured.specification.RequestSpecification;
+import java.nio.file.Path;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * The packaged demo WAR ({@code target/sluice-demo-ee.war}, built by {@code package} before failsafe runs) in embedded
+ * Jetty on a free port, for the integration tests.
+ *
+ * <p>Every test counts in keys of its own: the tests arrive "through a proxy" at 127.0.0.1 and name a fresh client in
+ * {@code X-Forwarded-For}, which the filter believes because {@code -Dsluice.trusted-proxies=127.0.0.1} is set here —
+ * the same system-property override an operator would use, on top of the WAR's {@code web.xml}.
+ */
+final class RunningDemo implements AutoCloseable {
+
+    private static final AtomicInteger CLIENTS = new AtomicInteger();
+
+    private final DemoServer server;
+
+    private RunningDemo(DemoServer server) {
+        this.server = server;
+    }
+
+    static RunningDemo start() throws Exception {
+        return start("/");
+    }
+
+    /** @param contextPath {@code /} or a path such as {@code /demo} */
+    static RunningDemo start(String contextPath) throws Exception {
+        System.setProperty("sluice.trusted-proxies", "127.0.0.1");
+        String webapp = System.getProperty("demo.webapp", "target/sluice-demo-ee.war");
+        return new RunningDemo(DemoServer.start(Path.of(webapp), contextPath, 0));
+    }
+
+    /** @return a client address no other test has used, from TEST-NET-3 (203.0.113.0/24) and beyond */
+    static String freshClient() {
+        int n = CLIENTS.incrementAndGet();
+        return "203.0." + (113 + n / 250) + "." + (1 + n % 250);
+    }
+
+    /** @return a request from {@code client}, through the trusted proxy at 127.0.0.1 */
+    RequestSpecification from(String client) {
+        return direct().header("X-Forwarded-For", client);
+    }
+
+    /** @return a request from the socket peer itself, as a browser on this machine sends it */
+    RequestSpecification direct() {
+        return given().baseUri("http://127.0.0.1").port(server.port()).basePath(server.contextPath());
+    }
+
+    String baseUri() {
+        return server.baseUri();
+    }
+
+    @Override
+    public void close() throws Exception {
+        server.close();
+    }
+}
