@@ -1,5 +1,6 @@
 package io.sluice.demo.jaxrs;
 
+import io.sluice.jaxrs.RateLimit;
 import jakarta.ws.rs.GET;
 import jakarta.ws.rs.Path;
 import jakarta.ws.rs.Produces;
@@ -8,11 +9,11 @@ import jakarta.ws.rs.core.MediaType;
 /**
  * {@code GET /api/jaxrs/greeting}: the demo's JAX-RS resource, 3 requests per 10 s per client IP.
  *
- * <p>The place for {@code @RateLimit("3/10s")} from {@code sluice-jaxrs}: until that module is part of the build,
- * rule {@code jaxrs-greeting} in {@code WEB-INF/sluice-rules.yaml} applies the same limit through the servlet filter.
- * With the annotation, that rule goes and this resource carries its own limit.
+ * <p>Limited by its own {@code @RateLimit} (sluice-jaxrs, registered by {@link DemoApplication}); the servlet filter
+ * in front has no rule for this path, so the request is counted once, here.
  */
 @Path("/greeting")
+@RateLimit(value = "3/10s", name = "jaxrs-greeting")
 public class GreetingResource {
 
     @GET
