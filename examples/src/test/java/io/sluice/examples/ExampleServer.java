@@ -42,6 +42,16 @@ public final class ExampleServer implements AutoCloseable {
         return given().baseUri("http://127.0.0.1").port(port);
     }
 
+    /**
+     * For checks of a {@code Retry-After} on the real clock: a wait counted from a first request made after
+     * {@code startMillis} is at most this many seconds shorter than the policy's.
+     *
+     * @return the whole seconds since {@code startMillis}, rounded up
+     */
+    public static int secondsSince(long startMillis) {
+        return (int) Math.ceil((System.currentTimeMillis() - startMillis) / 1000.0);
+    }
+
     @Override
     public void close() throws Exception {
         server.stop();

@@ -2,6 +2,7 @@ package io.sluice.demo;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
+import org.eclipse.jetty.ee10.annotations.AnnotationConfiguration;
 import org.eclipse.jetty.ee10.webapp.WebAppContext;
 import org.eclipse.jetty.server.Server;
 import org.eclipse.jetty.server.ServerConnector;
@@ -14,6 +15,12 @@ import org.eclipse.jetty.server.ServerConnector;
  * container deploys it: Jetty unpacks it into a temporary directory of its own, so two demos (two ports) run from one
  * build. The filter reads {@code SLUICE_*} environment variables and {@code sluice.*} system properties as it would
  * anywhere.
+ *
+ * <p>Like a Jakarta EE server, this Jetty brings JAX-RS: it scans the WAR for annotations and servlet container
+ * initializers ({@link AnnotationConfiguration}, Jetty's {@code ee10-annotations} module), and Jersey is on its class
+ * path (test scope), outside the WAR. So Jersey's initializer finds the WAR's {@code @ApplicationPath} application and
+ * serves {@code /api/jaxrs/greeting}, limited by its {@code @RateLimit}, from the same {@code ee} WAR that WildFly,
+ * Open Liberty, GlassFish and Payara get. There is no CDI container here (none is needed: Sluice runs without one).
  */
 public final class DemoServer implements AutoCloseable {
 
@@ -34,6 +41,7 @@ public final class DemoServer implements AutoCloseable {
         WebAppContext context = new WebAppContext();
         context.setContextPath(contextPath);
         context.setWar(webapp.toAbsolutePath().toString());
+        context.addConfiguration(new AnnotationConfiguration());  // @ApplicationPath, servlet container initializers
         context.setThrowUnavailableOnStartupException(true);   // a bad configuration fails start-up, not requests
         server.setHandler(context);
         server.setStopAtShutdown(true);

@@ -1,0 +1,106 @@
+package io.sluice.examples;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.sluice.core.config.ConfigException;
+import io.sluice.core.config.RulesFile;
+import io.sluice.core.config.SluiceConfig;
+import io.sluice.core.key.ClientIpResolver;
+import io.sluice.jaxrs.RateLimit;
+import java.io.IOException;
+import java.lang.reflect.Method;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The README's reference tables ("## Reference") list exactly the names the code accepts: every parameter of the
+ * front doors, every rules-file field, every {@code @RateLimit} attribute. A name added to the code and not to the
+ * README, or left in the README after the code dropped it, fails here.
+ */
+class ReadmeReferenceTest {
+
+    private static final Path README = Path.of("..", "README.md");
+    private static final Pattern CODE = Pattern.compile("`([^`]+)`");
+    private static final Pattern EXPECTED_FIELDS = Pattern.compile("expected one of \\[([^\\]]*)\\]");
+
+    @Test
+    void everyParameterIsListedAndEveryListedParameterIsAccepted() throws IOException {
+        assertThat(firstColumn("### Every parameter")).containsExactlyInAnyOrderElementsOf(SluiceConfig.NAMES);
+    }
+
+    @Test
+    void everyRulesFileFieldIsListedAndEveryListedFieldIsAccepted() throws IOException {
+        Set<String> accepted = new TreeSet<>();
+        accepted.addAll(fieldsAt("", "bogus: 1\nrules: []"));
+        accepted.addAll(fieldsAt("defaults.", "defaults: {bogus: 1}\nrules: []"));
+        accepted.addAll(fieldsAt("allowlist.", "allowlist: {bogus: 1}\nrules: []"));
+        accepted.addAll(fieldsAt("rules[].", "rules: [{name: r, limit: 1/s, bogus: 1}]"));
+        accepted.addAll(fieldsAt("rules[].tiers.", "rules: [{name: r, limit: 1/s, tiers: {bogus: 1}}]"));
+
+        assertThat(accepted).contains("rules", "rules[].limit", "rules[].tiers.by", "defaults.key", "allowlist.keys");
+        assertThat(firstColumn("### Every rules-file field")).containsExactlyInAnyOrderElementsOf(accepted);
+    }
+
+    @Test
+    void everyRateLimitAttributeIsListedAndEveryListedAttributeExists() throws IOException {
+        List<String> attributes = Arrays.stream(RateLimit.class.getDeclaredMethods()).map(Method::getName).toList();
+
+        assertThat(attributes).contains("value", "key", "rule");
+        assertThat(firstColumn("### Every @RateLimit attribute")).containsExactlyInAnyOrderElementsOf(attributes);
+    }
+
+    /** @return the names the rules file accepts at one level, from its error for an unknown field there */
+    private static Set<String> fieldsAt(String prefix, String yaml) {
+        ClientIpResolver ips = ClientIpResolver.trusting(List.of(), ClientIpResolver.Header.X_FORWARDED_FOR);
+        Set<String> fields = new TreeSet<>();
+        assertThatThrownBy(() -> RulesFile.parse("sluice-rules.yaml", yaml, ips)).isInstanceOf(ConfigException.class)
+                .satisfies(e -> {
+                    Matcher m = EXPECTED_FIELDS.matcher(e.getMessage());
+                    assertThat(m.find()).as("the unknown field is named with the accepted ones: %s", e.getMessage())
+                            .isTrue();
+                    for (String field : m.group(1).split(",\\s*")) {
+                        fields.add(prefix + field);
+                    }
+                });
+        return fields;
+    }
+
+    /** @return every {@code `name`} in the first column of the table under {@code heading} in the Reference */
+    private static Set<String> firstColumn(String heading) throws IOException {
+        List<String> lines = Files.readAllLines(README);
+        int reference = lines.indexOf("## Reference");
+        assertThat(reference).as("README has a \"## Reference\" section").isNotNegative();
+        int start = lines.subList(reference, lines.size()).indexOf(heading);
+        assertThat(start).as("the Reference has a heading %s", heading).isNotNegative();
+        Set<String> names = new LinkedHashSet<>();
+        boolean header = true;
+        for (String line : lines.subList(reference + start + 1, lines.size())) {
+            if (line.startsWith("#")) {
+                break;
+            }
+            if (!line.startsWith("|")) {
+                continue;
+            }
+            if (header || line.startsWith("|---")) {   // the header row and its rule
+                header = false;
+                continue;
+            }
+            String firstCell = line.substring(1, line.indexOf('|', 1));
+            Matcher code = CODE.matcher(firstCell);
+            while (code.find()) {
+                names.add(code.group(1));
+            }
+        }
+        assertThat(names).as("names in the table under %s", heading).isNotEmpty();
+        return names;
+    }
+}
