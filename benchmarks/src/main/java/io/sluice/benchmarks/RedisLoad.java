@@ -143,6 +143,7 @@ public final class RedisLoad {
         Object b4j = jedis.sendCommand(Protocol.Command.MEMORY, "USAGE", "b4j:client-12345", "SAMPLES", "0");
         BucketConfiguration small = BucketConfiguration.builder()
                 .addLimit(l -> l.capacity(10).refillGreedy(10, Duration.ofMinutes(1))).build();
+        jedis.del("sluice:api:client-12345");
         bucket4j.builder().build("sluice:api:client-12345".getBytes(StandardCharsets.UTF_8), () -> small).tryConsume(1);
         Object b4jSame = jedis.sendCommand(Protocol.Command.MEMORY, "USAGE", "sluice:api:client-12345", "SAMPLES", "0");
         System.out.printf(Locale.ROOT, "%-16s %5s bytes (key b4j:client-12345)   %5s bytes (key sluice:api:client-12345)%n",
