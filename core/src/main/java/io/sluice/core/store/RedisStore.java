@@ -15,6 +15,7 @@ import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Base64;
 import java.util.HexFormat;
 import java.util.LinkedHashMap;
@@ -110,6 +111,7 @@ public final class RedisStore implements Store {
     private final boolean cluster;
     private final String prefix;
     private final String head;
+    private final Map<String, byte[]> ruleHeads = new ConcurrentHashMap<>();
     private final boolean hashTag;
     private final boolean applicationTime;
     private final String description;
@@ -148,13 +150,13 @@ public final class RedisStore implements Store {
         if (!cluster || hashTag || n == 1) {
             List<?> reply = (List<?>) run(n, params(checks, null, now, requestId));
             if (n == 1) {
-                return List.of(outcome(reply, 0));
+                return List.of(outcome(reply, 0, checks.get(0).policy()));
             }
             Outcome[] out = new Outcome[n];
             for (int i = 0; i < n; i++) {
-                out[i] = outcome(reply, i * 6);
+                out[i] = outcome(reply, i * 4, checks.get(i).policy());
             }
-            return List.of(out);
+            return Arrays.asList(out);
         }
         Outcome[] out = new Outcome[n];
         List<List<Integer>> groups = groups(checks);
@@ -168,15 +170,16 @@ public final class RedisStore implements Store {
             List<?> reply = (List<?>) replies.get(g);
             List<Integer> group = groups.get(g);
             for (int k = 0; k < group.size(); k++) {
-                out[group.get(k)] = outcome(reply, k * 6);
+                int i = group.get(k);
+                out[i] = outcome(reply, k * 4, checks.get(i).policy());
             }
         }
-        return List.of(out);
+        return Arrays.asList(out);
     }
 
     /**
-     * The script's arguments, keys first: per check its algorithm's code (upper case: shadow), its cost, and only the
-     * numbers its algorithm reads (cached per policy, already encoded).
+     * The script's arguments, keys first: per check its algorithm's code (upper case: shadow) followed by its cost
+     * unless it is 1, then only the numbers its algorithm reads (cached per policy, already encoded).
      */
     private byte[][] params(List<Check> checks, List<Integer> group, byte[] now, byte[] requestId) {
         int n = group == null ? checks.size() : group.size();
@@ -185,7 +188,7 @@ public final class RedisStore implements Store {
         for (int k = 0; k < n; k++) {
             Check c = checks.get(group == null ? k : group.get(k));
             specs[k] = spec(c.policy());
-            size += specs[k].length;            // code, cost, the numbers (the spec holds two codes)
+            size += specs[k].length - 1;        // code and cost, the numbers (the spec holds two codes)
             Algorithm a = c.policy().algorithm();
             if (a == Algorithm.FIXED_WINDOW || a == Algorithm.CONCURRENCY) {
                 size++;                         // the stagger offset, the lease id
@@ -199,9 +202,9 @@ public final class RedisStore implements Store {
         for (int k = 0; k < n; k++) {
             Check c = checks.get(group == null ? k : group.get(k));
             byte[][] spec = specs[k];
-            params[k] = key(c.rule(), c.key()).getBytes(StandardCharsets.UTF_8);
-            params[at++] = spec[c.shadow() ? 1 : 0];
-            params[at++] = number(c.cost());
+            params[k] = keyBytes(c.rule(), c.key());
+            byte[] code = spec[c.shadow() ? 1 : 0];
+            params[at++] = c.cost() == 1 ? code : concat(code, Long.toString(c.cost()).getBytes(StandardCharsets.US_ASCII));
             for (int f = 2; f < spec.length; f++) {
                 params[at++] = spec[f];
             }
@@ -251,6 +254,24 @@ public final class RedisStore implements Store {
             SPECS.put(p, spec);
         }
         return spec;
+    }
+
+    /** {@link #key(String, String)} encoded; the {@code prefix:rule:} part cached per rule. */
+    private byte[] keyBytes(String rule, String key) {
+        byte[] head = ruleHeads.get(rule);
+        if (head == null) {
+            head = (this.head + rule + ":").getBytes(StandardCharsets.UTF_8);
+            if (ruleHeads.size() < MAX_CACHED) {
+                ruleHeads.put(rule, head);
+            }
+        }
+        return concat(head, safe(key).getBytes(StandardCharsets.UTF_8));
+    }
+
+    private static byte[] concat(byte[] a, byte[] b) {
+        byte[] out = Arrays.copyOf(a, a.length + b.length);
+        System.arraycopy(b, 0, out, a.length, b.length);
+        return out;
     }
 
     private static byte[] number(long n) {
@@ -374,11 +395,16 @@ public final class RedisStore implements Store {
         return new ArrayList<>(bySlot.values());
     }
 
-    private static Outcome outcome(List<?> reply, int at) {
-        long retry = ((Number) reply.get(at + 4)).longValue();
-        return new Outcome(((Number) reply.get(at)).longValue() == 1, ((Number) reply.get(at + 1)).longValue(),
-                ((Number) reply.get(at + 2)).longValue(), ((Number) reply.get(at + 3)).longValue(),
-                retry < 0 ? Outcome.NEVER : retry, ((Number) reply.get(at + 5)).longValue());
+    /** A check's outcome from its 4 integers: 0 when denied else 1 + delay, remaining, reset-after, retry-after. */
+    private static Outcome outcome(List<?> reply, int at, Policy p) {
+        long allowed = ((Number) reply.get(at)).longValue();
+        long retry = ((Number) reply.get(at + 3)).longValue();
+        long limit = switch (p.algorithm()) {
+            case GCRA, TOKEN_BUCKET, LEAKY_BUCKET -> p.burst() > 0 ? p.burst() : p.limit();
+            default -> p.limit();
+        };
+        return new Outcome(allowed > 0, limit, ((Number) reply.get(at + 1)).longValue(),
+                ((Number) reply.get(at + 2)).longValue(), retry < 0 ? Outcome.NEVER : retry, allowed > 0 ? allowed - 1 : 0);
     }
 
     /** One script call; after SCRIPT FLUSH or a restart the script is sent in full (which caches it again). */

@@ -23,7 +23,8 @@
 -- ARGV[1] = 'e' (evaluate) | 'r' (release)
 -- ARGV[2] = now in epoch microseconds, or '' to read Redis TIME
 -- evaluate: ARGV[3] = request id (unique; used by the sliding log only), then per check (KEYS[i]):
---   code, cost, then the policy's numbers for that algorithm:
+--   code and cost in one field (the algorithm's letter, upper case for a shadow check, then the cost unless it is
+--   1: 'g', 'G', 'g0', 't5'), then the policy's numbers for that algorithm:
 --     'g' GCRA, 't' token bucket:   capacity, interval
 --     'k' leaky bucket:             capacity, interval, max-wait, delay threshold
 --     'f' fixed window:             limit, period, stagger offset
@@ -31,8 +32,8 @@
 --     'w' warm-up:                  limit, period, warm-up, cold factor
 --     'l' sliding log:              limit, period, min-interval, count-rejected (0/1)
 --     'c' concurrency:              limit, lease timeout, lease id
---   the code in upper case marks a shadow check
---   returns 6 integers per check: allowed (1/0), limit, remaining, reset-after, retry-after (-1: never), delay
+--   returns 4 integers per check: 0 when denied, else 1 + the delay; remaining, reset-after, retry-after (-1: never)
+--   (the limit is the policy's, the client knows it)
 -- release: per key KEYS[i], ARGV[2 + i] = lease id; returns the number of leases released
 
 local A = ARGV
@@ -318,32 +319,35 @@ if A[1] == 'r' then return library().release() end
 local n = #KEYS
 -- a key of another type (a sorted set) reads as nil in MGET, where GET would fail
 local vals = redis.call('MGET', unpack(KEYS))
-local out = {}
-local values, ttls = {}, {}         -- string states to write if the request is admitted: value, TTL (ms)
+local out
+if n == 1 then out = {0, 0, 0, 0} else out = {} end
+local pend = nil                    -- string states to write if the request is admitted: [i] value, [n + i] TTL
 local lib, special = nil, nil       -- library(); sliding-log and concurrency writes
 local denied = false
 local a = 4
 for i = 1, n do
-  local code = byte(A[a])
+  local head = A[a]
+  local code = byte(head)
   local shadow = code < 97
   if shadow then code = code + 32 end
-  local cost = tonumber(A[a + 1])
+  local cost = 1
+  if #head > 1 then cost = tonumber(sub(head, 2)) end
   local v = vals[i]
-  local r = (i - 1) * 6
-  -- the outcome: allowed (1/0), limit, remaining, reset-after, retry-after (-1: never; else at least 1), delay
-  local ok, lim, rem, reset, retry, delay = 0, 0, 0, 0, -1, 0
+  local r = (i - 1) * 4
+  -- the outcome: allowed (1/0), remaining, reset-after, retry-after (-1: never; else at least 1), delay
+  local ok, rem, reset, retry, delay = 0, 0, 0, -1, 0
   local value, ttl = nil, 0
   if code == 103 or code == 107 then
     -- GCRA ('g': one theoretical arrival time) and leaky bucket ('k': the time the bucket is empty)
-    local cap, iv = tonumber(A[a + 2]), tonumber(A[a + 3])
+    local cap, iv = tonumber(A[a + 1]), tonumber(A[a + 2])
     local tag = 53
     local maxwait, dthreshold = 0, 0
     if code == 107 then
       tag = 52
-      maxwait, dthreshold = tonumber(A[a + 4]), tonumber(A[a + 5])
-      a = a + 6
+      maxwait, dthreshold = tonumber(A[a + 3]), tonumber(A[a + 4])
+      a = a + 5
     else
-      a = a + 4
+      a = a + 3
     end
     local full = cap * iv
     local base = now
@@ -351,7 +355,6 @@ for i = 1, n do
       local s = tonumber(sub(v, 2))
       if s and s > now then base = s end
     end
-    lim = cap
     local next = base + cost * iv
     if cost > cap then
       rem = floor((now + full - base) / iv)
@@ -399,8 +402,8 @@ for i = 1, n do
     if rem < 0 then rem = 0 end
   elseif code == 116 then
     -- token bucket ('t'): {tokens, last}, refilled lazily one token per interval
-    local cap, iv = tonumber(A[a + 2]), tonumber(A[a + 3])
-    a = a + 4
+    local cap, iv = tonumber(A[a + 1]), tonumber(A[a + 2])
+    a = a + 3
     local tokens, last = cap, now
     if v and byte(v, 1) == 51 and #v > 17 then
       local l, t = tonumber(sub(v, 2, 17)), tonumber(sub(v, 18))
@@ -411,7 +414,6 @@ for i = 1, n do
         if add < cap - t then tokens, last = t + add, l + add * iv end
       end
     end
-    lim = cap
     -- full after: 0 when full, else the time the missing tokens take
     if cost > cap or tokens < cost then
       rem = tokens
@@ -426,8 +428,8 @@ for i = 1, n do
     end
   elseif code == 102 then
     -- fixed window ('f'): {windowStart, count}; the time is offset per key when staggered
-    local limit, period, at = tonumber(A[a + 2]), tonumber(A[a + 3]), now + tonumber(A[a + 4])
-    a = a + 5
+    local limit, period, at = tonumber(A[a + 1]), tonumber(A[a + 2]), now + tonumber(A[a + 3])
+    a = a + 4
     local ws = floor(at / period) * period
     local count = 0
     if v and byte(v, 1) == 49 and #v > 17 then
@@ -435,7 +437,6 @@ for i = 1, n do
       if w and c and w >= ws then ws, count = w, c end
     end
     local wend = ws + period - at
-    lim = limit
     rem = limit - count
     if cost > limit then
       if count > 0 then reset = wend end
@@ -454,50 +455,54 @@ for i = 1, n do
     lib = lib or library()
     local o, w, d
     if code == 115 then
-      o, value, ttl = lib.sliding(v, now, cost, tonumber(A[a + 2]), tonumber(A[a + 3]))
-      a = a + 4
+      o, value, ttl = lib.sliding(v, now, cost, tonumber(A[a + 1]), tonumber(A[a + 2]))
+      a = a + 3
     elseif code == 119 then
-      o, value, ttl = lib.warm(v, now, cost, tonumber(A[a + 2]), tonumber(A[a + 3]), tonumber(A[a + 4]),
-                               tonumber(A[a + 5]))
-      a = a + 6
+      o, value, ttl = lib.warm(v, now, cost, tonumber(A[a + 1]), tonumber(A[a + 2]), tonumber(A[a + 3]),
+                               tonumber(A[a + 4]))
+      a = a + 5
     elseif code == 108 then
-      local p = {limit = tonumber(A[a + 2]), period = tonumber(A[a + 3]), gap = tonumber(A[a + 4]),
-                 counts = tonumber(A[a + 5])}
+      local p = {limit = tonumber(A[a + 1]), period = tonumber(A[a + 2]), gap = tonumber(A[a + 3]),
+                 counts = tonumber(A[a + 4])}
       o, w, d = lib.log(KEYS[i], now, cost, p)
       special = special or {}
       special[i] = {kind = 'log', p = p, admit = w, deny = d}
-      a = a + 6
+      a = a + 5
     elseif code == 99 then
-      o, w = lib.lease(KEYS[i], now, cost, tonumber(A[a + 2]), tonumber(A[a + 3]), A[a + 4])
+      o, w = lib.lease(KEYS[i], now, cost, tonumber(A[a + 1]), tonumber(A[a + 2]), A[a + 3])
       special = special or {}
       special[i] = {kind = 'lease', admit = w}
-      a = a + 5
+      a = a + 4
     else
       return redis.error_reply('unknown algorithm code ' .. tostring(A[a]))
     end
-    ok, lim, rem, reset, retry, delay = o[1], o[2], o[3], o[4], o[5], o[6]
+    ok, rem, reset, retry, delay = o[1], o[3], o[4], o[5], o[6]
     if value then ttl = -ttl end    -- already in ms
   end
   if ok == 0 then
     if retry ~= -1 and retry < 1 then retry = 1 end
     if not shadow then denied = true end
   end
-  out[r + 1], out[r + 2], out[r + 3], out[r + 4], out[r + 5], out[r + 6] = ok, lim, rem, reset, retry, delay
-  if value then values[i], ttls[i] = value, ttl end
+  if ok == 1 then ok = 1 + delay end
+  out[r + 1], out[r + 2], out[r + 3], out[r + 4] = ok, rem, reset, retry
+  if value then
+    pend = pend or {}
+    pend[i], pend[n + i] = value, ttl
+  end
 end
 
 for i = 1, n do
-  local admitted = not denied and out[(i - 1) * 6 + 1] == 1
-  local value = values[i]
+  local admitted = not denied and out[(i - 1) * 4 + 1] > 0
+  local value = pend and pend[i]
   if value and admitted then
-    local ttl = ttls[i]
+    local ttl = pend[n + i]
     if ttl < 0 then ttl = -ttl
     else
       -- TTL in ms: the time the state matters, at least 1 ms, plus the slack for the application's clock
       if ttl < 1 then ttl = 1 end
       ttl = ceil(ttl / 1000) + slack
     end
-    redis.call('SET', KEYS[i], value, 'PX', ttl)
+    redis.call('PSETEX', KEYS[i], ttl, value)
   elseif special and special[i] then
     local s = special[i]
     if s.kind == 'log' then
