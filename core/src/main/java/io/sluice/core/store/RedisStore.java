@@ -17,6 +17,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Base64;
+import java.util.EnumSet;
 import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
@@ -92,6 +93,10 @@ public final class RedisStore implements Store {
     private static final byte[] SCRIPT_BYTES = SCRIPT.getBytes(StandardCharsets.UTF_8);
     private static final byte[] SHA_BYTES = SHA.getBytes(StandardCharsets.US_ASCII);
     private static final byte[] EVALUATE = {'e'};
+    private static final byte[] EVALUATE_ALL = {'E'};
+    /** The algorithms the script runs inline; the others need its library (mode 'E'). */
+    private static final Set<Algorithm> INLINE = EnumSet.of(Algorithm.GCRA, Algorithm.TOKEN_BUCKET,
+            Algorithm.FIXED_WINDOW, Algorithm.LEAKY_BUCKET);
     private static final byte[] EMPTY = {};
     private static final byte[][] NUMBERS = new byte[1024][];
     private static final int MAX_CACHED = 4096;
@@ -185,9 +190,11 @@ public final class RedisStore implements Store {
         int n = group == null ? checks.size() : group.size();
         byte[][][] specs = new byte[n][][];
         int size = n + 3;
+        boolean inline = true;
         for (int k = 0; k < n; k++) {
             Check c = checks.get(group == null ? k : group.get(k));
             specs[k] = spec(c.policy());
+            inline &= INLINE.contains(c.policy().algorithm());
             size += specs[k].length - 1;        // code and cost, the numbers (the spec holds two codes)
             Algorithm a = c.policy().algorithm();
             if (a == Algorithm.FIXED_WINDOW || a == Algorithm.CONCURRENCY) {
@@ -196,7 +203,7 @@ public final class RedisStore implements Store {
         }
         byte[][] params = new byte[size][];
         int at = n;
-        params[at++] = EVALUATE;
+        params[at++] = inline ? EVALUATE : EVALUATE_ALL;
         params[at++] = now;
         params[at++] = requestId;
         for (int k = 0; k < n; k++) {

@@ -10,17 +10,19 @@
 -- library(), whose functions are created only by a request that needs them. All keys are read by one MGET.
 --
 -- States of GCRA, the token bucket, the fixed window and the leaky bucket are decimal integers, so Redis stores
--- them with its integer encoding (no string allocation); the first digit names the algorithm, so a key holding
--- another algorithm's state (a rule whose algorithm changed) reads as a fresh key, as in MemoryStore:
---   '1' .. windowStart (16 digits, zero-padded) .. count          fixed window
+-- them with its integer encoding (no string allocation). Every number is below 2^53 < 10^16, so it has at most 16
+-- digits: GCRA's state is its bare TAT (at most 16 characters); the others are at least 17 characters and start with
+-- a digit naming the algorithm, so a key holding another algorithm's state (a rule whose algorithm changed) reads as
+-- a fresh key, as in MemoryStore:
+--   tat                                                             GCRA
+--   '1' .. windowStart (16 digits, zero-padded) .. count            fixed window
 --   '3' .. last (16 digits, zero-padded) .. tokens                  token bucket
---   '4' .. emptyAt                                                  leaky bucket
---   '5' .. tat                                                      GCRA
--- (every value is below 2^53 < 10^16; a state too long for a 64-bit integer is still exact, Redis then keeps it as a
--- string). The sliding window and warm-up keep tagged strings ('s:ws:cur:prev', 'w:stored:next'); the sliding log
+--   '4' .. emptyAt (16 digits, zero-padded)                         leaky bucket
+-- (a state too long for a 64-bit integer, such as a count of more than two digits, is still exact: Redis then keeps
+-- it as a string). The sliding window and warm-up keep tagged strings ('s:ws:cur:prev', 'w:stored:next'); the sliding log
 -- and concurrency are sorted sets.
 --
--- ARGV[1] = 'e' (evaluate) | 'r' (release)
+-- ARGV[1] = 'e' (evaluate, every check inline) | 'E' (evaluate, some check needs library()) | 'r' (release)
 -- ARGV[2] = now in epoch microseconds, or '' to read Redis TIME
 -- evaluate: ARGV[3] = request id (unique; used by the sliding log only), then per check (KEYS[i]):
 --   code and cost in one field (the algorithm's letter, upper case for a shadow check, then the cost unless it is
@@ -51,8 +53,11 @@ end
 
 local floor, ceil, byte, sub, format = math.floor, math.ceil, string.byte, string.sub, string.format
 
--- the algorithms that are not inline: created only when a request needs one of them
-local function library()
+-- the algorithms that are not inline: created only when a request needs one of them (creating this closure costs
+-- its upvalues on every call)
+local library = nil
+if A[1] ~= 'e' then
+library = function()
   local NEVER = -1
   local function fdiv(a, b) return floor(a / b) end
   local function fmt(x) return format('%.0f', x) end
@@ -313,15 +318,25 @@ local function library()
   end
   return lib
 end
-
 if A[1] == 'r' then return library().release() end
+end
 
 local n = #KEYS
 -- a key of another type (a sorted set) reads as nil in MGET, where GET would fail
-local vals = redis.call('MGET', unpack(KEYS))
+local v1, vals = false, nil
+if n == 1 then
+  v1 = redis.pcall('GET', KEYS[1])
+  if type(v1) ~= 'string' then v1 = false end
+else
+  vals = redis.call('MGET', unpack(KEYS))
+end
+-- tables sized up front: growing one re-allocates it at every power of two
 local out
-if n == 1 then out = {0, 0, 0, 0} else out = {} end
-local pend = nil                    -- string states to write if the request is admitted: [i] value, [n + i] TTL
+if n == 1 then out = {0, 0, 0, 0}
+elseif n <= 4 then out = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}
+else out = {} end
+-- states to write if the request is admitted: [i] value, [n + i] TTL; with one check pv, pt
+local pend, pv, pt = nil, nil, nil
 local lib, special = nil, nil       -- library(); sliding-log and concurrency writes
 local denied = false
 local a = 4
@@ -332,7 +347,8 @@ for i = 1, n do
   if shadow then code = code + 32 end
   local cost = 1
   if #head > 1 then cost = tonumber(sub(head, 2)) end
-  local v = vals[i]
+  local v = v1
+  if vals then v = vals[i] end
   local r = (i - 1) * 4
   -- the outcome: allowed (1/0), remaining, reset-after, retry-after (-1: never; else at least 1), delay
   local ok, rem, reset, retry, delay = 0, 0, 0, -1, 0
@@ -340,21 +356,19 @@ for i = 1, n do
   if code == 103 or code == 107 then
     -- GCRA ('g': one theoretical arrival time) and leaky bucket ('k': the time the bucket is empty)
     local cap, iv = tonumber(A[a + 1]), tonumber(A[a + 2])
-    local tag = 53
     local maxwait, dthreshold = 0, 0
+    local s = nil
     if code == 107 then
-      tag = 52
       maxwait, dthreshold = tonumber(A[a + 3]), tonumber(A[a + 4])
       a = a + 5
+      if v and #v == 17 and byte(v, 1) == 52 then s = tonumber(sub(v, 2)) end
     else
       a = a + 3
+      if v and #v <= 16 then s = tonumber(v) end
     end
     local full = cap * iv
     local base = now
-    if v and byte(v, 1) == tag then
-      local s = tonumber(sub(v, 2))
-      if s and s > now then base = s end
-    end
+    if s and s > now then base = s end
     local next = base + cost * iv
     if cost > cap then
       rem = floor((now + full - base) / iv)
@@ -371,7 +385,7 @@ for i = 1, n do
         rem = floor((now + full - next) / iv)
         reset = next - now
         retry = 0
-        value, ttl = format('5%d', next), next - now
+        value, ttl = next, next - now
       else
         rem = floor((now + full - base) / iv)
         reset = base - now
@@ -391,7 +405,7 @@ for i = 1, n do
         rem = floor((now + full - next) / iv)
         reset = next - now
         retry = 0
-        value, ttl = format('4%d', next), next - now
+        value, ttl = format('4%016d', next), next - now
       else
         delay = 0
         rem = floor((now + full - base) / iv)
@@ -452,6 +466,7 @@ for i = 1, n do
       value, ttl = format('1%016d%d', ws, count + cost), wend
     end
   else
+    if not library then return redis.error_reply("algorithm code '" .. A[a] .. "' needs mode 'E'") end
     lib = lib or library()
     local o, w, d
     if code == 115 then
@@ -486,16 +501,22 @@ for i = 1, n do
   if ok == 1 then ok = 1 + delay end
   out[r + 1], out[r + 2], out[r + 3], out[r + 4] = ok, rem, reset, retry
   if value then
-    pend = pend or {}
-    pend[i], pend[n + i] = value, ttl
+    if n == 1 then pv, pt = value, ttl
+    else
+      if not pend then
+        if n <= 4 then pend = {false, false, false, false, false, false, false, false} else pend = {} end
+      end
+      pend[i], pend[n + i] = value, ttl
+    end
   end
 end
 
+for i = 4 * n + 1, #out do out[i] = nil end     -- the unused tail of a table sized for 4 checks
 for i = 1, n do
   local admitted = not denied and out[(i - 1) * 4 + 1] > 0
-  local value = pend and pend[i]
+  local value, ttl = pv, pt
+  if pend then value, ttl = pend[i], pend[n + i] end
   if value and admitted then
-    local ttl = pend[n + i]
     if ttl < 0 then ttl = -ttl
     else
       -- TTL in ms: the time the state matters, at least 1 ms, plus the slack for the application's clock
