@@ -183,13 +183,14 @@ public final class RedisStore implements Store {
     }
 
     /**
-     * The script's arguments, keys first: per check its algorithm's code (upper case: shadow) followed by its cost
+     * The script's arguments, keys first: the mode ({@code e}: every check inline; {@code E}: some need the script's
+     * library) followed by the application's time when it is passed; in mode {@code E} the request id; per check its algorithm's code (upper case: shadow) followed by its cost
      * unless it is 1, then only the numbers its algorithm reads (cached per policy, already encoded).
      */
     private byte[][] params(List<Check> checks, List<Integer> group, byte[] now, byte[] requestId) {
         int n = group == null ? checks.size() : group.size();
         byte[][][] specs = new byte[n][][];
-        int size = n + 3;
+        int size = n + 1;
         boolean inline = true;
         for (int k = 0; k < n; k++) {
             Check c = checks.get(group == null ? k : group.get(k));
@@ -201,11 +202,16 @@ public final class RedisStore implements Store {
                 size++;                         // the stagger offset, the lease id
             }
         }
+        if (!inline) {
+            size++;
+        }
         byte[][] params = new byte[size][];
         int at = n;
-        params[at++] = inline ? EVALUATE : EVALUATE_ALL;
-        params[at++] = now;
-        params[at++] = requestId;
+        byte[] mode = inline ? EVALUATE : EVALUATE_ALL;        // then the application's time, if it is passed
+        params[at++] = now.length == 0 ? mode : concat(mode, now);
+        if (!inline) {
+            params[at++] = requestId;
+        }
         for (int k = 0; k < n; k++) {
             Check c = checks.get(group == null ? k : group.get(k));
             byte[][] spec = specs[k];
@@ -323,8 +329,7 @@ public final class RedisStore implements Store {
         for (List<Lease> group : bySlot.values()) {
             List<String> keys = new ArrayList<>();
             List<String> args = new ArrayList<>();
-            args.add("r");
-            args.add(applicationTime ? Long.toString(nowMicros) : "");
+            args.add(applicationTime ? "r" + nowMicros : "r");
             for (Lease l : group) {
                 keys.add(key(l.rule(), l.key()));
                 args.add(l.id());

@@ -22,9 +22,9 @@
 -- it as a string). The sliding window and warm-up keep tagged strings ('s:ws:cur:prev', 'w:stored:next'); the sliding log
 -- and concurrency are sorted sets.
 --
--- ARGV[1] = 'e' (evaluate, every check inline) | 'E' (evaluate, some check needs library()) | 'r' (release)
--- ARGV[2] = now in epoch microseconds, or '' to read Redis TIME
--- evaluate: ARGV[3] = request id (unique; used by the sliding log only), then per check (KEYS[i]):
+-- ARGV[1] = the mode, then the time: now in epoch microseconds, nothing to read Redis TIME ('e', 'e1700000000000000')
+--   modes: 'e' evaluate, every check inline; 'E' evaluate, some check needs library(); 'r' release
+-- evaluate: in mode 'E' ARGV[2] = request id (unique; used by the sliding log only), then per check (KEYS[i]):
 --   code and cost in one field (the algorithm's letter, upper case for a shadow check, then the cost unless it is
 --   1: 'g', 'G', 'g0', 't5'), then the policy's numbers for that algorithm:
 --     'g' GCRA, 't' token bucket:   capacity, interval
@@ -36,27 +36,28 @@
 --     'c' concurrency:              limit, lease timeout, lease id
 --   returns 4 integers per check: 0 when denied, else 1 + the delay; remaining, reset-after, retry-after (-1: never)
 --   (the limit is the policy's, the client knows it)
--- release: per key KEYS[i], ARGV[2 + i] = lease id; returns the number of leases released
+-- release: per key KEYS[i], ARGV[1 + i] = lease id; returns the number of leases released
 
 local A = ARGV
+local floor, ceil, byte, sub, format = math.floor, math.ceil, string.byte, string.sub, string.format
+local mode = A[1]
 local now
 -- TTLs run on Redis's clock; with the application's time they get a minute of slack for the skew between the two
 local slack = 0
-if A[2] == '' then
+if #mode == 1 then
   redis.replicate_commands()
   local t = redis.call('TIME')
   now = tonumber(t[1]) * 1000000 + tonumber(t[2])
 else
-  now = tonumber(A[2])
+  now = tonumber(sub(mode, 2))
   slack = 60000
+  mode = sub(mode, 1, 1)
 end
-
-local floor, ceil, byte, sub, format = math.floor, math.ceil, string.byte, string.sub, string.format
 
 -- the algorithms that are not inline: created only when a request needs one of them (creating this closure costs
 -- its upvalues on every call)
 local library = nil
-if A[1] ~= 'e' then
+if mode ~= 'e' then
 library = function()
   local NEVER = -1
   local function fdiv(a, b) return floor(a / b) end
@@ -301,7 +302,7 @@ library = function()
   function lib.release()
     local released = 0
     for i = 1, #KEYS do
-      local key, id = KEYS[i], A[2 + i]
+      local key, id = KEYS[i], A[1 + i]
       local r = redis.pcall('ZRANGE', key, 0, -1)
       if type(r) == 'table' and not r.err then
         redis.call('ZREMRANGEBYSCORE', key, '-inf', fmt(now))
@@ -318,7 +319,7 @@ library = function()
   end
   return lib
 end
-if A[1] == 'r' then return library().release() end
+if mode == 'r' then return library().release() end
 end
 
 local n = #KEYS
@@ -339,7 +340,8 @@ else out = {} end
 local pend, pv, pt = nil, nil, nil
 local lib, special = nil, nil       -- library(); sliding-log and concurrency writes
 local denied = false
-local a = 4
+local a = 2
+if mode == 'E' then a = 3 end
 for i = 1, n do
   local head = A[a]
   local code = byte(head)
@@ -529,7 +531,7 @@ for i = 1, n do
     if s.kind == 'log' then
       local w = s.deny
       if admitted then w = s.admit end
-      if w then lib.log_write(KEYS[i], w, s.p, A[3], i) end
+      if w then lib.log_write(KEYS[i], w, s.p, A[2], i) end
     elseif admitted and s.admit then
       lib.lease_write(KEYS[i], s.admit)
     end
