@@ -6,8 +6,9 @@
 -- same order as the Java code, so both agree to the microsecond.
 --
 -- Speed: the body of this script runs on every call, so the common algorithms (GCRA, token bucket, fixed window,
--- leaky bucket) are inline code that creates no function and no table besides the reply; the others live in
--- library(), whose functions are created only by a request that needs them. All keys are read by one MGET.
+-- leaky bucket) are inline code that creates no function and, for one check, no table besides the reply; the others
+-- live in library(), whose functions are created only by a request that needs them (mode 'E'). The keys are read by
+-- one GET (one check) or one MGET, each changed state written by one PSETEX.
 --
 -- States of GCRA, the token bucket, the fixed window and the leaky bucket are decimal integers, so Redis stores
 -- them with its integer encoding (no string allocation). Every number is below 2^53 < 10^16, so it has at most 16
@@ -19,8 +20,8 @@
 --   '3' .. last (16 digits, zero-padded) .. tokens                  token bucket
 --   '4' .. emptyAt (16 digits, zero-padded)                         leaky bucket
 -- (a state too long for a 64-bit integer, such as a count of more than two digits, is still exact: Redis then keeps
--- it as a string). The sliding window and warm-up keep tagged strings ('s:ws:cur:prev', 'w:stored:next'); the sliding log
--- and concurrency are sorted sets.
+-- it as a string). The sliding window and warm-up keep tagged strings ('s:ws:cur:prev', 'w:stored:next'); the
+-- sliding log and concurrency are sorted sets.
 --
 -- ARGV[1] = the mode, then the time: now in epoch microseconds, nothing to read Redis TIME ('e', 'e1700000000000000')
 --   modes: 'e' evaluate, every check inline; 'E' evaluate, some check needs library(); 'r' release
