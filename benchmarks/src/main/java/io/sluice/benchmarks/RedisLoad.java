@@ -9,6 +9,7 @@ import io.sluice.core.Policy;
 import io.sluice.core.store.Check;
 import io.sluice.core.store.RedisStore;
 import io.sluice.core.testing.RedisProcess;
+import java.lang.management.ManagementFactory;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -51,12 +52,15 @@ public final class RedisLoad {
         void run(String key) throws Exception;
     }
 
-    private record Result(String name, String keys, int threads, double perSecond, double p50Micros, double p99Micros) {}
+    private record Result(String name, String keys, int threads, double perSecond, double p50Micros, double p99Micros,
+            double serverMicros, double serverCpuMicros, double clientCpuMicros) {}
 
     private RedisLoad() {}
 
     public static void main(String[] args) throws Exception {
-        int seconds = args.length > 0 ? Integer.parseInt(args[0]) : 3;
+        int seconds = args.length > 0 ? Integer.parseInt(args[0]) : 2;
+        int rounds = args.length > 1 ? Integer.parseInt(args[1]) : 3;
+        String only = args.length > 2 ? args[2] : "";          // e.g. "16" or "hot key/16": only those rows
         String url = RedisProcess.external();
         RedisProcess redis = null;
         if (url == null) {
@@ -75,6 +79,9 @@ public final class RedisLoad {
         BucketConfiguration config = BucketConfiguration.builder()
                 .addLimit(l -> l.capacity(1_000_000_000L).refillGreedy(1_000_000_000L, Duration.ofSeconds(1))).build();
         Policy policy = Policy.parse("1000000000/1s");
+        System.out.println("Redis " + jedis.info("server").lines().filter(l -> l.startsWith("redis_version"))
+                .findFirst().orElse("?") + ", " + Runtime.getRuntime().availableProcessors() + " cores, "
+                + seconds + " s per row, " + rounds + " interleaved rounds, medians");
         List<String> names = List.of("ping", "bare-evalsha", "sluice-gcra-1-rule", "sluice-gcra-4-rules", "bucket4j-jedis");
         List<Call> calls = List.of(
                 key -> jedis.ping(),
@@ -85,20 +92,36 @@ public final class RedisLoad {
                 key -> bucket4j.builder().build(("b4j:" + key).getBytes(StandardCharsets.UTF_8), () -> config)
                         .tryConsume(1));
         String[] keys = Keys.distinct(Keys.COUNT);
-        List<Result> results = new ArrayList<>();
+        System.out.printf(Locale.ROOT, "%-22s %-13s %7s %11s %10s %10s %9s %9s %9s%n", "contender", "keys", "threads",
+                "decisions/s", "p50 µs", "p99 µs", "srv µs", "srvCPU µs", "cliCPU µs");
         for (String keySpace : List.of("hot key", "100,000 keys")) {
             for (int threads : new int[] {1, 16, 64}) {
+                String row = keySpace + "/" + threads;
+                if (!only.isEmpty() && !row.equals(only) && !Integer.toString(threads).equals(only)
+                        && !keySpace.equals(only)) {
+                    continue;
+                }
+                List<List<Result>> perContender = new ArrayList<>();
                 for (int c = 0; c < calls.size(); c++) {
-                    results.add(run(names.get(c), keySpace, threads, seconds, calls.get(c),
-                            keySpace.equals("hot key") ? null : keys));
-                    Result r = results.get(results.size() - 1);
-                    System.out.printf(Locale.ROOT, "%-22s %-13s %3d threads %10.0f /s  p50 %7.1f µs  p99 %7.1f µs%n",
-                            r.name, r.keys, r.threads, r.perSecond, r.p50Micros, r.p99Micros);
+                    perContender.add(new ArrayList<>());
+                }
+                for (int round = 0; round < rounds; round++) {
+                    for (int i = 0; i < calls.size(); i++) {
+                        int c = (i + round) % calls.size();         // rotate the order: no contender always first
+                        perContender.get(c).add(run(jedis, names.get(c), keySpace, threads, seconds, calls.get(c),
+                                keySpace.equals("hot key") ? null : keys));
+                    }
+                }
+                for (int c = 0; c < calls.size(); c++) {
+                    Result r = median(perContender.get(c));
+                    System.out.printf(Locale.ROOT, "%-22s %-13s %7d %11.0f %10.1f %10.1f %9.2f %9.2f %9.2f%n",
+                            r.name, r.keys, r.threads, r.perSecond, r.p50Micros, r.p99Micros, r.serverMicros,
+                            r.serverCpuMicros, r.clientCpuMicros);
                 }
             }
         }
         System.out.println();
-        System.out.println("Redis MEMORY USAGE per key (SAMPLES 0), one key per algorithm:");
+        System.out.println("Redis MEMORY USAGE per key (SAMPLES 0) after one request, one key per algorithm:");
         long now = System.currentTimeMillis() * 1000;
         for (Algorithm a : Algorithm.values()) {
             Policy p = a == Algorithm.CONCURRENCY ? Policy.concurrent(10)
@@ -108,12 +131,23 @@ public final class RedisLoad {
                     a == Algorithm.CONCURRENCY ? "lease-1" : null)), now);
             Object bytes = jedis.sendCommand(Protocol.Command.MEMORY, "USAGE",
                     store.key("mem-" + a.id(), "client-12345"), "SAMPLES", "0");
-            System.out.printf(Locale.ROOT, "%-16s %5s bytes%n", a.id(), bytes);
+            store.reset("api", "client-12345");
+            store.evaluate(List.of(new Check("api", "client-12345", p, 1, false,
+                    a == Algorithm.CONCURRENCY ? "lease-1" : null)), now);
+            Object same = jedis.sendCommand(Protocol.Command.MEMORY, "USAGE",
+                    store.key("api", "client-12345"), "SAMPLES", "0");
+            System.out.printf(Locale.ROOT, "%-16s %5s bytes (key %s)   %5s bytes (key %s)%n", a.id(), bytes,
+                    store.key("mem-" + a.id(), "client-12345"), same, store.key("api", "client-12345"));
         }
         bucket4j.builder().build("b4j:client-12345".getBytes(StandardCharsets.UTF_8), () -> config).tryConsume(1);
-        Object b4j = jedis.sendCommand(Protocol.Command.MEMORY, "USAGE",
-                "b4j:client-12345", "SAMPLES", "0");
-        System.out.printf(Locale.ROOT, "%-16s %5s bytes%n", "bucket4j-jedis", b4j);
+        Object b4j = jedis.sendCommand(Protocol.Command.MEMORY, "USAGE", "b4j:client-12345", "SAMPLES", "0");
+        BucketConfiguration small = BucketConfiguration.builder()
+                .addLimit(l -> l.capacity(10).refillGreedy(10, Duration.ofMinutes(1))).build();
+        jedis.del("sluice:api:client-12345");
+        bucket4j.builder().build("sluice:api:client-12345".getBytes(StandardCharsets.UTF_8), () -> small).tryConsume(1);
+        Object b4jSame = jedis.sendCommand(Protocol.Command.MEMORY, "USAGE", "sluice:api:client-12345", "SAMPLES", "0");
+        System.out.printf(Locale.ROOT, "%-16s %5s bytes (key b4j:client-12345)   %5s bytes (key sluice:api:client-12345)%n",
+                "bucket4j-jedis", b4j, b4jSame);
         store.close();
         jedis.close();
         if (redis != null) {
@@ -122,8 +156,42 @@ public final class RedisLoad {
         System.exit(0);
     }
 
-    private static Result run(String name, String keySpace, int threads, int seconds, Call call, String[] keys)
-            throws Exception {
+    private static Result median(List<Result> rounds) {
+        List<Result> byRate = new ArrayList<>(rounds);
+        byRate.sort((a, b) -> Double.compare(a.perSecond, b.perSecond));
+        Result m = byRate.get(byRate.size() / 2);
+        double[] p50 = rounds.stream().mapToDouble(Result::p50Micros).sorted().toArray();
+        double[] p99 = rounds.stream().mapToDouble(Result::p99Micros).sorted().toArray();
+        return new Result(m.name, m.keys, m.threads, m.perSecond, p50[p50.length / 2], p99[p99.length / 2],
+                m.serverMicros, m.serverCpuMicros, m.clientCpuMicros);
+    }
+
+    /** Sum of usec over every command in INFO commandstats, and the server's CPU seconds (user + sys). */
+    private static double[] serverStats(RedisClient jedis) {
+        double usec = 0;
+        for (String line : jedis.info("commandstats").split("\\r?\\n")) {
+            int at = line.indexOf("usec=");
+            if (line.startsWith("cmdstat_") && at > 0) {
+                int end = line.indexOf(',', at);
+                usec += Double.parseDouble(line.substring(at + 5, end));
+            }
+        }
+        double cpu = 0;
+        for (String line : jedis.info("cpu").split("\\r?\\n")) {
+            if (line.startsWith("used_cpu_sys:") || line.startsWith("used_cpu_user:")) {
+                cpu += Double.parseDouble(line.substring(line.indexOf(':') + 1).trim());
+            }
+        }
+        return new double[] {usec, cpu};
+    }
+
+    private static long clientCpuNanos() {
+        return ((com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean())
+                .getProcessCpuTime();
+    }
+
+    private static Result run(RedisClient jedis, String name, String keySpace, int threads, int seconds, Call call,
+            String[] keys) throws Exception {
         AtomicBoolean measuring = new AtomicBoolean(false);
         AtomicBoolean running = new AtomicBoolean(true);
         long[][] samples = new long[threads][];
@@ -160,17 +228,24 @@ public final class RedisLoad {
             thread.start();
         }
         Thread.sleep(1_000);                                     // warm-up
+        jedis.sendCommand(Protocol.Command.CONFIG, "RESETSTAT");
+        double[] before = serverStats(jedis);
+        long cpu = clientCpuNanos();
         long start = System.nanoTime();
         measuring.set(true);
         Thread.sleep(seconds * 1_000L);
         measuring.set(false);
         long elapsed = System.nanoTime() - start;
+        long clientCpu = clientCpuNanos() - cpu;
+        double[] after = serverStats(jedis);
         running.set(false);
         done.await();
         long total = Arrays.stream(counts).sum();
         long[] all = Arrays.stream(samples).flatMapToLong(Arrays::stream).sorted().toArray();
         double p50 = all.length == 0 ? 0 : all[all.length / 2] / 1000.0;
         double p99 = all.length == 0 ? 0 : all[(int) (all.length * 0.99)] / 1000.0;
-        return new Result(name, keySpace, threads, total * 1e9 / elapsed, p50, p99);
+        double n = Math.max(1, total);
+        return new Result(name, keySpace, threads, total * 1e9 / elapsed, p50, p99, after[0] / n,
+                (after[1] - before[1]) * 1e6 / n, clientCpu / 1000.0 / n);
     }
 }

@@ -15,7 +15,9 @@ import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Base64;
+import java.util.EnumSet;
 import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
@@ -23,6 +25,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.regex.Pattern;
 import org.apache.commons.pool2.impl.GenericObjectPoolConfig;
@@ -83,16 +86,37 @@ public final class RedisStore implements Store {
     /** Longest key part kept as it is: {@value} characters. */
     public static final int MAX_RAW_KEY = 64;
 
-    private static final Pattern SAFE = Pattern.compile("[A-Za-z0-9._:@+/#-]{1," + MAX_RAW_KEY + "}");
+    private static final boolean[] SAFE_CHARS = new boolean[128];
     private static final Pattern PREFIX = Pattern.compile("[A-Za-z0-9._-]{1,32}");
     private static final String SCRIPT = loadScript();
     private static final String SHA = sha1(SCRIPT);
-    private static final int FIELDS = 15;
+    private static final byte[] SCRIPT_BYTES = SCRIPT.getBytes(StandardCharsets.UTF_8);
+    private static final byte[] SHA_BYTES = SHA.getBytes(StandardCharsets.US_ASCII);
+    private static final byte[] EVALUATE = {'e'};
+    private static final byte[] EVALUATE_ALL = {'E'};
+    /** The algorithms the script runs inline; the others need its library (mode 'E'). */
+    private static final Set<Algorithm> INLINE = EnumSet.of(Algorithm.GCRA, Algorithm.TOKEN_BUCKET,
+            Algorithm.FIXED_WINDOW, Algorithm.LEAKY_BUCKET);
+    private static final byte[] EMPTY = {};
+    private static final byte[][] NUMBERS = new byte[1024][];
+    private static final int MAX_CACHED = 4096;
+    private static final Map<Policy, byte[][]> SPECS = new ConcurrentHashMap<>();
+
+    static {
+        for (int i = 0; i < NUMBERS.length; i++) {
+            NUMBERS[i] = Integer.toString(i).getBytes(StandardCharsets.US_ASCII);
+        }
+        for (char c : "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._:@+/#-".toCharArray()) {
+            SAFE_CHARS[c] = true;
+        }
+    }
 
     private final UnifiedJedis redis;
     private final boolean owned;
     private final boolean cluster;
     private final String prefix;
+    private final String head;
+    private final Map<String, byte[]> ruleHeads = new ConcurrentHashMap<>();
     private final boolean hashTag;
     private final boolean applicationTime;
     private final String description;
@@ -105,6 +129,7 @@ public final class RedisStore implements Store {
         this.cluster = redis instanceof RedisClusterClient;
         this.prefix = b.prefix;
         this.hashTag = b.hashTag;
+        this.head = (b.hashTag ? "{" + b.prefix + "}" : b.prefix) + ":";
         this.applicationTime = b.applicationTime;
         this.description = description;
     }
@@ -115,47 +140,165 @@ public final class RedisStore implements Store {
 
     @Override
     public List<Outcome> evaluate(List<Check> checks, long nowMicros) {
-        if (checks.isEmpty()) {
+        int n = checks.size();
+        if (n == 0) {
             return List.of();
         }
-        Outcome[] out = new Outcome[checks.size()];
-        String requestId = node + "-" + Long.toString(requests.incrementAndGet(), 36);
-        List<List<Integer>> groups = groups(checks);
-        List<List<String>> keys = new ArrayList<>(groups.size());
-        List<List<String>> args = new ArrayList<>(groups.size());
-        for (List<Integer> group : groups) {
-            List<String> k = new ArrayList<>(group.size());
-            List<String> a = new ArrayList<>(3 + FIELDS * group.size());
-            a.add("e");
-            a.add(applicationTime ? Long.toString(nowMicros) : "");
-            a.add(requestId);
-            for (int i : group) {
-                Check c = checks.get(i);
-                k.add(key(c.rule(), c.key()));
-                addArgs(a, c);
+        byte[] now = applicationTime ? number(nowMicros) : EMPTY;
+        byte[] requestId = EMPTY;
+        for (int i = 0; i < n; i++) {
+            if (checks.get(i).policy().algorithm() == Algorithm.SLIDING_LOG) {   // only the log names its members
+                requestId = (node + "-" + Long.toString(requests.incrementAndGet(), 36)).getBytes(StandardCharsets.UTF_8);
+                break;
             }
-            keys.add(k);
-            args.add(a);
         }
-        List<Object> replies = groups.size() == 1 ? List.of(run(keys.get(0), args.get(0))) : pipelined(keys, args);
+        if (!cluster || hashTag || n == 1) {
+            List<?> reply = (List<?>) run(n, params(checks, null, now, requestId));
+            if (n == 1) {
+                return List.of(outcome(reply, 0, checks.get(0).policy()));
+            }
+            Outcome[] out = new Outcome[n];
+            for (int i = 0; i < n; i++) {
+                out[i] = outcome(reply, i * 4, checks.get(i).policy());
+            }
+            return Arrays.asList(out);
+        }
+        Outcome[] out = new Outcome[n];
+        List<List<Integer>> groups = groups(checks);
+        List<byte[][]> params = new ArrayList<>(groups.size());
+        for (List<Integer> group : groups) {
+            params.add(params(checks, group, now, requestId));
+        }
+        List<Object> replies = groups.size() == 1 ? List.of(run(groups.get(0).size(), params.get(0)))
+                : pipelined(groups, params);
         for (int g = 0; g < groups.size(); g++) {
             List<?> reply = (List<?>) replies.get(g);
             List<Integer> group = groups.get(g);
             for (int k = 0; k < group.size(); k++) {
-                out[group.get(k)] = outcome(reply, k * 6);
+                int i = group.get(k);
+                out[i] = outcome(reply, k * 4, checks.get(i).policy());
             }
         }
-        return List.of(out);
+        return Arrays.asList(out);
+    }
+
+    /**
+     * The script's arguments, keys first: the mode ({@code e}: every check inline; {@code E}: some need the script's
+     * library) followed by the application's time when it is passed; in mode {@code E} the request id; per check its algorithm's code (upper case: shadow) followed by its cost
+     * unless it is 1, then only the numbers its algorithm reads (cached per policy, already encoded).
+     */
+    private byte[][] params(List<Check> checks, List<Integer> group, byte[] now, byte[] requestId) {
+        int n = group == null ? checks.size() : group.size();
+        byte[][][] specs = new byte[n][][];
+        int size = n + 1;
+        boolean inline = true;
+        for (int k = 0; k < n; k++) {
+            Check c = checks.get(group == null ? k : group.get(k));
+            specs[k] = spec(c.policy());
+            inline &= INLINE.contains(c.policy().algorithm());
+            size += specs[k].length - 1;        // code and cost, the numbers (the spec holds two codes)
+            Algorithm a = c.policy().algorithm();
+            if (a == Algorithm.FIXED_WINDOW || a == Algorithm.CONCURRENCY) {
+                size++;                         // the stagger offset, the lease id
+            }
+        }
+        if (!inline) {
+            size++;
+        }
+        byte[][] params = new byte[size][];
+        int at = n;
+        byte[] mode = inline ? EVALUATE : EVALUATE_ALL;        // then the application's time, if it is passed
+        params[at++] = now.length == 0 ? mode : concat(mode, now);
+        if (!inline) {
+            params[at++] = requestId;
+        }
+        for (int k = 0; k < n; k++) {
+            Check c = checks.get(group == null ? k : group.get(k));
+            byte[][] spec = specs[k];
+            params[k] = keyBytes(c.rule(), c.key());
+            byte[] code = spec[c.shadow() ? 1 : 0];
+            params[at++] = c.cost() == 1 ? code : concat(code, Long.toString(c.cost()).getBytes(StandardCharsets.US_ASCII));
+            for (int f = 2; f < spec.length; f++) {
+                params[at++] = spec[f];
+            }
+            Algorithm a = c.policy().algorithm();
+            if (a == Algorithm.FIXED_WINDOW) {
+                params[at++] = number(Algorithms.staggerOffsetMicros(c.key(), c.policy()));
+            } else if (a == Algorithm.CONCURRENCY) {
+                params[at++] = c.leaseId() == null ? EMPTY : c.leaseId().getBytes(StandardCharsets.UTF_8);
+            }
+        }
+        return params;
+    }
+
+    /** A policy's code (enforced, shadow) and the numbers its algorithm reads, encoded once per policy. */
+    private static byte[][] spec(Policy p) {
+        byte[][] spec = SPECS.get(p);
+        if (spec != null) {
+            return spec;
+        }
+        long cap = p.burst() > 0 ? p.burst() : p.limit();
+        long interval = Math.max(1, p.periodMicros() / p.limit());
+        long[] numbers = switch (p.algorithm()) {
+            case GCRA, TOKEN_BUCKET -> new long[] {cap, interval};
+            case LEAKY_BUCKET -> new long[] {cap, interval, p.maxWaitMicros(), p.delayThreshold()};
+            case FIXED_WINDOW, SLIDING_WINDOW -> new long[] {p.limit(), p.periodMicros()};
+            case WARM_UP -> new long[] {p.limit(), p.periodMicros(), p.warmupMicros(), p.coldFactor()};
+            case SLIDING_LOG -> new long[] {p.limit(), p.periodMicros(), p.minIntervalMicros(), p.countRejected() ? 1 : 0};
+            case CONCURRENCY -> new long[] {p.limit(), p.leaseTimeoutMicros()};
+        };
+        char code = switch (p.algorithm()) {
+            case GCRA -> 'g';
+            case TOKEN_BUCKET -> 't';
+            case LEAKY_BUCKET -> 'k';
+            case FIXED_WINDOW -> 'f';
+            case SLIDING_WINDOW -> 's';
+            case WARM_UP -> 'w';
+            case SLIDING_LOG -> 'l';
+            case CONCURRENCY -> 'c';
+        };
+        spec = new byte[2 + numbers.length][];
+        spec[0] = new byte[] {(byte) code};
+        spec[1] = new byte[] {(byte) Character.toUpperCase(code)};
+        for (int i = 0; i < numbers.length; i++) {
+            spec[2 + i] = Long.toString(numbers[i]).getBytes(StandardCharsets.US_ASCII);
+        }
+        if (SPECS.size() < MAX_CACHED) {
+            SPECS.put(p, spec);
+        }
+        return spec;
+    }
+
+    /** {@link #key(String, String)} encoded; the {@code prefix:rule:} part cached per rule. */
+    private byte[] keyBytes(String rule, String key) {
+        byte[] head = ruleHeads.get(rule);
+        if (head == null) {
+            head = (this.head + rule + ":").getBytes(StandardCharsets.UTF_8);
+            if (ruleHeads.size() < MAX_CACHED) {
+                ruleHeads.put(rule, head);
+            }
+        }
+        return concat(head, safe(key).getBytes(StandardCharsets.UTF_8));
+    }
+
+    private static byte[] concat(byte[] a, byte[] b) {
+        byte[] out = Arrays.copyOf(a, a.length + b.length);
+        System.arraycopy(b, 0, out, a.length, b.length);
+        return out;
+    }
+
+    private static byte[] number(long n) {
+        return n >= 0 && n < NUMBERS.length ? NUMBERS[(int) n] : Long.toString(n).getBytes(StandardCharsets.US_ASCII);
     }
 
     /** Cluster: one script call per hash-slot group, all sent in one pipeline to their masters. */
-    private List<Object> pipelined(List<List<String>> keys, List<List<String>> args) {
-        List<Object> replies = new ArrayList<>(keys.size());
+    private List<Object> pipelined(List<List<Integer>> groups, List<byte[][]> params) {
+        List<Object> replies = new ArrayList<>(groups.size());
         try {
-            List<Response<Object>> responses = new ArrayList<>(keys.size());
+            List<Response<Object>> responses = new ArrayList<>(groups.size());
             try (AbstractPipeline pipeline = redis.pipelined()) {
-                for (int g = 0; g < keys.size(); g++) {
-                    responses.add(pipeline.evalsha(SHA, keys.get(g), args.get(g)));
+                for (int g = 0; g < groups.size(); g++) {
+                    responses.add(pipeline.evalsha(SHA_BYTES, groups.get(g).size(), params.get(g)));
                 }
                 pipeline.sync();
             }
@@ -163,7 +306,8 @@ public final class RedisStore implements Store {
                 try {
                     replies.add(responses.get(g).get());
                 } catch (JedisNoScriptException e) {
-                    replies.add(redis.eval(SCRIPT, keys.get(g), args.get(g)));   // a node that lost the script
+                    // a node that lost the script
+                    replies.add(redis.eval(SCRIPT_BYTES, groups.get(g).size(), params.get(g)));
                 }
             }
             return replies;
@@ -185,8 +329,7 @@ public final class RedisStore implements Store {
         for (List<Lease> group : bySlot.values()) {
             List<String> keys = new ArrayList<>();
             List<String> args = new ArrayList<>();
-            args.add("r");
-            args.add(applicationTime ? Long.toString(nowMicros) : "");
+            args.add(applicationTime ? "r" + nowMicros : "r");
             for (Lease l : group) {
                 keys.add(key(l.rule(), l.key()));
                 args.add(l.id());
@@ -213,8 +356,7 @@ public final class RedisStore implements Store {
 
     /** @return the Redis key of a rule's key: {@code prefix:rule:key}, the key part hashed when long or unsafe */
     public String key(String rule, String key) {
-        String head = hashTag ? "{" + prefix + "}" : prefix;
-        return head + ":" + rule + ":" + safe(key);
+        return head + rule + ":" + safe(key);
     }
 
     @Override
@@ -223,7 +365,7 @@ public final class RedisStore implements Store {
     }
 
     static String safe(String key) {
-        if (SAFE.matcher(key).matches()) {
+        if (isSafe(key)) {
             return key;
         }
         try {
@@ -232,6 +374,21 @@ public final class RedisStore implements Store {
         } catch (NoSuchAlgorithmException e) {
             throw new IllegalStateException("SHA-256 is part of every Java platform", e);
         }
+    }
+
+    /** The same test as the pattern {@code [A-Za-z0-9._:@+/#-]{1,64}}, without a regex on every request. */
+    static boolean isSafe(String key) {
+        int n = key.length();
+        if (n == 0 || n > MAX_RAW_KEY) {
+            return false;
+        }
+        for (int i = 0; i < n; i++) {
+            char c = key.charAt(i);
+            if (c >= 128 || !SAFE_CHARS[c]) {
+                return false;
+            }
+        }
+        return true;
     }
 
     private List<List<Integer>> groups(List<Check> checks) {
@@ -250,30 +407,16 @@ public final class RedisStore implements Store {
         return new ArrayList<>(bySlot.values());
     }
 
-    private static void addArgs(List<String> args, Check c) {
-        Policy p = c.policy();
-        args.add(p.algorithm().id());
-        args.add(Long.toString(p.limit()));
-        args.add(Long.toString(p.periodMicros()));
-        args.add(Long.toString(p.burst()));
-        args.add(Long.toString(p.minIntervalMicros()));
-        args.add(p.countRejected() ? "1" : "0");
-        args.add(Long.toString(p.warmupMicros()));
-        args.add(Integer.toString(p.coldFactor()));
-        args.add(Long.toString(p.leaseTimeoutMicros()));
-        args.add(Long.toString(p.maxWaitMicros()));
-        args.add(Long.toString(p.delayThreshold()));
-        args.add(Long.toString(p.algorithm() == Algorithm.CONCURRENCY ? 0 : Algorithms.staggerOffsetMicros(c.key(), p)));
-        args.add(Long.toString(c.cost()));
-        args.add(c.shadow() ? "1" : "0");
-        args.add(c.leaseId() == null ? "" : c.leaseId());
-    }
-
-    private static Outcome outcome(List<?> reply, int at) {
-        long retry = ((Number) reply.get(at + 4)).longValue();
-        return new Outcome(((Number) reply.get(at)).longValue() == 1, ((Number) reply.get(at + 1)).longValue(),
-                ((Number) reply.get(at + 2)).longValue(), ((Number) reply.get(at + 3)).longValue(),
-                retry < 0 ? Outcome.NEVER : retry, ((Number) reply.get(at + 5)).longValue());
+    /** A check's outcome from its 4 integers: 0 when denied else 1 + delay, remaining, reset-after, retry-after. */
+    private static Outcome outcome(List<?> reply, int at, Policy p) {
+        long allowed = ((Number) reply.get(at)).longValue();
+        long retry = ((Number) reply.get(at + 3)).longValue();
+        long limit = switch (p.algorithm()) {
+            case GCRA, TOKEN_BUCKET, LEAKY_BUCKET -> p.burst() > 0 ? p.burst() : p.limit();
+            default -> p.limit();
+        };
+        return new Outcome(allowed > 0, limit, ((Number) reply.get(at + 1)).longValue(),
+                ((Number) reply.get(at + 2)).longValue(), retry < 0 ? Outcome.NEVER : retry, allowed > 0 ? allowed - 1 : 0);
     }
 
     /** One script call; after SCRIPT FLUSH or a restart the script is sent in full (which caches it again). */
@@ -294,6 +437,27 @@ public final class RedisStore implements Store {
             return redis.evalsha(SHA, keys, args);
         } catch (JedisNoScriptException e) {
             return redis.eval(SCRIPT, keys, args);
+        }
+    }
+
+    /** One script call with encoded arguments, the first {@code keys} of them keys; as {@link #run(List, List)}. */
+    private Object run(int keys, byte[][] params) {
+        try {
+            try {
+                return call(keys, params);
+            } catch (JedisConnectionException stale) {
+                return call(keys, params);   // a pooled connection that a restarted Redis closed: once more, anew
+            }
+        } catch (JedisException | ClassCastException e) {
+            throw new StoreException("Redis call failed (" + description + "): " + e.getMessage(), e);
+        }
+    }
+
+    private Object call(int keys, byte[][] params) {
+        try {
+            return redis.evalsha(SHA_BYTES, keys, params);
+        } catch (JedisNoScriptException e) {
+            return redis.eval(SCRIPT_BYTES, keys, params);
         }
     }
 

@@ -5,455 +5,537 @@
 -- and the two places that compute in doubles (the sliding window's weight, warm-up) do the same operations in the
 -- same order as the Java code, so both agree to the microsecond.
 --
--- ARGV[1] = 'e' (evaluate) | 'r' (release)
--- ARGV[2] = now in epoch microseconds, or '' to read Redis TIME
--- evaluate: ARGV[3] = request id (unique), then per check (KEYS[i]) 15 fields:
---   algorithm, limit, period, burst, min-interval, count-rejected (0/1), warm-up, cold-factor, lease timeout,
---   max-wait, delay, stagger offset, cost, shadow (0/1), lease id ('' when none)
---   returns 6 integers per check: allowed (1/0), limit, remaining, reset-after, retry-after (-1: never), delay
--- release: per key KEYS[i], ARGV[2 + i] = lease id; returns the number of leases released
+-- Speed: the body of this script runs on every call, so the common algorithms (GCRA, token bucket, fixed window,
+-- leaky bucket) are inline code that creates no function and, for one check, no table besides the reply; the others
+-- live in library(), whose functions are created only by a request that needs them (mode 'E'). The keys are read by
+-- one GET (one check) or one MGET, each changed state written by one PSETEX.
+--
+-- States of GCRA, the token bucket, the fixed window and the leaky bucket are decimal integers, so Redis stores
+-- them with its integer encoding (no string allocation). Every number is below 2^53 < 10^16, so it has at most 16
+-- digits: GCRA's state is its bare TAT (at most 16 characters); the others are at least 17 characters and start with
+-- a digit naming the algorithm, so a key holding another algorithm's state (a rule whose algorithm changed) reads as
+-- a fresh key, as in MemoryStore:
+--   tat                                                             GCRA
+--   '1' .. windowStart (16 digits, zero-padded) .. count            fixed window
+--   '3' .. last (16 digits, zero-padded) .. tokens                  token bucket
+--   '4' .. emptyAt (16 digits, zero-padded)                         leaky bucket
+-- (a state too long for a 64-bit integer, such as a count of more than two digits, is still exact: Redis then keeps
+-- it as a string). The sliding window and warm-up keep tagged strings ('s:ws:cur:prev', 'w:stored:next'); the
+-- sliding log and concurrency are sorted sets.
+--
+-- ARGV[1] = the mode, then the time: now in epoch microseconds, nothing to read Redis TIME ('e', 'e1700000000000000')
+--   modes: 'e' evaluate, every check inline; 'E' evaluate, some check needs library(); 'r' release
+-- evaluate: in mode 'E' ARGV[2] = request id (unique; used by the sliding log only), then per check (KEYS[i]):
+--   code and cost in one field (the algorithm's letter, upper case for a shadow check, then the cost unless it is
+--   1: 'g', 'G', 'g0', 't5'), then the policy's numbers for that algorithm:
+--     'g' GCRA, 't' token bucket:   capacity, interval
+--     'k' leaky bucket:             capacity, interval, max-wait, delay threshold
+--     'f' fixed window:             limit, period, stagger offset
+--     's' sliding window:           limit, period
+--     'w' warm-up:                  limit, period, warm-up, cold factor
+--     'l' sliding log:              limit, period, min-interval, count-rejected (0/1)
+--     'c' concurrency:              limit, lease timeout, lease id
+--   returns 4 integers per check: 0 when denied, else 1 + the delay; remaining, reset-after, retry-after (-1: never)
+--   (the limit is the policy's, the client knows it)
+-- release: per key KEYS[i], ARGV[1 + i] = lease id; returns the number of leases released
 
-local mode = ARGV[1]
+local A = ARGV
+local floor, ceil, byte, sub, format = math.floor, math.ceil, string.byte, string.sub, string.format
+local mode = A[1]
 local now
 -- TTLs run on Redis's clock; with the application's time they get a minute of slack for the skew between the two
-local ttl_slack_ms = 0
-if ARGV[2] == '' then
+local slack = 0
+if #mode == 1 then
   redis.replicate_commands()
   local t = redis.call('TIME')
   now = tonumber(t[1]) * 1000000 + tonumber(t[2])
 else
-  now = tonumber(ARGV[2])
-  ttl_slack_ms = 60000
+  now = tonumber(sub(mode, 2))
+  slack = 60000
+  mode = sub(mode, 1, 1)
 end
 
-local NEVER = -1
-local function fdiv(a, b) return math.floor(a / b) end
-local function fmt(x) return string.format('%.0f', x) end
-local function max(a, b) if a > b then return a end return b end
-local function min(a, b) if a < b then return a end return b end
-
-local function allow(limit, remaining, reset) return {1, limit, remaining, reset, 0, 0} end
-local function deny(limit, remaining, reset, retry)
-  if retry ~= NEVER and retry < 1 then retry = 1 end
-  return {0, limit, remaining, reset, retry, 0}
-end
-
-local function capacity(p) if p.burst > 0 then return p.burst end return p.limit end
-local function interval(p) return max(1, fdiv(p.period, p.limit)) end
-
--- string states: "tag:a:b:c"; a state of another algorithm (or another type) reads as a fresh key
-local function read_string(key, tag)
-  local v = redis.pcall('GET', key)
-  if type(v) ~= 'string' then return nil end
-  local parts = {}
-  for part in string.gmatch(v, '[^:]+') do parts[#parts + 1] = part end
-  if parts[1] ~= tag then return nil end
-  local s = {}
-  for i = 2, #parts do s[i - 1] = tonumber(parts[i]) end
-  return s
-end
-
-local function ttl_ms(micros) return max(1, math.ceil(max(1, micros) / 1000)) + ttl_slack_ms end
-
-local function write_string(key, tag, s, ttl)
-  local v = tag
-  for i = 1, #s do
-    if tag == 'w' and i == 1 then v = v .. ':' .. string.format('%.17g', s[i]) else v = v .. ':' .. fmt(s[i]) end
+-- the algorithms that are not inline: created only when a request needs one of them (creating this closure costs
+-- its upvalues on every call)
+local library = nil
+if mode ~= 'e' then
+library = function()
+  local NEVER = -1
+  local function fdiv(a, b) return floor(a / b) end
+  local function fmt(x) return format('%.0f', x) end
+  local function max(a, b) if a > b then return a end return b end
+  local function min(a, b) if a < b then return a end return b end
+  local function ttl_ms(micros) return max(1, ceil(max(1, micros) / 1000)) + slack end
+  local function allow(limit, remaining, reset) return {1, limit, remaining, reset, 0, 0} end
+  local function deny(limit, remaining, reset, retry)
+    if retry ~= NEVER and retry < 1 then retry = 1 end
+    return {0, limit, remaining, reset, retry, 0}
   end
-  redis.call('SET', key, v, 'PX', ttl_ms(ttl))
-end
 
--- fixed window: {windowStart, count}
-local fixed = {tag = 'f'}
-function fixed.step(s, now, cost, p)
-  local period, limit = p.period, p.limit
-  local ws = fdiv(now, period) * period
-  local count = 0
-  if s and s[1] >= ws then ws = s[1]; count = s[2] end
-  local wend = ws + period - now
-  if cost > limit then
-    local reset = 0
-    if count > 0 then reset = wend end
-    return s, deny(limit, limit - count, reset, NEVER)
+  -- tagged string states "tag:a:b:c"; a state of another algorithm (or another type) reads as a fresh key
+  local function parse(v, tag)
+    if type(v) ~= 'string' or sub(v, 1, 2) ~= tag .. ':' then return nil end
+    local s = {}
+    for part in string.gmatch(sub(v, 3), '[^:]+') do s[#s + 1] = tonumber(part) end
+    return s
   end
-  if count + cost > limit then return s, deny(limit, limit - count, wend, wend) end
-  if cost == 0 then
-    local reset = 0
-    if count > 0 then reset = wend end
-    return s, allow(limit, limit - count, reset)
-  end
-  return {ws, count + cost}, allow(limit, limit - count - cost, wend)
-end
-function fixed.ttl(s, now, p) return max(1, s[1] + p.period - now) end
 
--- sliding window counter: {windowStart, current, previous}
-local sliding = {tag = 's'}
-local function weighted(prev, elapsed, period)
-  if prev == 0 then return 0 end
-  return math.floor(prev * (period - elapsed) / period)
-end
-local function sw_roll(s, now, period)
-  local ws = fdiv(now, period) * period
-  if s == nil or s[1] < ws - period then return {ws, 0, 0} end
-  if s[1] == ws - period then return {ws, 0, s[2]} end
-  return s
-end
-local function sw_reset(s, now, period)
-  if s[2] > 0 then return max(0, s[1] + 2 * period - now) end
-  if s[3] > 0 then return max(0, s[1] + period - now) end
-  return 0
-end
-local function sw_first_fit(prev, room, from, period)
-  if weighted(prev, from, period) <= room then return from end
-  local guess = period - math.floor((room + 1) * period / prev) + 1
-  local e = min(period, max(from + 1, guess))
-  while e < period and weighted(prev, e, period) > room do e = e + 1 end
-  while e - 1 > from and weighted(prev, e - 1, period) <= room do e = e - 1 end
-  return e
-end
-function sliding.step(state, nowMicros, cost, p)
-  local period, limit = p.period, p.limit
-  local s = sw_roll(state, nowMicros, period)
-  local now = max(nowMicros, s[1])
-  local elapsed = now - s[1]
-  local used = weighted(s[3], elapsed, period) + s[2]
-  local reset = sw_reset(s, nowMicros, period)
-  if cost > limit then return state, deny(limit, max(0, limit - used), reset, NEVER) end
-  if used + cost > limit then
-    local room = limit - s[2] - cost
-    local at
-    if room >= 0 then at = sw_first_fit(s[3], room, elapsed, period)
-    else at = period + sw_first_fit(s[2], limit - cost, 0, period) end
-    return state, deny(limit, max(0, limit - used), reset, at - (nowMicros - s[1]))
-  end
-  if cost == 0 then return state, allow(limit, limit - used, reset) end
-  local after = {s[1], s[2] + cost, s[3]}
-  return after, allow(limit, limit - used - cost, sw_reset(after, nowMicros, period))
-end
-function sliding.ttl(s, now, p) return max(1, sw_reset(s, now, p.period)) end
+  local lib = {ttl_ms = ttl_ms}
 
--- token bucket: {tokens, last}
-local bucket = {tag = 't'}
-local function tb_refill(s, now, cap, iv)
-  if s == nil then return {cap, now} end
-  if now <= s[2] then return s end
-  local add = fdiv(now - s[2], iv)
-  if add >= cap - s[1] then return {cap, now} end
-  return {s[1] + add, s[2] + add * iv}
-end
-local function tb_full_after(s, now, cap, iv)
-  if s[1] >= cap then return 0 end
-  return max(0, s[2] + (cap - s[1]) * iv - now)
-end
-function bucket.step(state, now, cost, p)
-  local cap, iv = capacity(p), interval(p)
-  local s = tb_refill(state, now, cap, iv)
-  if cost > cap then return state, deny(cap, s[1], tb_full_after(s, now, cap, iv), NEVER) end
-  if s[1] < cost then
-    return state, deny(cap, s[1], tb_full_after(s, now, cap, iv), s[2] + (cost - s[1]) * iv - now)
+  -- sliding window counter: {windowStart, current, previous}
+  local function weighted(prev, elapsed, period)
+    if prev == 0 then return 0 end
+    return floor(prev * (period - elapsed) / period)
   end
-  local after = {s[1] - cost, s[2]}
-  local out = allow(cap, s[1] - cost, tb_full_after(after, now, cap, iv))
-  if cost == 0 then return state, out end
-  return after, out
-end
-function bucket.ttl(s, now, p) return max(1, tb_full_after(s, now, capacity(p), interval(p))) end
-
--- GCRA: {tat}
-local gcra = {tag = 'g'}
-local function remaining_of(now, full, t, iv) return max(0, fdiv(now + full - t, iv)) end
-function gcra.step(state, now, cost, p)
-  local iv, cap = interval(p), capacity(p)
-  local tolerance = cap * iv
-  local tat = now
-  if state then tat = max(state[1], now) end
-  if cost > cap then return state, deny(cap, remaining_of(now, tolerance, tat, iv), tat - now, NEVER) end
-  local new_tat = tat + cost * iv
-  local allow_at = new_tat - tolerance
-  if cost == 0 or allow_at <= now then
-    local after = {new_tat}
-    if cost == 0 then after = state end
-    return after, allow(cap, remaining_of(now, tolerance, new_tat, iv), new_tat - now)
+  local function sw_roll(s, now, period)
+    local ws = fdiv(now, period) * period
+    if s == nil or s[1] < ws - period then return {ws, 0, 0} end
+    if s[1] == ws - period then return {ws, 0, s[2]} end
+    return s
   end
-  return state, deny(cap, remaining_of(now, tolerance, tat, iv), tat - now, allow_at - now)
-end
-function gcra.ttl(s, now, p) return max(1, s[1] - now) end
-
--- leaky bucket: {emptyAt}; a meter, or a queue with max-wait and delay
-local leaky = {tag = 'l'}
-function leaky.step(state, now, cost, p)
-  local iv, cap = interval(p), capacity(p)
-  local full = cap * iv
-  local base = now
-  if state then base = max(state[1], now) end
-  if cost > cap then return state, deny(cap, remaining_of(now, full, base, iv), base - now, NEVER) end
-  local new_empty = base + cost * iv
-  if cost == 0 then return state, allow(cap, remaining_of(now, full, base, iv), base - now) end
-  local fits_at = new_empty - full
-  local delay = 0
-  local retry_at = fits_at
-  if p.maxwait > 0 then
-    delay = max(0, base - now - p.delay * iv)
-    retry_at = max(fits_at, base - p.delay * iv - p.maxwait)
+  local function sw_reset(s, now, period)
+    if s[2] > 0 then return max(0, s[1] + 2 * period - now) end
+    if s[3] > 0 then return max(0, s[1] + period - now) end
+    return 0
   end
-  if fits_at <= now and delay <= p.maxwait then
-    return {new_empty}, {1, cap, remaining_of(now, full, new_empty, iv), new_empty - now, 0, delay}
+  local function sw_first_fit(prev, room, from, period)
+    if weighted(prev, from, period) <= room then return from end
+    local guess = period - floor((room + 1) * period / prev) + 1
+    local e = min(period, max(from + 1, guess))
+    while e < period and weighted(prev, e, period) > room do e = e + 1 end
+    while e - 1 > from and weighted(prev, e - 1, period) <= room do e = e - 1 end
+    return e
   end
-  return state, deny(cap, remaining_of(now, full, base, iv), base - now, retry_at - now)
-end
-function leaky.ttl(s, now, p) return max(1, s[1] - now) end
-
--- warm-up (Guava's SmoothWarmingUp): {storedPermits, nextFree}
-local warm = {tag = 'w'}
-local function curve(p)
-  local stable = p.period / p.limit
-  local cold = stable * p.cold
-  local warmup = p.warmup
-  local threshold = 0.5 * warmup / stable
-  local max_permits = threshold + 2.0 * warmup / (stable + cold)
-  local slope = (cold - stable) / (max_permits - threshold)
-  return {stable = stable, threshold = threshold, max_permits = max_permits, slope = slope,
-          cool_down = warmup / max_permits}
-end
-local function permits_to_time(c, permits) return c.stable + permits * c.slope end
-local function stored_wait(c, stored, take_total)
-  local above = stored - c.threshold
-  local micros = 0
-  if above > 0.0 then
-    local take = math.min(above, take_total)
-    local length = permits_to_time(c, above) + permits_to_time(c, above - take)
-    micros = math.floor(take * length / 2.0)
-    take_total = take_total - take
-  end
-  micros = micros + math.floor(c.stable * take_total)
-  return micros
-end
-function warm.step(state, now, cost, p)
-  local limit = p.limit
-  local nxt = now
-  if state then nxt = state[2] end
-  if cost > limit then
-    local r = 0
-    if nxt <= now then r = 1 end
-    return state, deny(limit, r, max(0, nxt - now), NEVER)
-  end
-  if cost == 0 then
-    local r = 0
-    if nxt <= now then r = 1 end
-    return state, allow(limit, r, max(0, nxt - now))
-  end
-  if nxt > now then return state, deny(limit, 0, nxt - now, nxt - now) end
-  local c = curve(p)
-  local stored = c.max_permits
-  if state then stored = state[1] end
-  if now > nxt then
-    stored = math.min(c.max_permits, stored + (now - nxt) / c.cool_down)
-    nxt = now
-  end
-  local spend = math.min(cost, stored)
-  local fresh = cost - spend
-  local wait = stored_wait(c, stored, spend) + math.floor(fresh * c.stable)
-  local after = {stored - spend, nxt + wait}
-  local untl = after[2] - now
-  local r = 0
-  if untl <= 0 then r = 1 end
-  return after, allow(limit, r, max(0, untl))
-end
-function warm.ttl(s, now, p)
-  local c = curve(p)
-  local cool_for = (c.max_permits - s[1]) * c.cool_down
-  return max(1, s[2] + math.ceil(cool_for) - now)
-end
-
-local strings = {['fixed-window'] = fixed, ['sliding-window'] = sliding, ['token-bucket'] = bucket,
-                 ['gcra'] = gcra, ['leaky-bucket'] = leaky, ['warm-up'] = warm}
-
--- sliding log: a sorted set of timestamps (one member per permit), at most the limit
-local function zscores(key, from, to)
-  local r = redis.pcall('ZRANGEBYSCORE', key, from, to, 'WITHSCORES')
-  if type(r) ~= 'table' or r.err then return nil end
-  local out = {}
-  for i = 2, #r, 2 do out[#out + 1] = tonumber(r[i]) end
-  return out
-end
-
-local function log_newest(key)
-  local r = redis.pcall('ZRANGE', key, -1, -1, 'WITHSCORES')
-  if type(r) ~= 'table' or r.err or #r == 0 then return nil end
-  return tonumber(r[2])
-end
-
-local function log_fits_at(live, cost, limit, period)
-  local excess = #live + cost - limit
-  if excess <= 0 then return nil end
-  return live[excess] + period
-end
-
--- returns outcome, write on admit, write on denial (nil: nothing)
-local function log_step(key, nowMicros, cost, p)
-  local limit, period = p.limit, p.period
-  local newest = log_newest(key)
-  local now = nowMicros
-  if newest then now = max(nowMicros, newest) end
-  local live = zscores(key, '(' .. fmt(now - period), '+inf') or {}
-  local n = #live
-  local reset = 0
-  if n > 0 then reset = live[n] + period - nowMicros end
-  if cost > limit then return deny(limit, limit - n, reset, NEVER), nil, nil end
-  local gap_until = nil
-  if newest and p.gap > 0 then gap_until = newest + p.gap end
-  local gap_ok = cost == 0 or gap_until == nil or now >= gap_until
-  local add = {kind = 'log', now = now, cost = cost}
-  if n + cost <= limit and gap_ok then
-    if cost == 0 then return allow(limit, limit - n, reset), nil, nil end
-    -- counting rejected attempts: should another rule deny the request, the attempt is still recorded
-    local recorded_anyway = nil
-    if p.counts == 1 then recorded_anyway = add end
-    return allow(limit, limit - n - cost, now + period - nowMicros), add, recorded_anyway
-  end
-  local retry_at
-  local on_denied = nil
-  if p.counts == 1 then
-    local recorded = {}
-    local keep = min(n + cost, limit)
-    local from_live = max(0, keep - cost)
-    for i = n - from_live + 1, n do recorded[#recorded + 1] = live[i] end
-    for i = #recorded + 1, keep do recorded[i] = now end
-    retry_at = log_fits_at(recorded, cost, limit, period)
-    if p.gap > 0 then
-      local g = now + p.gap
-      if retry_at == nil or g > retry_at then retry_at = g end
+  -- returns outcome, new state value (nil: no write), its TTL in ms
+  function lib.sliding(v, nowMicros, cost, limit, period)
+    local state = parse(v, 's')
+    local s = sw_roll(state, nowMicros, period)
+    local now = max(nowMicros, s[1])
+    local elapsed = now - s[1]
+    local used = weighted(s[3], elapsed, period) + s[2]
+    local reset = sw_reset(s, nowMicros, period)
+    if cost > limit then return deny(limit, max(0, limit - used), reset, NEVER) end
+    if used + cost > limit then
+      local room = limit - s[2] - cost
+      local at
+      if room >= 0 then at = sw_first_fit(s[3], room, elapsed, period)
+      else at = period + sw_first_fit(s[2], limit - cost, 0, period) end
+      return deny(limit, max(0, limit - used), reset, at - (nowMicros - s[1]))
     end
-    reset = now + period - nowMicros
-    if cost > 0 then on_denied = add end
-  else
-    retry_at = log_fits_at(live, cost, limit, period)
-    if gap_until and (retry_at == nil or gap_until > retry_at) then retry_at = gap_until end
+    if cost == 0 then return allow(limit, limit - used, reset) end
+    local after = {s[1], s[2] + cost, s[3]}
+    local r = sw_reset(after, nowMicros, period)
+    return allow(limit, limit - used - cost, r),
+           's:' .. fmt(after[1]) .. ':' .. fmt(after[2]) .. ':' .. fmt(after[3]), ttl_ms(max(1, r))
   end
-  return deny(limit, max(0, limit - n), reset, retry_at - nowMicros), nil, on_denied
-end
 
-local function log_write(key, w, p, rid, index)
-  local t = redis.pcall('TYPE', key)
-  if type(t) == 'table' and t.ok ~= 'zset' and t.ok ~= 'none' then redis.call('DEL', key) end
-  local args = {}
-  for i = 1, w.cost do
-    args[#args + 1] = fmt(w.now)
-    args[#args + 1] = fmt(w.now) .. ':' .. rid .. ':' .. index .. ':' .. i
+  -- warm-up (Guava's SmoothWarmingUp): {storedPermits, nextFree}
+  local function curve(limit, period, warmup, cold_factor)
+    local stable = period / limit
+    local cold = stable * cold_factor
+    local threshold = 0.5 * warmup / stable
+    local max_permits = threshold + 2.0 * warmup / (stable + cold)
+    local slope = (cold - stable) / (max_permits - threshold)
+    return {stable = stable, threshold = threshold, max_permits = max_permits, slope = slope,
+            cool_down = warmup / max_permits}
   end
-  redis.call('ZADD', key, unpack(args))
-  redis.call('ZREMRANGEBYSCORE', key, '-inf', fmt(w.now - max(p.period, p.gap)))
-  redis.call('ZREMRANGEBYRANK', key, 0, -(p.limit + 1))
-  local newest = log_newest(key)
-  redis.call('PEXPIRE', key, ttl_ms(max(newest + p.period, newest + p.gap) - w.now))
-end
-
--- concurrency: a sorted set of leases scored by expiry, members "weight:lease-id"
-local function leases(key, now)
-  local r = redis.pcall('ZRANGEBYSCORE', key, '(' .. fmt(now), '+inf', 'WITHSCORES')
-  if type(r) ~= 'table' or r.err then return {} end
-  local out = {}
-  for i = 1, #r, 2 do
-    local weight = tonumber(string.match(r[i], '^(%d+):'))
-    out[#out + 1] = {member = r[i], expiry = tonumber(r[i + 1]), weight = weight}
-  end
-  return out
-end
-
-local function lease_step(key, now, cost, p, lease_id)
-  local limit = p.limit
-  local live = leases(key, now)
-  local in_flight = 0
-  for i = 1, #live do in_flight = in_flight + live[i].weight end
-  if cost > limit then return deny(limit, limit - in_flight, 0, NEVER), nil end
-  if in_flight + cost > limit then
-    local needed = in_flight + cost - limit
-    local freed = 0
-    local at = live[#live].expiry
-    for i = 1, #live do
-      freed = freed + live[i].weight
-      if freed >= needed then at = live[i].expiry; break end
+  local function permits_to_time(c, permits) return c.stable + permits * c.slope end
+  local function stored_wait(c, stored, take_total)
+    local above = stored - c.threshold
+    local micros = 0
+    if above > 0.0 then
+      local take = math.min(above, take_total)
+      local length = permits_to_time(c, above) + permits_to_time(c, above - take)
+      micros = floor(take * length / 2.0)
+      take_total = take_total - take
     end
-    return deny(limit, limit - in_flight, 0, at - now), nil
+    micros = micros + floor(c.stable * take_total)
+    return micros
   end
-  if cost == 0 then return allow(limit, limit - in_flight, 0), nil end
-  return allow(limit, limit - in_flight - cost, 0),
-         {kind = 'lease', now = now, member = fmt(cost) .. ':' .. lease_id, expiry = now + p.lease}
-end
+  function lib.warm(v, now, cost, limit, period, warmup, cold)
+    local state = parse(v, 'w')
+    local nxt = now
+    if state then nxt = state[2] end
+    if cost > limit then
+      local r = 0
+      if nxt <= now then r = 1 end
+      return deny(limit, r, max(0, nxt - now), NEVER)
+    end
+    if cost == 0 then
+      local r = 0
+      if nxt <= now then r = 1 end
+      return allow(limit, r, max(0, nxt - now))
+    end
+    if nxt > now then return deny(limit, 0, nxt - now, nxt - now) end
+    local c = curve(limit, period, warmup, cold)
+    local stored = c.max_permits
+    if state then stored = state[1] end
+    if now > nxt then
+      stored = math.min(c.max_permits, stored + (now - nxt) / c.cool_down)
+      nxt = now
+    end
+    local spend = math.min(cost, stored)
+    local fresh = cost - spend
+    local wait = stored_wait(c, stored, spend) + floor(fresh * c.stable)
+    local after1, after2 = stored - spend, nxt + wait
+    local untl = after2 - now
+    local r = 0
+    if untl <= 0 then r = 1 end
+    local cool_for = (c.max_permits - after1) * c.cool_down
+    return allow(limit, r, max(0, untl)), 'w:' .. format('%.17g', after1) .. ':' .. fmt(after2),
+           ttl_ms(max(1, after2 + ceil(cool_for) - now))
+  end
 
-local function lease_write(key, w)
-  local t = redis.pcall('TYPE', key)
-  if type(t) == 'table' and t.ok ~= 'zset' and t.ok ~= 'none' then redis.call('DEL', key) end
-  redis.call('ZREMRANGEBYSCORE', key, '-inf', fmt(w.now))
-  redis.call('ZADD', key, fmt(w.expiry), w.member)
-  local last = redis.call('ZRANGE', key, -1, -1, 'WITHSCORES')
-  redis.call('PEXPIRE', key, ttl_ms(tonumber(last[2]) - w.now))
-end
-
-if mode == 'r' then
-  local released = 0
-  for i = 1, #KEYS do
-    local key, id = KEYS[i], ARGV[2 + i]
-    local r = redis.pcall('ZRANGE', key, 0, -1)
-    if type(r) == 'table' and not r.err then
-      redis.call('ZREMRANGEBYSCORE', key, '-inf', fmt(now))
-      for j = 1, #r do
-        if string.sub(r[j], -(#id + 1)) == ':' .. id then
-          released = released + redis.call('ZREM', key, r[j])
-        end
+  -- sliding log: a sorted set of timestamps (one member per permit), at most the limit
+  local function zscores(key, from, to)
+    local r = redis.pcall('ZRANGEBYSCORE', key, from, to, 'WITHSCORES')
+    if type(r) ~= 'table' or r.err then return nil end
+    local out = {}
+    for i = 2, #r, 2 do out[#out + 1] = tonumber(r[i]) end
+    return out
+  end
+  local function log_newest(key)
+    local r = redis.pcall('ZRANGE', key, -1, -1, 'WITHSCORES')
+    if type(r) ~= 'table' or r.err or #r == 0 then return nil end
+    return tonumber(r[2])
+  end
+  local function log_fits_at(live, cost, limit, period)
+    local excess = #live + cost - limit
+    if excess <= 0 then return nil end
+    return live[excess] + period
+  end
+  -- returns outcome, write on admit, write on denial (nil: nothing)
+  function lib.log(key, nowMicros, cost, p)
+    local limit, period = p.limit, p.period
+    local newest = log_newest(key)
+    local now = nowMicros
+    if newest then now = max(nowMicros, newest) end
+    local live = zscores(key, '(' .. fmt(now - period), '+inf') or {}
+    local n = #live
+    local reset = 0
+    if n > 0 then reset = live[n] + period - nowMicros end
+    if cost > limit then return deny(limit, limit - n, reset, NEVER), nil, nil end
+    local gap_until = nil
+    if newest and p.gap > 0 then gap_until = newest + p.gap end
+    local gap_ok = cost == 0 or gap_until == nil or now >= gap_until
+    local add = {now = now, cost = cost}
+    if n + cost <= limit and gap_ok then
+      if cost == 0 then return allow(limit, limit - n, reset), nil, nil end
+      -- counting rejected attempts: should another rule deny the request, the attempt is still recorded
+      local recorded_anyway = nil
+      if p.counts == 1 then recorded_anyway = add end
+      return allow(limit, limit - n - cost, now + period - nowMicros), add, recorded_anyway
+    end
+    local retry_at
+    local on_denied = nil
+    if p.counts == 1 then
+      local recorded = {}
+      local keep = min(n + cost, limit)
+      local from_live = max(0, keep - cost)
+      for i = n - from_live + 1, n do recorded[#recorded + 1] = live[i] end
+      for i = #recorded + 1, keep do recorded[i] = now end
+      retry_at = log_fits_at(recorded, cost, limit, period)
+      if p.gap > 0 then
+        local g = now + p.gap
+        if retry_at == nil or g > retry_at then retry_at = g end
       end
-      local last = redis.call('ZRANGE', key, -1, -1, 'WITHSCORES')
-      if #last > 0 then redis.call('PEXPIRE', key, ttl_ms(tonumber(last[2]) - now)) end
+      reset = now + period - nowMicros
+      if cost > 0 then on_denied = add end
+    else
+      retry_at = log_fits_at(live, cost, limit, period)
+      if gap_until and (retry_at == nil or gap_until > retry_at) then retry_at = gap_until end
     end
+    return deny(limit, max(0, limit - n), reset, retry_at - nowMicros), nil, on_denied
   end
-  return released
+  function lib.log_write(key, w, p, rid, index)
+    local t = redis.pcall('TYPE', key)
+    if type(t) == 'table' and t.ok ~= 'zset' and t.ok ~= 'none' then redis.call('DEL', key) end
+    local args = {}
+    for i = 1, w.cost do
+      args[#args + 1] = fmt(w.now)
+      args[#args + 1] = fmt(w.now) .. ':' .. rid .. ':' .. index .. ':' .. i
+    end
+    redis.call('ZADD', key, unpack(args))
+    redis.call('ZREMRANGEBYSCORE', key, '-inf', fmt(w.now - max(p.period, p.gap)))
+    redis.call('ZREMRANGEBYRANK', key, 0, -(p.limit + 1))
+    local newest = log_newest(key)
+    redis.call('PEXPIRE', key, ttl_ms(max(newest + p.period, newest + p.gap) - w.now))
+  end
+
+  -- concurrency: a sorted set of leases scored by expiry, members "weight:lease-id"
+  local function leases(key, now)
+    local r = redis.pcall('ZRANGEBYSCORE', key, '(' .. fmt(now), '+inf', 'WITHSCORES')
+    if type(r) ~= 'table' or r.err then return {} end
+    local out = {}
+    for i = 1, #r, 2 do
+      local weight = tonumber(string.match(r[i], '^(%d+):'))
+      out[#out + 1] = {member = r[i], expiry = tonumber(r[i + 1]), weight = weight}
+    end
+    return out
+  end
+  function lib.lease(key, now, cost, limit, lease, lease_id)
+    local live = leases(key, now)
+    local in_flight = 0
+    for i = 1, #live do in_flight = in_flight + live[i].weight end
+    if cost > limit then return deny(limit, limit - in_flight, 0, NEVER), nil end
+    if in_flight + cost > limit then
+      local needed = in_flight + cost - limit
+      local freed = 0
+      local at = live[#live].expiry
+      for i = 1, #live do
+        freed = freed + live[i].weight
+        if freed >= needed then at = live[i].expiry; break end
+      end
+      return deny(limit, limit - in_flight, 0, at - now), nil
+    end
+    if cost == 0 then return allow(limit, limit - in_flight, 0), nil end
+    return allow(limit, limit - in_flight - cost, 0),
+           {now = now, member = fmt(cost) .. ':' .. lease_id, expiry = now + lease}
+  end
+  function lib.lease_write(key, w)
+    local t = redis.pcall('TYPE', key)
+    if type(t) == 'table' and t.ok ~= 'zset' and t.ok ~= 'none' then redis.call('DEL', key) end
+    redis.call('ZREMRANGEBYSCORE', key, '-inf', fmt(w.now))
+    redis.call('ZADD', key, fmt(w.expiry), w.member)
+    local last = redis.call('ZRANGE', key, -1, -1, 'WITHSCORES')
+    redis.call('PEXPIRE', key, ttl_ms(tonumber(last[2]) - w.now))
+  end
+  function lib.release()
+    local released = 0
+    for i = 1, #KEYS do
+      local key, id = KEYS[i], A[1 + i]
+      local r = redis.pcall('ZRANGE', key, 0, -1)
+      if type(r) == 'table' and not r.err then
+        redis.call('ZREMRANGEBYSCORE', key, '-inf', fmt(now))
+        for j = 1, #r do
+          if sub(r[j], -(#id + 1)) == ':' .. id then
+            released = released + redis.call('ZREM', key, r[j])
+          end
+        end
+        local last = redis.call('ZRANGE', key, -1, -1, 'WITHSCORES')
+        if #last > 0 then redis.call('PEXPIRE', key, ttl_ms(tonumber(last[2]) - now)) end
+      end
+    end
+    return released
+  end
+  return lib
+end
+if mode == 'r' then return library().release() end
 end
 
-local rid = ARGV[3]
-local FIELDS = 15
-local checks = {}
+local n = #KEYS
+-- a key of another type (a sorted set) reads as nil in MGET, where GET would fail
+local v1, vals = false, nil
+if n == 1 then
+  v1 = redis.pcall('GET', KEYS[1])
+  if type(v1) ~= 'string' then v1 = false end
+else
+  vals = redis.call('MGET', unpack(KEYS))
+end
+-- tables sized up front: growing one re-allocates it at every power of two
+local out
+if n == 1 then out = {0, 0, 0, 0}
+elseif n <= 4 then out = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}
+else out = {} end
+-- states to write if the request is admitted: [i] value, [n + i] TTL; with one check pv, pt
+local pend, pv, pt = nil, nil, nil
+local lib, special = nil, nil       -- library(); sliding-log and concurrency writes
 local denied = false
-for i = 1, #KEYS do
-  local a = 3 + (i - 1) * FIELDS
-  local p = {algorithm = ARGV[a + 1], limit = tonumber(ARGV[a + 2]), period = tonumber(ARGV[a + 3]),
-             burst = tonumber(ARGV[a + 4]), gap = tonumber(ARGV[a + 5]), counts = tonumber(ARGV[a + 6]),
-             warmup = tonumber(ARGV[a + 7]), cold = tonumber(ARGV[a + 8]), lease = tonumber(ARGV[a + 9]),
-             maxwait = tonumber(ARGV[a + 10]), delay = tonumber(ARGV[a + 11])}
-  local offset, cost, shadow, lease_id = tonumber(ARGV[a + 12]), tonumber(ARGV[a + 13]), ARGV[a + 14] == '1', ARGV[a + 15]
-  local key = KEYS[i]
-  local c = {key = key, p = p, at = now + offset, shadow = shadow}
-  local algo = strings[p.algorithm]
-  if algo then
-    local before = read_string(key, algo.tag)
-    local after, outcome = algo.step(before, c.at, cost, p)
-    c.algo, c.before, c.after, c.outcome = algo, before, after, outcome
-  elseif p.algorithm == 'sliding-log' then
-    c.outcome, c.on_admit, c.on_deny = log_step(key, c.at, cost, p)
-  elseif p.algorithm == 'concurrency' then
-    c.at = now
-    c.outcome, c.on_admit = lease_step(key, now, cost, p, lease_id)
+local a = 2
+if mode == 'E' then a = 3 end
+for i = 1, n do
+  local head = A[a]
+  local code = byte(head)
+  local shadow = code < 97
+  if shadow then code = code + 32 end
+  local cost = 1
+  if #head > 1 then cost = tonumber(sub(head, 2)) end
+  local v = v1
+  if vals then v = vals[i] end
+  local r = (i - 1) * 4
+  -- the outcome: allowed (1/0), remaining, reset-after, retry-after (-1: never; else at least 1), delay
+  local ok, rem, reset, retry, delay = 0, 0, 0, -1, 0
+  local value, ttl = nil, 0
+  if code == 103 or code == 107 then
+    -- GCRA ('g': one theoretical arrival time) and leaky bucket ('k': the time the bucket is empty)
+    local cap, iv = tonumber(A[a + 1]), tonumber(A[a + 2])
+    local maxwait, dthreshold = 0, 0
+    local s = nil
+    if code == 107 then
+      maxwait, dthreshold = tonumber(A[a + 3]), tonumber(A[a + 4])
+      a = a + 5
+      if v and #v == 17 and byte(v, 1) == 52 then s = tonumber(sub(v, 2)) end
+    else
+      a = a + 3
+      if v and #v <= 16 then s = tonumber(v) end
+    end
+    local full = cap * iv
+    local base = now
+    if s and s > now then base = s end
+    local next = base + cost * iv
+    if cost > cap then
+      rem = floor((now + full - base) / iv)
+      reset = base - now
+    elseif cost == 0 then
+      ok = 1
+      rem = floor((now + full - base) / iv)
+      reset = base - now
+      retry = 0
+    elseif code == 103 then
+      local allow_at = next - full
+      if allow_at <= now then
+        ok = 1
+        rem = floor((now + full - next) / iv)
+        reset = next - now
+        retry = 0
+        value, ttl = next, next - now
+      else
+        rem = floor((now + full - base) / iv)
+        reset = base - now
+        retry = allow_at - now
+      end
+    else
+      local fits_at = next - full
+      local retry_at = fits_at
+      if maxwait > 0 then
+        delay = base - now - dthreshold * iv
+        if delay < 0 then delay = 0 end
+        retry_at = base - dthreshold * iv - maxwait
+        if fits_at > retry_at then retry_at = fits_at end
+      end
+      if fits_at <= now and delay <= maxwait then
+        ok = 1
+        rem = floor((now + full - next) / iv)
+        reset = next - now
+        retry = 0
+        value, ttl = format('4%016d', next), next - now
+      else
+        delay = 0
+        rem = floor((now + full - base) / iv)
+        reset = base - now
+        retry = retry_at - now
+      end
+    end
+    if rem < 0 then rem = 0 end
+  elseif code == 116 then
+    -- token bucket ('t'): {tokens, last}, refilled lazily one token per interval
+    local cap, iv = tonumber(A[a + 1]), tonumber(A[a + 2])
+    a = a + 3
+    local tokens, last = cap, now
+    if v and byte(v, 1) == 51 and #v > 17 then
+      local l, t = tonumber(sub(v, 2, 17)), tonumber(sub(v, 18))
+      if l and t and now <= l then
+        tokens, last = t, l
+      elseif l and t then
+        local add = floor((now - l) / iv)
+        if add < cap - t then tokens, last = t + add, l + add * iv end
+      end
+    end
+    -- full after: 0 when full, else the time the missing tokens take
+    if cost > cap or tokens < cost then
+      rem = tokens
+      if tokens < cap then reset = last + (cap - tokens) * iv - now; if reset < 0 then reset = 0 end end
+      if cost <= cap then retry = last + (cost - tokens) * iv - now end
+    else
+      ok = 1
+      retry = 0
+      rem = tokens - cost
+      if rem < cap then reset = last + (cap - rem) * iv - now; if reset < 0 then reset = 0 end end
+      if cost > 0 then value, ttl = format('3%016d%d', last, rem), reset end
+    end
+  elseif code == 102 then
+    -- fixed window ('f'): {windowStart, count}; the time is offset per key when staggered
+    local limit, period, at = tonumber(A[a + 1]), tonumber(A[a + 2]), now + tonumber(A[a + 3])
+    a = a + 4
+    local ws = floor(at / period) * period
+    local count = 0
+    if v and byte(v, 1) == 49 and #v > 17 then
+      local w, c = tonumber(sub(v, 2, 17)), tonumber(sub(v, 18))
+      if w and c and w >= ws then ws, count = w, c end
+    end
+    local wend = ws + period - at
+    rem = limit - count
+    if cost > limit then
+      if count > 0 then reset = wend end
+    elseif count + cost > limit then
+      reset, retry = wend, wend
+    elseif cost == 0 then
+      ok, retry = 1, 0
+      if count > 0 then reset = wend end
+    else
+      ok, retry = 1, 0
+      rem = limit - count - cost
+      reset = wend
+      value, ttl = format('1%016d%d', ws, count + cost), wend
+    end
   else
-    return redis.error_reply('unknown algorithm ' .. tostring(p.algorithm))
+    if not library then return redis.error_reply("algorithm code '" .. A[a] .. "' needs mode 'E'") end
+    lib = lib or library()
+    local o, w, d
+    if code == 115 then
+      o, value, ttl = lib.sliding(v, now, cost, tonumber(A[a + 1]), tonumber(A[a + 2]))
+      a = a + 3
+    elseif code == 119 then
+      o, value, ttl = lib.warm(v, now, cost, tonumber(A[a + 1]), tonumber(A[a + 2]), tonumber(A[a + 3]),
+                               tonumber(A[a + 4]))
+      a = a + 5
+    elseif code == 108 then
+      local p = {limit = tonumber(A[a + 1]), period = tonumber(A[a + 2]), gap = tonumber(A[a + 3]),
+                 counts = tonumber(A[a + 4])}
+      o, w, d = lib.log(KEYS[i], now, cost, p)
+      special = special or {}
+      special[i] = {kind = 'log', p = p, admit = w, deny = d}
+      a = a + 5
+    elseif code == 99 then
+      o, w = lib.lease(KEYS[i], now, cost, tonumber(A[a + 1]), tonumber(A[a + 2]), A[a + 3])
+      special = special or {}
+      special[i] = {kind = 'lease', admit = w}
+      a = a + 4
+    else
+      return redis.error_reply('unknown algorithm code ' .. tostring(A[a]))
+    end
+    ok, rem, reset, retry, delay = o[1], o[3], o[4], o[5], o[6]
+    if value then ttl = -ttl end    -- already in ms
   end
-  if c.outcome[1] == 0 and not shadow then denied = true end
-  checks[i] = c
+  if ok == 0 then
+    if retry ~= -1 and retry < 1 then retry = 1 end
+    if not shadow then denied = true end
+  end
+  if ok == 1 then ok = 1 + delay end
+  out[r + 1], out[r + 2], out[r + 3], out[r + 4] = ok, rem, reset, retry
+  if value then
+    if n == 1 then pv, pt = value, ttl
+    else
+      if not pend then
+        if n <= 4 then pend = {false, false, false, false, false, false, false, false} else pend = {} end
+      end
+      pend[i], pend[n + i] = value, ttl
+    end
+  end
 end
 
-local result = {}
-for i = 1, #checks do
-  local c = checks[i]
-  local admitted = not denied and c.outcome[1] == 1
-  if c.algo then
-    if admitted and c.after ~= c.before then
-      write_string(c.key, c.algo.tag, c.after, c.algo.ttl(c.after, c.at, c.p))
+for i = 4 * n + 1, #out do out[i] = nil end     -- the unused tail of a table sized for 4 checks
+for i = 1, n do
+  local admitted = not denied and out[(i - 1) * 4 + 1] > 0
+  local value, ttl = pv, pt
+  if pend then value, ttl = pend[i], pend[n + i] end
+  if value and admitted then
+    if ttl < 0 then ttl = -ttl
+    else
+      -- TTL in ms: the time the state matters, at least 1 ms, plus the slack for the application's clock
+      if ttl < 1 then ttl = 1 end
+      ttl = ceil(ttl / 1000) + slack
     end
-  elseif c.p.algorithm == 'sliding-log' then
-    local w = c.on_deny
-    if admitted then w = c.on_admit end
-    if w then log_write(c.key, w, c.p, rid, i) end
-  elseif admitted and c.on_admit then
-    lease_write(c.key, c.on_admit)
+    redis.call('PSETEX', KEYS[i], ttl, value)
+  elseif special and special[i] then
+    local s = special[i]
+    if s.kind == 'log' then
+      local w = s.deny
+      if admitted then w = s.admit end
+      if w then lib.log_write(KEYS[i], w, s.p, A[2], i) end
+    elseif admitted and s.admit then
+      lib.lease_write(KEYS[i], s.admit)
+    end
   end
-  for j = 1, 6 do result[#result + 1] = c.outcome[j] end
 end
-return result
+return out

@@ -72,7 +72,8 @@ class RedisClusterIT {
     void requestsWhoseKeysLiveOnDifferentMastersAgreeWithMemory() {
         try (RedisStore redis = RedisStore.builder().cluster(seeds()).applicationTime(true).prefix("spread")
                 .timeout(Duration.ofSeconds(2)).build()) {
-            MemoryStore memory = MemoryStore.builder().build();
+            // memory's idle expiry on the test's clock: with the system clock, states stamped T0 read as expired
+            MemoryStore memory = MemoryStore.builder().timeSource(new ManualTimeSource()).build();
             Policy perKey = Policy.parse("5/1s");
             Policy perUser = Policy.parse("3/1s burst 3");
             Random random = new Random(7);
@@ -98,7 +99,8 @@ class RedisClusterIT {
     void withTheHashTagEveryRequestIsAllOrNothing() {
         try (RedisStore redis = RedisStore.builder().cluster(seeds()).applicationTime(true).prefix("tagged")
                 .hashTag(true).timeout(Duration.ofSeconds(2)).build()) {
-            MemoryStore memory = MemoryStore.builder().build();
+            // memory's idle expiry on the test's clock: with the system clock, states stamped T0 read as expired
+            MemoryStore memory = MemoryStore.builder().timeSource(new ManualTimeSource()).build();
             Policy loose = Policy.parse("100/1s");
             Policy tight = Policy.parse("1/1m");
             Random random = new Random(11);

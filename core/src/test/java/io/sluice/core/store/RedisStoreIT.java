@@ -15,6 +15,7 @@ import java.util.Set;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import redis.clients.jedis.Protocol;
 import redis.clients.jedis.RedisClient;
 import redis.clients.jedis.params.ScanParams;
 import redis.clients.jedis.resps.ScanResult;
@@ -116,6 +117,80 @@ class RedisStoreIT {
             own.restart();                                        // empty memory, no script, stale pooled connection
             assertThat(store.evaluate(List.of(Check.of("r", "k", p, 1)), T0).get(0).remaining()).isEqualTo(99);
         }
+    }
+
+    /** GCRA, token bucket, fixed window and leaky bucket keep one Redis integer per key: 80 bytes at most. */
+    @Test
+    void theCommonAlgorithmsKeepAnIntegerEncodedStateOfAtMost80Bytes() {
+        try (RedisStore store = store("sluice")) {
+            for (Algorithm a : List.of(Algorithm.GCRA, Algorithm.TOKEN_BUCKET, Algorithm.FIXED_WINDOW,
+                    Algorithm.LEAKY_BUCKET)) {
+                store.reset("api", "client-12345");
+                store.evaluate(List.of(Check.of("api", "client-12345", Policy.of(a, 10, Duration.ofMinutes(1)), 1)), T0);
+                String key = store.key("api", "client-12345");
+                assertThat(admin.objectEncoding(key)).as("%s", a).isEqualTo("int");
+                Object bytes = admin.sendCommand(Protocol.Command.MEMORY, "USAGE", key, "SAMPLES", "0");
+                assertThat((Long) bytes).as("MEMORY USAGE of %s (%s)", key, a).isLessThanOrEqualTo(80);
+                assertThat(admin.pttl(key)).as("%s", a).isPositive();
+            }
+        }
+    }
+
+    /**
+     * A key holding another algorithm's state (a rule whose algorithm changed), or a state written by an older
+     * Sluice, reads as a fresh key, as in MemoryStore: the same outcome as on a key never seen.
+     */
+    @Test
+    void anotherAlgorithmsStateOrAnOldFormatReadsAsAFreshKey() {
+        List<Algorithm> strings = List.of(Algorithm.GCRA, Algorithm.TOKEN_BUCKET, Algorithm.FIXED_WINDOW,
+                Algorithm.LEAKY_BUCKET, Algorithm.SLIDING_WINDOW, Algorithm.WARM_UP, Algorithm.SLIDING_LOG,
+                Algorithm.CONCURRENCY);
+        // the tagged strings of Sluice 0.1 (and two odd values); "s:" and "w:" are still the sliding window's and warm-up's
+        List<String> oldFormats = List.of("g:" + (T0 + 50_000_000), "t:0:" + T0, "f:" + T0 + ":3", "l:" + (T0 + 9_000_000),
+                "s:" + T0 + ":3:2", "w:0.5:" + (T0 + 9_000_000), "17", "-");
+        try (RedisStore store = store("switch")) {
+            long now = T0;
+            int n = 0;
+            for (Algorithm before : strings) {
+                for (Algorithm after : strings) {
+                    if (before == after) {
+                        continue;
+                    }
+                    now += 1_000_000;
+                    String key = "k" + n++;
+                    for (int i = 0; i < 3; i++) {
+                        store.evaluate(List.of(check(before, key, i)), now - 3 + i);
+                    }
+                    assertThat(store.evaluate(List.of(check(after, key, 0)), now))
+                            .as("%s after %s", after, before)
+                            .isEqualTo(store.evaluate(List.of(check(after, "fresh" + n, 0)), now));
+                }
+            }
+            for (Algorithm after : strings) {
+                for (String old : oldFormats) {
+                    if (old.startsWith("s:") && after == Algorithm.SLIDING_WINDOW
+                            || old.startsWith("w:") && after == Algorithm.WARM_UP) {
+                        continue;
+                    }
+                    now += 1_000_000;
+                    String key = "old" + n++;
+                    admin.psetex(store.key(after.id(), key), 60_000, old);
+                    assertThat(store.evaluate(List.of(check(after, key, 0)), now))
+                            .as("%s reading %s", after, old)
+                            .isEqualTo(store.evaluate(List.of(check(after, "fresh" + n, 0)), now));
+                }
+            }
+        }
+    }
+
+    private static Check check(Algorithm a, String key, int i) {
+        Policy p = switch (a) {
+            case CONCURRENCY -> Policy.concurrent(3);
+            case SLIDING_LOG -> Policy.parse("3/1m min-interval 0s");
+            case WARM_UP -> Policy.of(a, 3, Duration.ofMinutes(1)).withWarmup(Duration.ofSeconds(10));
+            default -> Policy.of(a, 3, Duration.ofMinutes(1));
+        };
+        return new Check(a.id(), key, p, 1, false, a == Algorithm.CONCURRENCY ? "lease-" + key + "-" + i : null);
     }
 
     @Test
