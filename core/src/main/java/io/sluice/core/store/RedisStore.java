@@ -419,12 +419,26 @@ public final class RedisStore implements Store {
                 ((Number) reply.get(at + 2)).longValue(), retry < 0 ? Outcome.NEVER : retry, allowed > 0 ? allowed - 1 : 0);
     }
 
+    /**
+     * A call that timed out waiting for its reply may still run on the server (the script was sent; Redis was only
+     * slow): sending it again would count the request twice, and would spend the time budget twice. Only a connection
+     * that failed otherwise (a pooled connection a restarted Redis closed) is retried.
+     */
+    private static void requireNotRun(JedisConnectionException e) {
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            if (t instanceof java.net.SocketTimeoutException) {
+                throw e;
+            }
+        }
+    }
+
     /** One script call; after SCRIPT FLUSH or a restart the script is sent in full (which caches it again). */
     private Object run(List<String> keys, List<String> args) {
         try {
             try {
                 return call(keys, args);
             } catch (JedisConnectionException stale) {
+                requireNotRun(stale);
                 return call(keys, args);     // a pooled connection that a restarted Redis closed: once more, anew
             }
         } catch (JedisException | ClassCastException e) {
@@ -446,6 +460,7 @@ public final class RedisStore implements Store {
             try {
                 return call(keys, params);
             } catch (JedisConnectionException stale) {
+                requireNotRun(stale);
                 return call(keys, params);   // a pooled connection that a restarted Redis closed: once more, anew
             }
         } catch (JedisException | ClassCastException e) {

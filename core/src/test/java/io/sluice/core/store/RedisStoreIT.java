@@ -15,8 +15,11 @@ import java.util.Set;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import redis.clients.jedis.DefaultJedisClientConfig;
+import redis.clients.jedis.HostAndPort;
 import redis.clients.jedis.Protocol;
 import redis.clients.jedis.RedisClient;
+import redis.clients.jedis.exceptions.JedisException;
 import redis.clients.jedis.params.ScanParams;
 import redis.clients.jedis.resps.ScanResult;
 
@@ -229,6 +232,47 @@ class RedisStoreIT {
                 .timeout(Duration.ofMillis(50)).build()) {
             assertThatThrownBy(() -> store.evaluate(List.of(Check.of("r", "k", Policy.parse("1/s"), 1)), T0))
                     .isInstanceOf(StoreException.class);
+        }
+    }
+
+    @Test
+    void aCallThatTimedOutIsNotSentAgainSoTheRequestCountsOnce() throws Exception {
+        // a script that keeps Redis busy for 400 ms: the store's call times out (50 ms) but still runs afterwards
+        String busy = "local s = redis.call('TIME') while true do local t = redis.call('TIME')"
+                + " if (t[1] - s[1]) * 1000000 + (t[2] - s[2]) > 400000 then return 1 end end";
+        Policy ten = Policy.parse("10/1h");
+        RedisClient client = RedisClient.builder().hostAndPort(new HostAndPort("127.0.0.1", redis.port()))
+                .clientConfig(DefaultJedisClientConfig.builder().socketTimeoutMillis(50).build()).build();
+        client.getPool().addObjects(3);   // idle connections ready, so a retry would be sent at once
+        try (client;
+                RedisStore store = RedisStore.builder().client(client).applicationTime(true).prefix("timeout").build();
+                RedisClient slow = RedisClient.builder().hostAndPort(new HostAndPort("127.0.0.1",
+                        redis.port())).clientConfig(DefaultJedisClientConfig.builder()
+                        .socketTimeoutMillis(10_000).build()).build();
+                RedisClient probe = RedisClient.builder().hostAndPort(new HostAndPort("127.0.0.1",
+                        redis.port())).clientConfig(DefaultJedisClientConfig.builder()
+                        .socketTimeoutMillis(20).build()).build()) {
+            assertThat(store.evaluate(List.of(Check.of("r", "k", ten, 1)), T0).get(0).remaining()).isEqualTo(9);
+            java.util.concurrent.CompletableFuture<Object> script =
+                    java.util.concurrent.CompletableFuture.supplyAsync(() -> slow.eval(busy));
+            for (int i = 0; i < 1_000 && isResponsive(probe); i++) {
+                // wait until the busy script holds the server (a 20 ms ping times out)
+            }
+            assertThatThrownBy(() -> store.evaluate(List.of(Check.of("r", "k", ten, 1)), T0))
+                    .isInstanceOf(StoreException.class);
+            assertThat(script.get(10, java.util.concurrent.TimeUnit.SECONDS)).isEqualTo(1L);
+            admin.ping();
+            // the timed-out call ran once after the busy script; a retry would have taken a second permit
+            assertThat(store.evaluate(List.of(Check.of("r", "k", ten, 0)), T0).get(0).remaining()).isEqualTo(8);
+        }
+    }
+
+    private static boolean isResponsive(RedisClient probe) {
+        try {
+            probe.ping();
+            return true;
+        } catch (JedisException e) {
+            return false;
         }
     }
 
