@@ -13,6 +13,47 @@ final class IpAddress {
 
     private IpAddress() {}
 
+    /**
+     * @return whether {@code text} is an IPv4 address exactly as {@link #format} writes it (four decimal octets of at
+     *     most 255, no leading zero, nothing else), so that {@code format(parse(text))} equals {@code text} and the
+     *     text can serve as the key without a parse and format round trip
+     */
+    static boolean isCanonicalV4(String text) {
+        if (text == null) {
+            return false;
+        }
+        int n = text.length();
+        if (n < 7 || n > 15) {
+            return false;
+        }
+        int parts = 0;
+        int i = 0;
+        while (true) {
+            int start = i;
+            int value = 0;
+            while (i < n) {
+                char c = text.charAt(i);
+                if (c < '0' || c > '9') {
+                    break;
+                }
+                value = value * 10 + (c - '0');
+                i++;
+            }
+            int digits = i - start;
+            if (digits == 0 || digits > 3 || value > 255 || (digits > 1 && text.charAt(start) == '0')) {
+                return false;
+            }
+            parts++;
+            if (i == n) {
+                return parts == 4;
+            }
+            if (parts == 4 || text.charAt(i) != '.') {
+                return false;
+            }
+            i++;
+        }
+    }
+
     /** @return 4 or 16 bytes, or null when {@code text} is not an IP literal */
     static byte[] parse(String text) {
         if (text == null) {
@@ -140,7 +181,7 @@ final class IpAddress {
     /** @return the canonical text of an address: dotted quad, or RFC 5952 IPv6 */
     static String format(byte[] a) {
         if (a.length == 4) {
-            return (a[0] & 0xff) + "." + (a[1] & 0xff) + "." + (a[2] & 0xff) + "." + (a[3] & 0xff);
+            return (a[0] & 0xff) + "." + (a[1] & 0xff) + "." + (a[2] & 0xff) + "." + (a[3] & 0xff);   // one allocation
         }
         int[] g = new int[8];
         for (int i = 0; i < 8; i++) {
