@@ -22,15 +22,28 @@ for i in $(seq 1 100); do
 done
 wrk -t1 -c16 -d5s http://127.0.0.1:18081/ >/dev/null    # warm-up, both
 wrk -t1 -c16 -d5s http://127.0.0.1:18082/ >/dev/null
-plain=(); sluice=(); ratios=()
-run() { wrk -t1 -c16 -d"${seconds}s" "http://127.0.0.1:$1/" | awk '/Requests\/sec/ {print $2}'; }
+plain=(); sluice=(); ratios=(); cpus=()
+ticks() { awk '{print $14 + $15}' "/proc/$server/stat"; }     # the server JVM's user + system CPU, in clock ticks
+# one run: "requests/s CPU-µs-per-request" (the server's CPU over the run divided by the requests wrk completed)
+run() {
+  local before after out
+  before=$(ticks)
+  out=$(wrk -t1 -c16 -d"${seconds}s" "http://127.0.0.1:$1/")
+  after=$(ticks)
+  echo "$out" | awk -v t=$((after - before)) -v hz="$(getconf CLK_TCK)" \
+    '/requests in/ {n=$1} /Requests\/sec/ {rps=$2} END {printf "%s %.2f\n", rps, t / hz * 1e6 / n}'
+}
 for r in $(seq 1 "$rounds"); do
   # the two runs of a round are back to back; which goes first alternates, so a drift in machine load favours neither
-  if [ $((r % 2)) -eq 1 ]; then p=$(run 18081); s=$(run 18082); else s=$(run 18082); p=$(run 18081); fi
-  plain+=("$p"); sluice+=("$s"); ratios+=("$(echo "scale=4; $s / $p" | bc)")
-  echo "round $r: plain $p req/s, with Sluice $s req/s, ratio $(echo "scale=4; $s / $p" | bc)  (load $(cut -d' ' -f1 /proc/loadavg))"
+  if [ $((r % 2)) -eq 1 ]; then pr=$(run 18081); sr=$(run 18082); else sr=$(run 18082); pr=$(run 18081); fi
+  p=${pr% *}; pc=${pr#* }; s=${sr% *}; sc=${sr#* }
+  ratio=$(echo "scale=4; $s / $p" | bc); cpu=$(echo "scale=4; $sc / $pc" | bc)
+  plain+=("$p"); sluice+=("$s"); ratios+=("$ratio"); cpus+=("$cpu")
+  echo "round $r: plain $p req/s ($pc µs CPU/req), with Sluice $s req/s ($sc µs CPU/req), ratio $ratio, CPU/req x$cpu (load $(cut -d' ' -f1 /proc/loadavg))"
 done
 median() { printf '%s\n' "$@" | sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
-mp=$(median "${plain[@]}"); ms=$(median "${sluice[@]}"); mr=$(median "${ratios[@]}")
+mp=$(median "${plain[@]}"); ms=$(median "${sluice[@]}"); mr=$(median "${ratios[@]}"); mc=$(median "${cpus[@]}")
 # each round measures both back to back: the median of the per-round ratios is the figure, not a ratio of medians
 echo "median: plain $mp req/s, with Sluice $ms req/s; median per-round ratio $mr, cost $(echo "scale=2; (1 - $mr) * 100" | bc)%"
+echo "server CPU per request with Sluice / without: median x$mc (less sensitive to other load on the machine)"
+echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)"

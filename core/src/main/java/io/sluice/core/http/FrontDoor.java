@@ -204,6 +204,14 @@ public final class FrontDoor implements AutoCloseable {
         }
     }
 
+    /**
+     * @return whether {@link #completed} has anything to do for {@code decision}: it holds concurrency leases, or a
+     *     rule of it counts by outcome. When not, a front door need not follow the response to its end.
+     */
+    public static boolean awaitsCompletion(Decision decision) {
+        return !decision.leases().isEmpty() || countsByOutcome(decision);
+    }
+
     private static boolean countsByOutcome(Decision decision) {
         List<io.sluice.core.RuleOutcome> outcomes = decision.outcomes();
         for (int i = 0; i < outcomes.size(); i++) {
