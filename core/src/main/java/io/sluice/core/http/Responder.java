@@ -215,19 +215,20 @@ public final class Responder {
         Outcome o = b.outcome();
         long t = seconds(waitMicros);
         Formatted f = formatted(b.rule(), b.policy(), o.limit());
+        String remaining = Numbers.text(o.remaining());        // formatted once for both styles
         if (headerStyle == HeaderStyle.IETF || headerStyle == HeaderStyle.BOTH) {
             if (partitionKey) {
                 String pk = ";pk=:" + partitionKey(b.rule(), request) + ":";
                 headers.add("RateLimit-Policy", f.policyField + pk);
-                headers.add("RateLimit", f.rateLimitPrefix + o.remaining() + ";t=" + t + pk);
+                headers.add("RateLimit", f.rateLimitPrefix + remaining + ";t=" + t + pk);
             } else {
                 headers.add("RateLimit-Policy", f.policyField);
-                headers.add("RateLimit", f.rateLimitPrefix + o.remaining() + ";t=" + t);
+                headers.add("RateLimit", f.rateLimitPrefix + remaining + ";t=" + t);
             }
         }
         if (headerStyle == HeaderStyle.LEGACY || headerStyle == HeaderStyle.BOTH) {
             headers.add("X-RateLimit-Limit", f.limitText);
-            headers.add("X-RateLimit-Remaining", Numbers.text(o.remaining()));
+            headers.add("X-RateLimit-Remaining", remaining);
             long reset = resetFormat == ResetFormat.DELTA_SECONDS ? t
                     : ceilDiv(nowMicros + Math.min(waitMicros, MAX_WAIT_MICROS), 1_000_000);
             headers.add("X-RateLimit-Reset", resetText(reset));
