@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # HTTP throughput with and without the Sluice filter, side by side in one run (issue: the filter costs <= 5%).
 # Needs wrk (Debian: apt-get install wrk). Usage: benchmarks/http-throughput.sh [rounds] [seconds-per-run]
-# SKIP_BUILD=1 uses benchmarks/target/benchmarks.jar as built; MVN_OPTS="-o" builds offline.
+# SKIP_BUILD=1 uses benchmarks/target/benchmarks.jar as built; MVN_OPTS="-o" builds offline; FLOOR=1 adds a third
+# run per round against :18083, a filter that only sets the attribute and adds the same five headers (see HttpServers).
 # On a shared machine, run it under a lock so that no other benchmark runs meanwhile:
 #   flock /tmp/sluice-bench.lock benchmarks/http-throughput.sh 9 10
 set -euo pipefail
@@ -22,6 +23,7 @@ for i in $(seq 1 100); do
 done
 wrk -t1 -c16 -d5s http://127.0.0.1:18081/ >/dev/null    # warm-up, both
 wrk -t1 -c16 -d5s http://127.0.0.1:18082/ >/dev/null
+if [ "${FLOOR:-0}" = 1 ]; then wrk -t1 -c16 -d5s http://127.0.0.1:18083/ >/dev/null; fi
 plain=(); sluice=(); ratios=(); cpus=()
 ticks() { awk '{print $14 + $15}' "/proc/$server/stat"; }     # the server JVM's user + system CPU, in clock ticks
 # one run: "requests/s CPU-µs-per-request" (the server's CPU over the run divided by the requests wrk completed)
@@ -33,17 +35,27 @@ run() {
   echo "$out" | awk -v t=$((after - before)) -v hz="$(getconf CLK_TCK)" \
     '/requests in/ {n=$1} /Requests\/sec/ {rps=$2} END {printf "%s %.2f\n", rps, t / hz * 1e6 / n}'
 }
+floor=(); floors=()
 for r in $(seq 1 "$rounds"); do
-  # the two runs of a round are back to back; which goes first alternates, so a drift in machine load favours neither
+  # the runs of a round are back to back; which goes first alternates, so a drift in machine load favours neither
   if [ $((r % 2)) -eq 1 ]; then pr=$(run 18081); sr=$(run 18082); else sr=$(run 18082); pr=$(run 18081); fi
   p=${pr% *}; pc=${pr#* }; s=${sr% *}; sc=${sr#* }
   ratio=$(echo "scale=4; $s / $p" | bc); cpu=$(echo "scale=4; $sc / $pc" | bc)
   plain+=("$p"); sluice+=("$s"); ratios+=("$ratio"); cpus+=("$cpu")
-  echo "round $r: plain $p req/s ($pc µs CPU/req), with Sluice $s req/s ($sc µs CPU/req), ratio $ratio, CPU/req x$cpu (load $(cut -d' ' -f1 /proc/loadavg))"
+  extra=""
+  if [ "${FLOOR:-0}" = 1 ]; then      # the breakdown: the same attribute and headers with fixed text, no Sluice
+    fr=$(run 18083); f=${fr% *}; fc=${fr#* }
+    floor+=("$(echo "scale=4; $f / $p" | bc)"); floors+=("$(echo "scale=4; $fc / $pc" | bc)")
+    extra=", floor filter $f req/s ($fc µs CPU/req)"
+  fi
+  echo "round $r: plain $p req/s ($pc µs CPU/req), with Sluice $s req/s ($sc µs CPU/req)$extra, ratio $ratio, CPU/req x$cpu (load $(cut -d' ' -f1 /proc/loadavg))"
 done
 median() { printf '%s\n' "$@" | sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
 mp=$(median "${plain[@]}"); ms=$(median "${sluice[@]}"); mr=$(median "${ratios[@]}"); mc=$(median "${cpus[@]}")
 # each round measures both back to back: the median of the per-round ratios is the figure, not a ratio of medians
 echo "median: plain $mp req/s, with Sluice $ms req/s; median per-round ratio $mr, cost $(echo "scale=2; (1 - $mr) * 100" | bc)%"
 echo "server CPU per request with Sluice / without: median x$mc (less sensitive to other load on the machine)"
+if [ "${FLOOR:-0}" = 1 ]; then
+  echo "floor filter (attribute and the five headers, fixed text) / plain: median ratio $(median "${floor[@]}"), CPU/req x$(median "${floors[@]}")"
+fi
 echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)"
