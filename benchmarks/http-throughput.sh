@@ -54,7 +54,7 @@ median() { printf '%s\n' "$@" | sort -n | awk '{a[NR]=$1} END {print a[int((NR+1
 mp=$(median "${plain[@]}"); ms=$(median "${sluice[@]}"); mr=$(median "${ratios[@]}"); mc=$(median "${cpus[@]}")
 # each round measures both back to back: the median of the per-round ratios is the figure, not a ratio of medians
 echo "median: plain $mp req/s, with Sluice $ms req/s; median per-round ratio $mr, cost $(echo "scale=2; (1 - $mr) * 100" | bc)%"
-echo "server CPU per request with Sluice / without: median x$mc (less sensitive to other load on the machine)"
+echo "server CPU per request with Sluice / without: median x$mc (process CPU time; noisy too on a shared VM)"
 if [ "${FLOOR:-0}" = 1 ]; then
   echo "floor filter (attribute and the five headers, fixed text) / plain: median ratio $(median "${floor[@]}"), CPU/req x$(median "${floors[@]}")"
 fi

@@ -318,6 +318,9 @@ class ResponderTest {
         Policy share = Policy.parse("3/1s");
         assertThat(r.formatted(reloaded, share, 3).policyField).isEqualTo("\"per-ip\";q=3;w=1");
         assertThat(r.formatted(PER_IP, PER_IP.policy(), 100).policyField).isEqualTo("\"per-ip\";q=100;w=60");
+        Responder.Formatted fallback = r.formatted(PER_IP, Policy.parse("50/1m"), 50);
+        assertThat(r.formatted(PER_IP, Policy.parse("50/1m"), 50)).isSameAs(fallback);        // an equal policy
+        assertThat(r.formatted(PER_IP, Policy.parse("50/2m"), 50).policyField).isEqualTo("\"per-ip\";q=50;w=120");
     }
 
     @Test
