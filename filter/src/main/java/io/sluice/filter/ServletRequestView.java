@@ -28,10 +28,6 @@ final class ServletRequestView implements RequestView, Responder.HeaderSink {
     private final HttpServletResponse response;
     private String remoteAddress;
 
-    ServletRequestView(HttpServletRequest request) {
-        this(request, null);
-    }
-
     /** A view that also adds headers to {@code response} (as the {@link Responder.HeaderSink} of allowed requests). */
     ServletRequestView(HttpServletRequest request, HttpServletResponse response) {
         this.request = request;
