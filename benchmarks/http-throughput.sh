@@ -1,12 +1,19 @@
 #!/usr/bin/env bash
 # HTTP throughput with and without the Sluice filter, side by side in one run (issue: the filter costs <= 5%).
 # Needs wrk (Debian: apt-get install wrk). Usage: benchmarks/http-throughput.sh [rounds] [seconds-per-run]
+# SKIP_BUILD=1 uses benchmarks/target/benchmarks.jar as built; MVN_OPTS="-o" builds offline; FLOOR=1 adds a third
+# run per round against :18083, a filter that only sets the attribute and adds the same five headers (see HttpServers).
+# On a shared machine, run it under a lock so that no other benchmark runs meanwhile:
+#   flock /tmp/sluice-bench.lock benchmarks/http-throughput.sh 9 10
 set -euo pipefail
 cd "$(dirname "$0")/.."
 rounds=${1:-5}
 seconds=${2:-10}
 command -v wrk >/dev/null || { echo "wrk is needed: apt-get install -y wrk" >&2; exit 1; }
-mvn -q -B -pl benchmarks -am package -DskipTests
+if [ "${SKIP_BUILD:-0}" != 1 ]; then
+  mvn -q -B ${MVN_OPTS:-} -pl benchmarks -am package -DskipTests
+fi
+echo "load before: $(cut -d' ' -f1-3 /proc/loadavg) ($(nproc) cores)"
 java -Xmx512m -cp benchmarks/target/benchmarks.jar io.sluice.benchmarks.HttpServers > /tmp/sluice-http-servers.log 2>&1 &
 server=$!
 trap 'kill $server' EXIT
@@ -16,14 +23,39 @@ for i in $(seq 1 100); do
 done
 wrk -t1 -c16 -d5s http://127.0.0.1:18081/ >/dev/null    # warm-up, both
 wrk -t1 -c16 -d5s http://127.0.0.1:18082/ >/dev/null
-plain=(); sluice=(); ratios=()
+if [ "${FLOOR:-0}" = 1 ]; then wrk -t1 -c16 -d5s http://127.0.0.1:18083/ >/dev/null; fi
+plain=(); sluice=(); ratios=(); cpus=()
+ticks() { awk '{print $14 + $15}' "/proc/$server/stat"; }     # the server JVM's user + system CPU, in clock ticks
+# one run: "requests/s CPU-µs-per-request" (the server's CPU over the run divided by the requests wrk completed)
+run() {
+  local before after out
+  before=$(ticks)
+  out=$(wrk -t1 -c16 -d"${seconds}s" "http://127.0.0.1:$1/")
+  after=$(ticks)
+  echo "$out" | awk -v t=$((after - before)) -v hz="$(getconf CLK_TCK)" \
+    '/requests in/ {n=$1} /Requests\/sec/ {rps=$2} END {printf "%s %.2f\n", rps, t / hz * 1e6 / n}'
+}
+floor=(); floors=()
 for r in $(seq 1 "$rounds"); do
-  p=$(wrk -t1 -c16 -d"${seconds}s" http://127.0.0.1:18081/ | awk '/Requests\/sec/ {print $2}')
-  s=$(wrk -t1 -c16 -d"${seconds}s" http://127.0.0.1:18082/ | awk '/Requests\/sec/ {print $2}')
-  plain+=("$p"); sluice+=("$s"); ratios+=("$(echo "scale=4; $s / $p" | bc)")
-  echo "round $r: plain $p req/s, with Sluice $s req/s, ratio $(echo "scale=4; $s / $p" | bc)"
+  # the runs of a round are back to back; which goes first alternates, so a drift in machine load favours neither
+  if [ $((r % 2)) -eq 1 ]; then pr=$(run 18081); sr=$(run 18082); else sr=$(run 18082); pr=$(run 18081); fi
+  p=${pr% *}; pc=${pr#* }; s=${sr% *}; sc=${sr#* }
+  ratio=$(echo "scale=4; $s / $p" | bc); cpu=$(echo "scale=4; $sc / $pc" | bc)
+  plain+=("$p"); sluice+=("$s"); ratios+=("$ratio"); cpus+=("$cpu")
+  extra=""
+  if [ "${FLOOR:-0}" = 1 ]; then      # the breakdown: the same attribute and headers with fixed text, no Sluice
+    fr=$(run 18083); f=${fr% *}; fc=${fr#* }
+    floor+=("$(echo "scale=4; $f / $p" | bc)"); floors+=("$(echo "scale=4; $fc / $pc" | bc)")
+    extra=", floor filter $f req/s ($fc µs CPU/req)"
+  fi
+  echo "round $r: plain $p req/s ($pc µs CPU/req), with Sluice $s req/s ($sc µs CPU/req)$extra, ratio $ratio, CPU/req x$cpu (load $(cut -d' ' -f1 /proc/loadavg))"
 done
 median() { printf '%s\n' "$@" | sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
-mp=$(median "${plain[@]}"); ms=$(median "${sluice[@]}"); mr=$(median "${ratios[@]}")
+mp=$(median "${plain[@]}"); ms=$(median "${sluice[@]}"); mr=$(median "${ratios[@]}"); mc=$(median "${cpus[@]}")
 # each round measures both back to back: the median of the per-round ratios is the figure, not a ratio of medians
 echo "median: plain $mp req/s, with Sluice $ms req/s; median per-round ratio $mr, cost $(echo "scale=2; (1 - $mr) * 100" | bc)%"
+echo "server CPU per request with Sluice / without: median x$mc (process CPU time; noisy too on a shared VM)"
+if [ "${FLOOR:-0}" = 1 ]; then
+  echo "floor filter (attribute and the five headers, fixed text) / plain: median ratio $(median "${floor[@]}"), CPU/req x$(median "${floors[@]}")"
+fi
+echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)"

@@ -19,37 +19,68 @@ import org.eclipse.jetty.server.ServerConnector;
  * connectors' worth of contexts — a trivial servlet on {@code :18081} without Sluice, and the same servlet behind
  * {@link RateLimitFilter} (memory store, a limit no load reaches, both header styles) on {@code :18082} — in one JVM,
  * so both share the same JIT, heap and threads. The load comes from {@code wrk}, a separate process.
+ *
+ * <p>For the breakdown only, {@code :18083} puts the same servlet behind {@link Floor}, a filter that does what any
+ * rate limiter answering like Sluice must do and nothing else: it sets one request attribute and adds the five
+ * rate-limit headers, of Sluice's names and lengths, with fixed text. The gap between {@code :18081} and
+ * {@code :18083} is the cost of the headers and the attribute in the container and the client; the gap between
+ * {@code :18083} and {@code :18082} is Sluice's own.
  */
 public final class HttpServers {
 
     private HttpServers() {}
 
     public static void main(String[] args) throws Exception {
-        Server plain = server(18081, false);
-        Server limited = server(18082, true);
+        Server plain = server(18081, null, false);
+        Server limited = server(18082, new RateLimitFilter(), true);
+        Server floor = server(18083, new Floor(), true);
         plain.start();
         limited.start();
-        System.out.println("plain on :18081, with Sluice on :18082");
+        floor.start();
+        System.out.println("plain on :18081, with Sluice on :18082, with the floor filter on :18083");
         plain.join();
     }
 
-    private static Server server(int port, boolean sluice) {
+    private static Server server(int port, jakarta.servlet.Filter filter, boolean filtered) {
         Server server = new Server();
         ServerConnector connector = new ServerConnector(server);
         connector.setHost("127.0.0.1");
         connector.setPort(port);
         server.addConnector(connector);
         ServletContextHandler context = new ServletContextHandler("/");
-        if (sluice) {
-            FilterHolder filter = new FilterHolder(new RateLimitFilter());
-            filter.setInitParameter("limit", "1000000000/1s");
-            filter.setInitParameter("headers", "both");
-            filter.setAsyncSupported(true);
-            context.addFilter(filter, "/*", EnumSet.of(DispatcherType.REQUEST));
+        if (filtered) {
+            FilterHolder holder = new FilterHolder(filter);
+            holder.setInitParameter("limit", "1000000000/1s");
+            holder.setInitParameter("headers", "both");
+            holder.setAsyncSupported(true);
+            context.addFilter(holder, "/*", EnumSet.of(DispatcherType.REQUEST));
         }
         context.addServlet(new ServletHolder(new Hello()), "/");
         server.setHandler(context);
         return server;
+    }
+
+    /**
+     * The floor of the breakdown: one request attribute and the five headers Sluice sends here, with the same names
+     * and value lengths (the remaining count changes per request, as Sluice's does), and nothing else.
+     */
+    static final class Floor implements jakarta.servlet.Filter {
+        private final java.util.concurrent.atomic.AtomicLong remaining = new java.util.concurrent.atomic.AtomicLong(999_999_999);
+
+        @Override
+        public void doFilter(jakarta.servlet.ServletRequest req, jakarta.servlet.ServletResponse res,
+                jakarta.servlet.FilterChain chain) throws IOException, jakarta.servlet.ServletException {
+            HttpServletRequest request = (HttpServletRequest) req;
+            HttpServletResponse response = (HttpServletResponse) res;
+            request.setAttribute("io.sluice.decision", this);
+            String r = Long.toString(900_000_000 + (remaining.getAndDecrement() & 0xffffff));
+            response.addHeader("RateLimit-Policy", "\"per-ip\";q=1000000000;w=1");
+            response.addHeader("RateLimit", "\"per-ip\";r=" + r + ";t=1");
+            response.addHeader("X-RateLimit-Limit", "1000000000");
+            response.addHeader("X-RateLimit-Remaining", r);
+            response.addHeader("X-RateLimit-Reset", "1763930000");
+            chain.doFilter(req, res);
+        }
     }
 
     /** 200 text/plain "hello". */

@@ -32,11 +32,14 @@ public record Decision(boolean allowed, List<RuleOutcome> outcomes, RuleOutcome 
         boolean allowed = true;
         long delay = 0;
         RuleOutcome binding = null;
-        for (RuleOutcome o : outcomes) {
+        int n = outcomes.size();
+        for (int i = 0; i < n; i++) {
+            RuleOutcome o = outcomes.get(i);
             allowed &= !o.denies();
             delay = Math.max(delay, o.outcome().allowed() ? o.outcome().delayMicros() : 0);
         }
-        for (RuleOutcome o : outcomes) {
+        for (int i = 0; i < n; i++) {
+            RuleOutcome o = outcomes.get(i);
             if (binding == null || binds(o, binding, allowed)) {
                 binding = o;
             }
@@ -59,7 +62,13 @@ public record Decision(boolean allowed, List<RuleOutcome> outcomes, RuleOutcome 
 
     /** @return whether a shadow rule would have denied this request */
     public boolean shadowDenied() {
-        return outcomes.stream().anyMatch(o -> o.rule().shadow() && !o.outcome().allowed());
+        for (int i = 0; i < outcomes.size(); i++) {
+            RuleOutcome o = outcomes.get(i);
+            if (o.rule().shadow() && !o.outcome().allowed()) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** @return whether the request is denied because the store failed and a rule denies meanwhile (answer 503) */

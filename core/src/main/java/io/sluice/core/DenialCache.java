@@ -52,6 +52,9 @@ final class DenialCache {
 
     /** @return a denial built from memory when any enforced check is known denied now; null to ask the store */
     Decision deny(List<Rule> rules, List<Check> checks, long now) {
+        if (cache.estimatedSize() == 0) {
+            return null;        // nothing denied is remembered: no lookup (and no key object) per request
+        }
         for (int i = 0; i < checks.size(); i++) {
             Check c = checks.get(i);
             if (!applies(c) || !rules.get(i).denialCache()) {

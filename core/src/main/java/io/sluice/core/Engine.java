@@ -72,27 +72,48 @@ public final class Engine implements AutoCloseable {
 
     /** Decides a request under the given rules (for example those a JAX-RS annotation selects). */
     public Decision check(RequestView request, List<Rule> candidates) {
+        if (candidates.size() == 1) {
+            return checkOne(request, candidates.get(0));
+        }
         List<Rule> applied = new ArrayList<>(candidates.size());
         List<Check> checks = new ArrayList<>(candidates.size());
         for (Rule rule : candidates) {
-            if (!rule.matcher().matches(request)) {
-                continue;
+            Check check = checkOf(request, rule);
+            if (check != null) {
+                applied.add(rule);
+                checks.add(check);
             }
-            String key = rule.key().resolve(request);
-            if (key == null) {
-                if (rule.onMissingKey() == Rule.MissingKey.SKIP) {
-                    continue;
-                }
-                key = Rule.ANONYMOUS_KEY;
-            }
-            Policy policy = rule.policyFor(request);
-            String leaseId = policy.algorithm() == Algorithm.CONCURRENCY ? newLeaseId() : null;
-            applied.add(rule);
-            checks.add(new Check(rule.name(), key, policy, rule.cost(), rule.shadow(), leaseId));
         }
         if (checks.isEmpty()) {
             return Decision.NO_RULES;
         }
+        return check(request, applied, checks);
+    }
+
+    /** The common case of one rule, without the lists of several. */
+    private Decision checkOne(RequestView request, Rule rule) {
+        Check check = checkOf(request, rule);
+        return check == null ? Decision.NO_RULES : check(request, List.of(rule), List.of(check));
+    }
+
+    /** @return the check of {@code rule} for {@code request}; null when the rule does not apply to it */
+    private static Check checkOf(RequestView request, Rule rule) {
+        if (!rule.matcher().matches(request)) {
+            return null;
+        }
+        String key = rule.key().resolve(request);
+        if (key == null) {
+            if (rule.onMissingKey() == Rule.MissingKey.SKIP) {
+                return null;
+            }
+            key = Rule.ANONYMOUS_KEY;
+        }
+        Policy policy = rule.policyFor(request);
+        String leaseId = policy.algorithm() == Algorithm.CONCURRENCY ? newLeaseId() : null;
+        return new Check(rule.name(), key, policy, rule.cost(), rule.shadow(), leaseId);
+    }
+
+    private Decision check(RequestView request, List<Rule> applied, List<Check> checks) {
         long now = time.nowMicros();
         Decision blocked = penalties.deny(applied, checks, now);
         if (blocked != null) {
@@ -213,7 +234,8 @@ public final class Engine implements AutoCloseable {
     }
 
     private Decision notify(RequestView request, Decision decision, DecisionListener.Event event) {
-        for (DecisionListener listener : listeners) {
+        for (int i = 0; i < listeners.size(); i++) {
+            DecisionListener listener = listeners.get(i);
             try {
                 listener.onDecision(request, decision, event);
             } catch (RuntimeException e) {
@@ -229,6 +251,13 @@ public final class Engine implements AutoCloseable {
     }
 
     private Decision decide(List<Rule> applied, List<Check> checks, List<Outcome> outcomes, RuleOutcome.Source source) {
+        if (checks.size() == 1) {
+            Check c = checks.get(0);
+            Outcome o = outcomes.get(0);
+            return Decision.of(List.of(new RuleOutcome(applied.get(0), c.policy(), o, source)),
+                    c.leaseId() != null && o.allowed() ? List.of(new Lease(c.rule(), c.key(), c.policy(), c.leaseId()))
+                            : List.of());
+        }
         List<RuleOutcome> results = new ArrayList<>(checks.size());
         List<Lease> leases = new ArrayList<>(1);
         for (int i = 0; i < checks.size(); i++) {

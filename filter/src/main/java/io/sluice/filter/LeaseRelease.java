@@ -31,7 +31,7 @@ final class LeaseRelease implements AsyncListener {
      *     holds no lease, or the cycle already ended and takes no more listeners)
      */
     static boolean onCompletion(AsyncContext async, FrontDoor door, RequestView request, Decision decision) {
-        if (decision.leases().isEmpty() && decision.outcomes().stream().noneMatch(o -> o.rule().countsByOutcome())) {
+        if (!FrontDoor.awaitsCompletion(decision)) {
             return false;
         }
         try {

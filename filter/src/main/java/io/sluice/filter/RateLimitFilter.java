@@ -148,12 +148,16 @@ public class RateLimitFilter implements Filter {
             chain.doFilter(req, res);          // forwards, includes, error pages and async dispatches were counted already
             return;
         }
-        ServletRequestView view = new ServletRequestView(request);
+        ServletRequestView view = new ServletRequestView(request, response);
         Decision decision = door.check(view);
         request.setAttribute(FrontDoor.DECISION_ATTRIBUTE, decision);
-        Reply reply = door.reply(decision, view);
-        reply.headers().forEach(h -> response.addHeader(h.name(), h.value()));
-        if (!reply.proceed()) {
+        if (decision.allowed()) {
+            door.allowedHeaders(decision, view, view);       // the headers straight onto the response, no Reply
+        } else {
+            Reply reply = door.reply(decision, view);
+            for (Reply.Header h : reply.headers()) {
+                response.addHeader(h.name(), h.value());
+            }
             deny(response, reply);
             return;
         }
@@ -163,6 +167,10 @@ public class RateLimitFilter implements Filter {
                 return;
             }
             waitOnThisThread(decision.delayMicros());
+        }
+        if (!FrontDoor.awaitsCompletion(decision)) {
+            chain.doFilter(request, response);     // no lease to release, nothing to charge: completed() would do nothing
+            return;
         }
         boolean releasedLater = false;
         int failedStatus = 0;

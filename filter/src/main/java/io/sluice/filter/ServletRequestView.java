@@ -1,7 +1,9 @@
 package io.sluice.filter;
 
 import io.sluice.core.RequestView;
+import io.sluice.core.http.Responder;
 import jakarta.servlet.http.HttpServletRequest;
+import jakarta.servlet.http.HttpServletResponse;
 import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
 import java.security.Principal;
@@ -17,15 +19,24 @@ import java.util.Locale;
  * {@code /login;x=1} match a rule on {@code /login}. Query parameters are read from the raw query string, never with
  * {@code getParameter}, which would consume a form body the application has yet to read.
  */
-final class ServletRequestView implements RequestView {
+final class ServletRequestView implements RequestView, Responder.HeaderSink {
 
     /** Query strings longer than this are not searched: {@value} characters. */
     static final int MAX_QUERY_LENGTH = 8192;
 
     private final HttpServletRequest request;
+    private final HttpServletResponse response;
+    private String remoteAddress;
 
-    ServletRequestView(HttpServletRequest request) {
+    /** A view that also adds headers to {@code response} (as the {@link Responder.HeaderSink} of allowed requests). */
+    ServletRequestView(HttpServletRequest request, HttpServletResponse response) {
         this.request = request;
+        this.response = response;
+    }
+
+    @Override
+    public void add(String name, String value) {
+        response.addHeader(name, value);
     }
 
     @Override
@@ -37,7 +48,8 @@ final class ServletRequestView implements RequestView {
     public String path() {
         String servletPath = request.getServletPath();
         String pathInfo = request.getPathInfo();
-        String path = (servletPath == null ? "" : servletPath) + (pathInfo == null ? "" : pathInfo);
+        String path = pathInfo == null ? (servletPath == null ? "" : servletPath)
+                : servletPath == null || servletPath.isEmpty() ? pathInfo : servletPath + pathInfo;
         return path.isEmpty() ? "/" : path;
     }
 
@@ -54,7 +66,12 @@ final class ServletRequestView implements RequestView {
 
     @Override
     public String remoteAddress() {
-        return request.getRemoteAddr();
+        String a = remoteAddress;        // containers build this string on every call; the rules and the allowlist share one
+        if (a == null) {
+            a = request.getRemoteAddr();
+            remoteAddress = a;
+        }
+        return a;
     }
 
     @Override

@@ -149,7 +149,7 @@ public final class FrontDoor implements AutoCloseable {
      */
     public Decision check(RequestView request, Function<RuleSet, List<Rule>> select) {
         try {
-            if (excluded(request.path())) {
+            if (excluded(request)) {
                 return Decision.NO_RULES;
             }
             RuleSet current = rules.get();
@@ -169,6 +169,16 @@ public final class FrontDoor implements AutoCloseable {
         return responder.reply(decision, request, engine.timeSource().nowMicros());
     }
 
+    /**
+     * The headers {@link #reply} would hold for an allowed decision, added to {@code sink} in the same order, without
+     * building a {@link Reply}: the path of every admitted request.
+     *
+     * @throws IllegalArgumentException when {@code decision} is not allowed (use {@link #reply})
+     */
+    public void allowedHeaders(Decision decision, RequestView request, Responder.HeaderSink sink) {
+        responder.allowedHeaders(decision, request, engine.timeSource().nowMicros(), sink);
+    }
+
     /** Releases the concurrency leases of {@code decision}: call once when the response completes, on every path. */
     public void release(Decision decision) {
         try {
@@ -184,7 +194,7 @@ public final class FrontDoor implements AutoCloseable {
      */
     public void completed(RequestView request, Decision decision, int status) {
         release(decision);
-        if (decision.outcomes().isEmpty() || decision.outcomes().stream().noneMatch(o -> o.rule().countsByOutcome())) {
+        if (!countsByOutcome(decision)) {
             return;
         }
         try {
@@ -194,7 +204,29 @@ public final class FrontDoor implements AutoCloseable {
         }
     }
 
-    private boolean excluded(String path) {
+    /**
+     * @return whether {@link #completed} has anything to do for {@code decision}: it holds concurrency leases, or a
+     *     rule of it counts by outcome. When not, a front door need not follow the response to its end.
+     */
+    public static boolean awaitsCompletion(Decision decision) {
+        return !decision.leases().isEmpty() || countsByOutcome(decision);
+    }
+
+    private static boolean countsByOutcome(Decision decision) {
+        List<io.sluice.core.RuleOutcome> outcomes = decision.outcomes();
+        for (int i = 0; i < outcomes.size(); i++) {
+            if (outcomes.get(i).rule().countsByOutcome()) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private boolean excluded(RequestView request) {
+        if (exclude.isEmpty()) {
+            return false;       // without patterns the path is not even built
+        }
+        String path = request.path();
         for (Pattern p : exclude) {
             if (p.matcher(path).matches()) {
                 return true;

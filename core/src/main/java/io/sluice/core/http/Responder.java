@@ -108,6 +108,8 @@ public final class Responder {
     private final ResetFormat resetFormat;
     private final boolean partitionKey;
     private final List<Reply.Header> denyHeaders;
+    private final Formatted[] formatted = new Formatted[16];
+    private LastNumber lastReset;
 
     private Responder(Builder b) {
         this.headerStyle = b.headerStyle;
@@ -131,12 +133,13 @@ public final class Responder {
         if (decision.storeUnavailable()) {
             return unavailable(decision, nowMicros);
         }
-        List<Reply.Header> headers = new ArrayList<>();
+        List<Reply.Header> headers = new ArrayList<>(decision.allowed() ? 5 : 6 + denyHeaders.size());
+        HeaderSink toList = (name, value) -> headers.add(new Reply.Header(name, value));
         RuleOutcome binding = decision.binding();
         if (binding != null && reported(binding)) {
             Outcome o = binding.outcome();
             long waitMicros = decision.allowed() ? o.resetAfterMicros() : o.retryAfterMicros();
-            rateLimitHeaders(headers, binding, waitMicros, request, nowMicros);
+            rateLimitHeaders(toList, binding, waitMicros, request, nowMicros);
         }
         if (decision.allowed()) {
             return new Reply(true, 0, headers, null, null);
@@ -184,22 +187,123 @@ public final class Responder {
                 && (o.source() == RuleOutcome.Source.STORE || o.source() == RuleOutcome.Source.LOCAL_FALLBACK);
     }
 
-    private void rateLimitHeaders(List<Reply.Header> headers, RuleOutcome b, long waitMicros, RequestView request,
+    /**
+     * The headers of an allowed decision, without building a {@link Reply}: adds to {@code sink}, in order, exactly
+     * the headers {@link #reply} would hold. The servlet filter's path for every admitted request.
+     *
+     * @throws IllegalArgumentException when {@code decision} is not allowed (use {@link #reply})
+     */
+    public void allowedHeaders(Decision decision, RequestView request, long nowMicros, HeaderSink sink) {
+        if (!decision.allowed()) {
+            throw new IllegalArgumentException("a denied decision needs a reply: status, headers and body");
+        }
+        RuleOutcome binding = decision.binding();
+        if (binding != null && reported(binding)) {
+            rateLimitHeaders(sink, binding, binding.outcome().resetAfterMicros(), request, nowMicros);
+        }
+    }
+
+    /** Receives response headers, in order; a name may repeat. */
+    @FunctionalInterface
+    public interface HeaderSink {
+        /** Adds one header field. */
+        void add(String name, String value);
+    }
+
+    private void rateLimitHeaders(HeaderSink headers, RuleOutcome b, long waitMicros, RequestView request,
             long nowMicros) {
         Outcome o = b.outcome();
         long t = seconds(waitMicros);
+        Formatted f = formatted(b.rule(), b.policy(), o.limit());
+        String remaining = Numbers.text(o.remaining());        // formatted once for both styles
         if (headerStyle == HeaderStyle.IETF || headerStyle == HeaderStyle.BOTH) {
-            String pk = partitionKey ? ";pk=:" + partitionKey(b.rule(), request) + ":" : "";
-            headers.add(new Reply.Header("RateLimit-Policy", quote(b.rule().name()) + quota(b.policy(), o.limit()) + pk));
-            headers.add(new Reply.Header("RateLimit", quote(b.rule().name()) + ";r=" + o.remaining() + ";t=" + t + pk));
+            if (partitionKey) {
+                String pk = ";pk=:" + partitionKey(b.rule(), request) + ":";
+                headers.add("RateLimit-Policy", f.policyField + pk);
+                headers.add("RateLimit", f.rateLimitPrefix + remaining + ";t=" + t + pk);
+            } else {
+                headers.add("RateLimit-Policy", f.policyField);
+                headers.add("RateLimit", f.rateLimitPrefix + remaining + ";t=" + t);
+            }
         }
         if (headerStyle == HeaderStyle.LEGACY || headerStyle == HeaderStyle.BOTH) {
-            headers.add(new Reply.Header("X-RateLimit-Limit", Long.toString(o.limit())));
-            headers.add(new Reply.Header("X-RateLimit-Remaining", Long.toString(o.remaining())));
+            headers.add("X-RateLimit-Limit", f.limitText);
+            headers.add("X-RateLimit-Remaining", remaining);
             long reset = resetFormat == ResetFormat.DELTA_SECONDS ? t
                     : ceilDiv(nowMicros + Math.min(waitMicros, MAX_WAIT_MICROS), 1_000_000);
-            headers.add(new Reply.Header("X-RateLimit-Reset", Long.toString(reset)));
+            headers.add("X-RateLimit-Reset", resetText(reset));
         }
+    }
+
+    /** @return {@code reset} as text; the epoch second changes once a second, so its text is kept from the last call */
+    private String resetText(long reset) {
+        if (reset >= 0 && reset < Numbers.SMALL) {
+            return Numbers.text(reset);
+        }
+        LastNumber last = lastReset;
+        if (last != null && last.value == reset) {
+            return last.text;
+        }
+        String text = Long.toString(reset);
+        lastReset = new LastNumber(reset, text);
+        return text;
+    }
+
+    /** A number with its text; immutable, so sharing it through a plain field between threads is safe. */
+    private static final class LastNumber {
+        final long value;
+        final String text;
+
+        LastNumber(long value, String text) {
+            this.value = value;
+            this.text = text;
+        }
+    }
+
+    /**
+     * The text of a rule's headers that depends only on the rule, its policy and the limit, formatted once:
+     * {@code RateLimit-Policy} (without {@code pk}), the start of {@code RateLimit} and {@code X-RateLimit-Limit}.
+     * Immutable (final fields), so it is shared between threads through the plain array {@link #formatted} safely.
+     */
+    static final class Formatted {
+        final Rule rule;
+        final Policy policy;
+        final long limit;
+        /** {@code "per-ip";q=100;w=60} */
+        final String policyField;
+        /** {@code "per-ip";r=} */
+        final String rateLimitPrefix;
+        /** {@code 100} */
+        final String limitText;
+
+        Formatted(Rule rule, Policy policy, long limit) {
+            this.rule = rule;
+            this.policy = policy;
+            this.limit = limit;
+            String name = quote(rule.name());
+            this.policyField = name + quota(policy, limit);
+            this.rateLimitPrefix = name + ";r=";
+            this.limitText = Long.toString(limit);
+        }
+
+        boolean isFor(Rule r, Policy p, long l) {
+            // the local fallback builds its share's policy per request: equal policies share the text too
+            return rule == r && limit == l && (policy == p || policy.equals(p));
+        }
+    }
+
+    /**
+     * @return the constant text of {@code rule}'s headers: from a small cache indexed by rule name (rules and policies
+     *     are immutable; a reload brings new instances, which replace the old ones' slots)
+     */
+    Formatted formatted(Rule rule, Policy policy, long limit) {
+        int slot = rule.name().hashCode() & (formatted.length - 1);
+        Formatted f = formatted[slot];
+        if (f == null || !f.isFor(rule, policy, limit)) {
+            f = new Formatted(rule, policy, limit);
+            formatted[slot] = f;          // a benign race: whichever write wins, every entry is complete and checked
+        }
+        return f;
     }
 
     /** {@code ;q=100;w=60}; a period of whole seconds is stated as is, another one scaled to the next whole second. */
@@ -218,7 +322,7 @@ public final class Responder {
     }
 
     private void denialHeaders(List<Reply.Header> headers, long retrySeconds) {
-        headers.add(new Reply.Header("Retry-After", Long.toString(retrySeconds)));
+        headers.add(new Reply.Header("Retry-After", Numbers.text(retrySeconds)));
         headers.add(new Reply.Header("Cache-Control", "no-store"));
         headers.addAll(denyHeaders);
     }

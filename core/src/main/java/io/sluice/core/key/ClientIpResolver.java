@@ -92,12 +92,35 @@ public final class ClientIpResolver {
 
     /** @return the client's canonical IP address, or null when the socket peer is not an IP address */
     public String resolve(RequestView request) {
-        byte[] address = resolveAddress(request);
+        String peer = request.remoteAddress();
+        String direct = peerIfClient(peer);
+        if (direct != null) {
+            return direct;
+        }
+        byte[] address = resolveAddress(request, peer);
         return address == null ? null : IpAddress.format(address);
     }
 
+    /**
+     * The common case without parsing: the socket peer's text is the client's canonical address when it is a canonical
+     * dotted quad (as containers write it) and not a trusted proxy.
+     *
+     * @return {@code peer} when it is the client's canonical address; null when the address must be resolved in full
+     */
+    String peerIfClient(String peer) {
+        if (!IpAddress.isCanonicalV4(peer)) {
+            return null;
+        }
+        return trusted.isEmpty() || !isTrusted(IpAddress.parse(peer)) ? peer : null;
+    }
+
     byte[] resolveAddress(RequestView request) {
-        byte[] peer = IpAddress.parse(request.remoteAddress());
+        return resolveAddress(request, request.remoteAddress());
+    }
+
+    /** @param peerText the request's {@link RequestView#remoteAddress()} */
+    byte[] resolveAddress(RequestView request, String peerText) {
+        byte[] peer = IpAddress.parse(peerText);
         if (peer == null || !isTrusted(peer)) {
             return peer;
         }
@@ -119,8 +142,8 @@ public final class ClientIpResolver {
     }
 
     private boolean isTrusted(byte[] address) {
-        for (Cidr c : trusted) {
-            if (c.contains(address)) {
+        for (int i = 0; i < trusted.size(); i++) {
+            if (trusted.get(i).contains(address)) {
                 return true;
             }
         }

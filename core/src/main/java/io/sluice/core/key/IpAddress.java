@@ -13,6 +13,45 @@ final class IpAddress {
 
     private IpAddress() {}
 
+    /**
+     * @return whether {@code text} is an IPv4 address exactly as {@link #format} writes it (four decimal octets of at
+     *     most 255, no leading zero, nothing else), so that {@code format(parse(text))} equals {@code text} and the
+     *     text can serve as the key without a parse and format round trip
+     */
+    static boolean isCanonicalV4(String text) {
+        if (text == null) {
+            return false;
+        }
+        int n = text.length();
+        if (n < 7 || n > 15) {
+            return false;
+        }
+        int dots = 0;
+        int digits = 0;
+        int value = 0;
+        for (int i = 0; i < n; i++) {
+            char c = text.charAt(i);
+            if (c == '.') {
+                if (digits == 0 || ++dots > 3) {
+                    return false;
+                }
+                digits = 0;
+                value = 0;
+            } else if (c >= '0' && c <= '9') {
+                if (digits == 1 && value == 0) {
+                    return false;               // a leading zero: parsed, it would print without it
+                }
+                value = value * 10 + (c - '0');
+                if (++digits > 3 || value > 255) {
+                    return false;
+                }
+            } else {
+                return false;
+            }
+        }
+        return dots == 3 && digits > 0;
+    }
+
     /** @return 4 or 16 bytes, or null when {@code text} is not an IP literal */
     static byte[] parse(String text) {
         if (text == null) {
@@ -140,7 +179,7 @@ final class IpAddress {
     /** @return the canonical text of an address: dotted quad, or RFC 5952 IPv6 */
     static String format(byte[] a) {
         if (a.length == 4) {
-            return (a[0] & 0xff) + "." + (a[1] & 0xff) + "." + (a[2] & 0xff) + "." + (a[3] & 0xff);
+            return (a[0] & 0xff) + "." + (a[1] & 0xff) + "." + (a[2] & 0xff) + "." + (a[3] & 0xff);   // one allocation
         }
         int[] g = new int[8];
         for (int i = 0; i < 8; i++) {

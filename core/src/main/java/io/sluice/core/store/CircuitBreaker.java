@@ -69,8 +69,18 @@ public final class CircuitBreaker {
 
     /** Records a successful call: closes the breaker. */
     public void onSuccess() {
-        consecutiveFailures.set(0);
-        probing.set(false);
+        // called for every decision: write only what changes, so that the threads of a healthy store share these
+        // fields read-only instead of bouncing their cache lines between cores (an unchanged write, or one skipped,
+        // is the same as the write happening just before any concurrent one)
+        if (consecutiveFailures.get() != 0) {
+            consecutiveFailures.set(0);
+        }
+        if (probing.get()) {
+            probing.set(false);
+        }
+        if (state.get() == State.CLOSED) {
+            return;
+        }
         State before = state.getAndSet(State.CLOSED);
         if (before != State.CLOSED) {
             LOG.log(Level.INFO, "rate-limit store " + name + ": recovered, circuit closed");

@@ -248,4 +248,119 @@ class ResponderTest {
     void waitsAreSaidInWordsRoundedUp(long seconds, String words) {
         assertThat(Responder.words(seconds)).isEqualTo(words);
     }
+
+    // --- the servlet filter's path of admitted requests, and the text formatted once per rule ---
+
+    private static List<Reply.Header> sunk(Responder responder, Decision d, long now) {
+        List<Reply.Header> out = new java.util.ArrayList<>();
+        responder.allowedHeaders(d, REQUEST, now, (name, value) -> out.add(new Reply.Header(name, value)));
+        return out;
+    }
+
+    @Test
+    void theHeadersOfAnAdmittedRequestAreExactlyThoseOfTheReply() {
+        Rule inFlight = Rule.builder("in-flight").policy("20 concurrent").build();
+        Rule shadow = Rule.builder("trial").policy("1/1m").shadow().build();
+        Rule fast = Rule.builder("fast").policy("5/500ms").key(KeyResolvers.header("X-Api-Key")).build();
+        List<Decision> decisions = List.of(
+                decision(PER_IP, Outcome.allow(100, 42, 16_200_000)),
+                decision(PER_IP, Outcome.allow(100, 0, 0)),
+                decision(PER_IP, Outcome.allow(100, 99_999, 999_999_999_999L)),
+                decision(fast, Outcome.allow(5, 4, 100_000)),
+                decision(inFlight, Outcome.allow(20, 19, 0)),
+                decision(shadow, Outcome.deny(1, 0, 60_000_000, 60_000_000)),
+                decision(PER_IP, PER_IP.policy(), Outcome.allow(100, 100, 0), RuleOutcome.Source.FAILURE_ALLOWED),
+                decision(PER_IP, Policy.parse("50/1m"), Outcome.allow(50, 49, 1_200_000), RuleOutcome.Source.LOCAL_FALLBACK),
+                Decision.NO_RULES);
+        for (Responder.HeaderStyle style : Responder.HeaderStyle.values()) {
+            for (Responder.ResetFormat reset : Responder.ResetFormat.values()) {
+                for (boolean pk : new boolean[] {false, true}) {
+                    Responder r = Responder.builder().headers(style).reset(reset).partitionKey(pk).build();
+                    for (Decision d : decisions) {
+                        for (long now : new long[] {NOW, NOW + 1_000_000, NOW, 0}) {
+                            assertThat(sunk(r, d, now)).as("%s %s pk=%s %s", style, reset, pk, d)
+                                    .isEqualTo(r.reply(d, REQUEST, now).headers());
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    @Test
+    void aDeniedDecisionNeedsAFullReply() {
+        Decision denied = decision(PER_IP, Outcome.deny(100, 0, 1_000_000, 1_000_000));
+
+        assertThatThrownBy(() -> sunk(DEFAULTS, denied, NOW)).isInstanceOf(IllegalArgumentException.class);
+    }
+
+    @ParameterizedTest
+    @CsvSource({"100/1m", "5/500ms", "3/1500ms", "10/1d", "1000000000/1ms", "1000000000/1s", "20 concurrent",
+            "10/1s burst 50", "1/366d"})
+    void theTextFormattedOncePerRuleIsTheFormattedText(String notation) {
+        Rule rule = Rule.builder("r-1.x_y").policy(notation).build();
+        Responder.Formatted f = Responder.builder().build().formatted(rule, rule.policy(), rule.policy().limit());
+
+        assertThat(f.policyField).isEqualTo(Responder.quote(rule.name()) + Responder.quota(rule.policy(), rule.policy().limit()));
+        assertThat(f.rateLimitPrefix).isEqualTo("\"r-1.x_y\";r=");
+        assertThat(f.limitText).isEqualTo(Long.toString(rule.policy().limit()));
+    }
+
+    @Test
+    void theFormattedTextFollowsTheRulePolicyAndLimitItIsFor() {
+        Responder r = Responder.builder().build();
+        Responder.Formatted first = r.formatted(PER_IP, PER_IP.policy(), 100);
+
+        assertThat(r.formatted(PER_IP, PER_IP.policy(), 100)).isSameAs(first);
+        assertThat(r.formatted(PER_IP, PER_IP.policy(), 50).policyField).isEqualTo("\"per-ip\";q=50;w=60");
+        Rule reloaded = Rule.builder("per-ip").policy("7/1s").build();                 // same name, new rule
+        assertThat(r.formatted(reloaded, reloaded.policy(), 7).policyField).isEqualTo("\"per-ip\";q=7;w=1");
+        Policy share = Policy.parse("3/1s");
+        assertThat(r.formatted(reloaded, share, 3).policyField).isEqualTo("\"per-ip\";q=3;w=1");
+        assertThat(r.formatted(PER_IP, PER_IP.policy(), 100).policyField).isEqualTo("\"per-ip\";q=100;w=60");
+        Responder.Formatted fallback = r.formatted(PER_IP, Policy.parse("50/1m"), 50);
+        assertThat(r.formatted(PER_IP, Policy.parse("50/1m"), 50)).isSameAs(fallback);        // an equal policy
+        assertThat(r.formatted(PER_IP, Policy.parse("50/2m"), 50).policyField).isEqualTo("\"per-ip\";q=50;w=120");
+    }
+
+    @Test
+    void manyRulesSharingTheCacheEachGetTheirOwnHeaders() {
+        List<Rule> rules = new java.util.ArrayList<>();
+        for (int i = 0; i < 100; i++) {
+            rules.add(Rule.builder("rule-" + i).policy((i + 1) + "/1m").build());
+        }
+        for (int round = 0; round < 3; round++) {
+            for (int i = 0; i < rules.size(); i++) {
+                Rule rule = rules.get(i);
+                Reply reply = DEFAULTS.reply(decision(rule, Outcome.allow(i + 1, i, 60_000_000)), REQUEST, NOW);
+                assertThat(reply.header("RateLimit-Policy")).isEqualTo("\"rule-" + i + "\";q=" + (i + 1) + ";w=60");
+                assertThat(reply.header("RateLimit")).isEqualTo("\"rule-" + i + "\";r=" + i + ";t=60");
+                assertThat(reply.header("X-RateLimit-Limit")).isEqualTo(Integer.toString(i + 1));
+            }
+        }
+    }
+
+    @Test
+    void theResetEpochSecondIsRightAcrossSecondsWhateverTheOrder() {
+        Decision d = decision(PER_IP, Outcome.allow(100, 42, 16_200_000));
+        long[] nows = {NOW, NOW, NOW + 999_750, NOW + 1_000_000, NOW - 5_000_000, NOW, 0, 1, -2_000_000_000L};
+        for (long now : nows) {
+            long expected = -Math.floorDiv(-(now + 16_200_000), 1_000_000);
+            assertThat(DEFAULTS.reply(d, REQUEST, now).header("X-RateLimit-Reset")).as("now %d", now)
+                    .isEqualTo(Long.toString(expected));
+        }
+    }
+
+    @ParameterizedTest
+    @CsvSource({"0", "1", "9", "10", "1023", "1024", "1025", "-1", "-1024", "999999999999999", "9223372036854775807",
+            "-9223372036854775808"})
+    void numbersAreTheirDecimalText(long n) {
+        assertThat(Numbers.text(n)).isEqualTo(Long.toString(n));
+    }
+
+    @Test
+    void smallNumbersShareTheirText() {
+        assertThat(Numbers.text(42)).isSameAs(Numbers.text(42));
+        assertThat(Numbers.text(Numbers.SMALL - 1)).isSameAs(Numbers.text(Numbers.SMALL - 1));
+    }
 }

@@ -155,4 +155,16 @@ class ClientIpResolverTest {
     net.jqwik.api.Arbitrary<String> soup() {
         return net.jqwik.api.Arbitraries.strings().withChars("\"\\,;=[]:for1.0 _").ofMaxLength(200);
     }
+
+    @Test
+    void aCanonicalIpv4PeerIsTakenAsItsOwnTextUnlessItIsATrustedProxy() {
+        assertThat(ClientIpResolver.direct().peerIfClient("203.0.113.9")).isEqualTo("203.0.113.9");
+        assertThat(BEHIND_10_8.peerIfClient("203.0.113.9")).isEqualTo("203.0.113.9");
+        assertThat(BEHIND_10_8.peerIfClient("10.0.0.2")).isNull();                // its header decides
+        assertThat(ClientIpResolver.direct().peerIfClient("010.0.0.2")).isNull();  // parsed: 10.0.0.2
+        assertThat(ClientIpResolver.direct().peerIfClient("::1")).isNull();
+        assertThat(ClientIpResolver.direct().resolve(from("010.000.002.001").build())).isEqualTo("10.0.2.1");
+        assertThat(BEHIND_10_8.resolve(from("10.0.0.2").header("X-Forwarded-For", "198.51.100.7").build()))
+                .isEqualTo("198.51.100.7");
+    }
 }

@@ -90,6 +90,15 @@ class KeyResolversTest {
     }
 
     @Test
+    void theIpKeyIsCanonicalHoweverThePeerIsWritten() {
+        for (String[] c : new String[][] {{"203.0.113.9", "203.0.113.9"}, {"010.000.002.001", "10.0.2.1"},
+                {"::ffff:192.0.2.1", "192.0.2.1"}, {"[2001:DB8::1]", "2001:db8::/64"}, {" 192.0.2.1 ", "192.0.2.1"}}) {
+            RequestView r = RequestView.builder("GET", "/").remoteAddress(c[0]).build();
+            assertThat(KeyResolvers.parse("ip", DIRECT).resolve(r)).as(c[0]).isEqualTo(c[1]);
+        }
+    }
+
+    @Test
     void aPeerThatIsNoIpAddressIsKeyedByItsOwnText() {
         RequestView unixSocket = RequestView.builder("GET", "/").remoteAddress("/run/app.sock").build();
         RequestView none = RequestView.builder("GET", "/").remoteAddress("").build();
