@@ -33,7 +33,9 @@ import java.util.concurrent.locks.ReentrantLock;
  *
  * <p>Layout: one Caffeine entry per (rule, key), whose value is a mutable cell holding the state (primitive longs for
  * GCRA, token bucket, fixed and sliding window counter) and its expiry; a decision updates the cell in place under the
- * cell's lock, so a steady key costs no allocation in the store and no write to the cache.
+ * cell's lock, so a steady key costs no allocation in the store and no write to the cache. Lookups are quiet and one hit
+ * in {@value #RECORD_EVERY} per key is recorded in Caffeine's eviction policy (frequency and recency), so the policy
+ * still ranks keys by use.
  */
 public final class MemoryStore implements Store {
 
@@ -41,9 +43,12 @@ public final class MemoryStore implements Store {
     public static final long DEFAULT_MAXIMUM_KEYS = 100_000;
     /** Expired keys examined per new key. */
     private static final int SWEEP_PER_INSERT = 2;
+    /** One hit in this many (a power of two) is recorded in Caffeine's eviction policy: {@value}. */
+    private static final int RECORD_EVERY = 16;
 
     private final Cache<StateKey, Cell> states;
     private final Map<StateKey, Cell> map;
+    private final com.github.benmanes.caffeine.cache.Policy<StateKey, Cell> policy;
     private final TimeSource time;
     private final AtomicLong ids = new AtomicLong();
     private final ReentrantLock sweeping = new ReentrantLock();
@@ -61,6 +66,7 @@ public final class MemoryStore implements Store {
                 .executor(Runnable::run)       // maintenance on the caller: no pool threads, deterministic in tests
                 .build();
         this.map = states.asMap();
+        this.policy = states.policy();
     }
 
     /** @return a store with the defaults: {@value #DEFAULT_MAXIMUM_KEYS} keys, the system clock */
@@ -260,8 +266,13 @@ public final class MemoryStore implements Store {
 
     /** @return the cell of {@code key}, created empty when absent */
     private Cell cell(StateKey key, long storeNow) {
-        Cell cell = states.getIfPresent(key);
+        Cell cell = policy.getIfPresentQuietly(key);
         if (cell != null) {
+            // W-TinyLFU learns from a sample of the hits: a hot key is still seen as hot, at a fraction of the cost of
+            // recording every read (a shared buffer and its draining on the caller's thread)
+            if ((++cell.hits & (RECORD_EVERY - 1)) == 0) {
+                states.getIfPresent(key);
+            }
             return cell;
         }
         Cell created = new Cell(ids.incrementAndGet());
@@ -419,6 +430,7 @@ public final class MemoryStore implements Store {
         Object state;
         long expiresAt = Long.MIN_VALUE;
         boolean removed;
+        int hits;                    // racy on purpose: only samples which hits Caffeine records
 
         Cell(long id) {
             this.id = id;
