@@ -344,9 +344,22 @@ public final class Engine implements AutoCloseable {
      * @throws StoreException when the store cannot answer
      */
     public Outcome tryAcquire(String name, String key, Policy policy, long cost) {
+        if (policy.algorithm() != Algorithm.CONCURRENCY && store instanceof MemoryStore memory) {
+            return memory.tryAcquire(name, key, policy, cost, time);     // no Check, no list
+        }
         Check check = new Check(name, key, policy, cost, false,
                 policy.algorithm() == Algorithm.CONCURRENCY ? newLeaseId() : null);
         return store.evaluate(List.of(check), time.nowMicros()).get(0);
+    }
+
+    /**
+     * A handle on one named limit, for code that calls {@link #tryAcquire(String, String, Policy, long)} with the same
+     * name and policy every time: {@code Limiter stripe = engine.limiter("stripe", Policy.parse("100/1s"));} then
+     * {@code stripe.tryAcquire("acct-42")}. The handle holds no state of its own: every call is a call of
+     * {@code tryAcquire(name, key, policy, cost)} on this engine (same store, same keys, same answers).
+     */
+    public Limiter limiter(String name, Policy policy) {
+        return new Limiter(this, name, policy);
     }
 
     /** {@link #tryAcquire(String, String, Policy, long)} under a name derived from the policy's notation. */

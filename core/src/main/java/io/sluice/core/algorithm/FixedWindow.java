@@ -49,6 +49,34 @@ final class FixedWindow implements RateAlgorithm<FixedWindow.State> {
         return new Step<>(new State(windowStart, count + cost), Outcome.allow(limit, limit - count - cost, windowEnd));
     }
 
+    /**
+     * The primitive twin of {@link #step}: see {@link PrimitiveSteps#step}. {@code s0} = windowStartMicros,
+     * {@code s1} = count.
+     */
+    static Outcome step(Slots s, boolean fresh, long nowMicros, long cost, Policy policy) {
+        long period = policy.periodMicros();
+        long limit = policy.limit();
+        long windowStart = Math.floorDiv(nowMicros, period) * period;
+        long count = 0;
+        if (!fresh && s.s0 >= windowStart) {
+            windowStart = s.s0;
+            count = s.s1;
+        }
+        long windowEnd = windowStart + period - nowMicros;
+        if (cost > limit) {
+            return Outcome.deny(limit, limit - count, count > 0 ? windowEnd : 0, Outcome.NEVER);
+        }
+        if (count + cost > limit) {
+            return Outcome.deny(limit, limit - count, windowEnd, windowEnd);
+        }
+        if (cost == 0) {
+            return Outcome.allow(limit, limit - count, count > 0 ? windowEnd : 0);
+        }
+        s.s0 = windowStart;
+        s.s1 = count + cost;
+        return Outcome.allow(limit, limit - count - cost, windowEnd);
+    }
+
     /** Until the window ends. */
     @Override
     public long ttlMicros(State state, long nowMicros, Policy policy) {

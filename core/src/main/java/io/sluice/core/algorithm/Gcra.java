@@ -47,6 +47,26 @@ final class Gcra implements RateAlgorithm<Gcra.State> {
                 allowAt - nowMicros));
     }
 
+    /** The primitive twin of {@link #step}: see {@link PrimitiveSteps#step}. {@code s0} = tatMicros. */
+    static Outcome step(Slots s, boolean fresh, long nowMicros, long cost, Policy policy) {
+        long interval = policy.intervalMicros();
+        long capacity = policy.capacity();
+        long tolerance = capacity * interval;
+        long tat = fresh ? nowMicros : Math.max(s.s0, nowMicros);
+        if (cost > capacity) {
+            return Outcome.deny(capacity, remaining(nowMicros, tolerance, tat, interval), tat - nowMicros, Outcome.NEVER);
+        }
+        long newTat = tat + cost * interval;
+        long allowAt = newTat - tolerance;
+        if (cost == 0 || allowAt <= nowMicros) {
+            if (cost != 0) {
+                s.s0 = newTat;
+            }
+            return Outcome.allow(capacity, remaining(nowMicros, tolerance, newTat, interval), newTat - nowMicros);
+        }
+        return Outcome.deny(capacity, remaining(nowMicros, tolerance, tat, interval), tat - nowMicros, allowAt - nowMicros);
+    }
+
     private static long remaining(long nowMicros, long tolerance, long tat, long interval) {
         return Math.max(0, Math.floorDiv(nowMicros + tolerance - tat, interval));
     }

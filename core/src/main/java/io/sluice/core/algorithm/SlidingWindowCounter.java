@@ -44,7 +44,8 @@ final class SlidingWindowCounter implements RateAlgorithm<SlidingWindowCounter.S
             return new Step<>(state, Outcome.deny(limit, Math.max(0, limit - used), reset, Outcome.NEVER));
         }
         if (used + cost > limit) {
-            long retry = retryAt(s, elapsed, cost, limit, period) - (nowMicros - s.windowStartMicros());
+            long retry = retryAt(s.current(), s.previous(), elapsed, cost, limit, period)
+                    - (nowMicros - s.windowStartMicros());
             return new Step<>(state, Outcome.deny(limit, Math.max(0, limit - used), reset, retry));
         }
         if (cost == 0) {
@@ -78,12 +79,12 @@ final class SlidingWindowCounter implements RateAlgorithm<SlidingWindowCounter.S
      * The first elapsed time (from the current window's start, possibly in the next window) at which a request of
      * {@code cost <= limit} passes with no other traffic.
      */
-    private static long retryAt(State s, long elapsed, long cost, long limit, long period) {
-        long room = limit - s.current() - cost;
+    private static long retryAt(long current, long previous, long elapsed, long cost, long limit, long period) {
+        long room = limit - current - cost;
         if (room >= 0) {
-            return firstFit(s.previous(), room, elapsed, period);
+            return firstFit(previous, room, elapsed, period);
         }
-        return period + firstFit(s.current(), limit - cost, 0, period);   // next window: current becomes previous
+        return period + firstFit(current, limit - cost, 0, period);   // next window: current becomes previous
     }
 
     /** Smallest {@code e >= from} with {@code weighted(previous, e, period) <= room}; at most {@code period}. */
@@ -105,13 +106,60 @@ final class SlidingWindowCounter implements RateAlgorithm<SlidingWindowCounter.S
 
     /** Until both counters stop counting: the end of the next window when the current one has cost, else this one's. */
     private static long resetAfter(State s, long nowMicros, long period) {
-        if (s.current() > 0) {
-            return Math.max(0, s.windowStartMicros() + 2 * period - nowMicros);
+        return resetAfter(s.windowStartMicros(), s.current(), s.previous(), nowMicros, period);
+    }
+
+    static long resetAfter(long windowStart, long current, long previous, long nowMicros, long period) {
+        if (current > 0) {
+            return Math.max(0, windowStart + 2 * period - nowMicros);
         }
-        if (s.previous() > 0) {
-            return Math.max(0, s.windowStartMicros() + period - nowMicros);
+        if (previous > 0) {
+            return Math.max(0, windowStart + period - nowMicros);
         }
         return 0;
+    }
+
+    /**
+     * The primitive twin of {@link #step}: see {@link PrimitiveSteps#step}. {@code s0} = windowStartMicros,
+     * {@code s1} = current, {@code s2} = previous.
+     */
+    static Outcome step(Slots s, boolean fresh, long nowMicros, long cost, Policy policy) {
+        long period = policy.periodMicros();
+        long limit = policy.limit();
+        // roll: the state seen from now
+        long windowStart = Math.floorDiv(nowMicros, period) * period;
+        long current;
+        long previous;
+        if (fresh || s.s0 < windowStart - period) {
+            current = 0;
+            previous = 0;
+        } else if (s.s0 == windowStart - period) {
+            current = 0;
+            previous = s.s1;
+        } else {
+            windowStart = s.s0;     // same window, or a later one (clock went backwards)
+            current = s.s1;
+            previous = s.s2;
+        }
+        long now = Math.max(nowMicros, windowStart);
+        long elapsed = now - windowStart;
+        long used = weighted(previous, elapsed, period) + current;
+        long reset = resetAfter(windowStart, current, previous, nowMicros, period);
+        if (cost > limit) {
+            return Outcome.deny(limit, Math.max(0, limit - used), reset, Outcome.NEVER);
+        }
+        if (used + cost > limit) {
+            long retry = retryAt(current, previous, elapsed, cost, limit, period) - (nowMicros - windowStart);
+            return Outcome.deny(limit, Math.max(0, limit - used), reset, retry);
+        }
+        if (cost == 0) {
+            return Outcome.allow(limit, limit - used, reset);
+        }
+        s.s0 = windowStart;
+        s.s1 = current + cost;
+        s.s2 = previous;
+        return Outcome.allow(limit, limit - used - cost, resetAfter(windowStart, current + cost, previous, nowMicros,
+                period));
     }
 
     @Override

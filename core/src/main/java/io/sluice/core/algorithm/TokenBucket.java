@@ -61,7 +61,50 @@ final class TokenBucket implements RateAlgorithm<TokenBucket.State> {
     }
 
     private static long fullAfter(State s, long nowMicros, long capacity, long interval) {
-        return s.tokens() >= capacity ? 0 : Math.max(0, s.lastMicros() + (capacity - s.tokens()) * interval - nowMicros);
+        return fullAfter(s.tokens(), s.lastMicros(), nowMicros, capacity, interval);
+    }
+
+    static long fullAfter(long tokens, long lastMicros, long nowMicros, long capacity, long interval) {
+        return tokens >= capacity ? 0 : Math.max(0, lastMicros + (capacity - tokens) * interval - nowMicros);
+    }
+
+    /**
+     * The primitive twin of {@link #step}: see {@link PrimitiveSteps#step}. {@code s0} = tokens, {@code s1} =
+     * lastMicros.
+     */
+    static Outcome step(Slots s, boolean fresh, long nowMicros, long cost, Policy policy) {
+        long capacity = policy.capacity();
+        long interval = policy.intervalMicros();
+        long tokens;
+        long last;
+        if (fresh) {
+            tokens = capacity;
+            last = nowMicros;
+        } else if (nowMicros <= s.s1) {
+            tokens = s.s0;
+            last = s.s1;
+        } else {
+            long add = (nowMicros - s.s1) / interval;
+            if (add >= capacity - s.s0) {
+                tokens = capacity;
+                last = nowMicros;
+            } else {
+                tokens = s.s0 + add;
+                last = s.s1 + add * interval;
+            }
+        }
+        if (cost > capacity) {
+            return Outcome.deny(capacity, tokens, fullAfter(tokens, last, nowMicros, capacity, interval), Outcome.NEVER);
+        }
+        if (tokens < cost) {
+            long retry = last + (cost - tokens) * interval - nowMicros;
+            return Outcome.deny(capacity, tokens, fullAfter(tokens, last, nowMicros, capacity, interval), retry);
+        }
+        if (cost != 0) {
+            s.s0 = tokens - cost;
+            s.s1 = last;
+        }
+        return Outcome.allow(capacity, tokens - cost, fullAfter(tokens - cost, last, nowMicros, capacity, interval));
     }
 
     @Override

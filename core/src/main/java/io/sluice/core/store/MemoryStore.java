@@ -2,48 +2,71 @@ package io.sluice.core.store;
 
 import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
-import com.github.benmanes.caffeine.cache.Expiry;
 import io.sluice.core.Algorithm;
 import io.sluice.core.Outcome;
 import io.sluice.core.Policy;
 import io.sluice.core.algorithm.Algorithms;
 import io.sluice.core.algorithm.Concurrency;
+import io.sluice.core.algorithm.PrimitiveSteps;
 import io.sluice.core.algorithm.RateAlgorithm;
+import io.sluice.core.algorithm.Slots;
 import io.sluice.core.algorithm.Step;
 import io.sluice.core.time.TimeSource;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Iterator;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * State in this JVM: exact on one node. Thread-safe and atomic per key; all or nothing across the checks of one
  * request (keys are locked in a fixed order, so requests sharing keys never deadlock).
  *
  * <p>Bounded: at most {@link Builder#maximumKeys(long)} keys are tracked (default {@value #DEFAULT_MAXIMUM_KEYS});
- * idle state expires when its algorithm says it no longer matters, and beyond the maximum the least valuable keys
- * are evicted by Caffeine's W-TinyLFU policy. An evicted key starts fresh, so a flood of new keys can at worst make
- * the limiter forget (and so admit) a rarely seen client, never grow the heap.
+ * beyond the maximum the least valuable keys are evicted by Caffeine's W-TinyLFU policy. An evicted key starts fresh,
+ * so a flood of new keys can at worst make the limiter forget (and so admit) a rarely seen client, never grow the
+ * heap. Idle state expires when its algorithm says it no longer matters, by the store's {@link TimeSource}: an
+ * expired key answers as a fresh one at once, and its memory is reclaimed lazily (a few expired keys are swept each
+ * time a new key arrives, all of them by {@link #trackedKeys()}, and any of them by the size bound).
+ *
+ * <p>Layout: one Caffeine entry per (rule, key), whose value is a mutable cell holding the state (primitive longs for
+ * GCRA, token bucket, fixed and sliding window counter) and its expiry; a decision updates the cell in place under the
+ * cell's lock, so a steady key costs no allocation in the store and no write to the cache. Lookups are quiet and one hit
+ * in {@value #RECORD_EVERY} per key is recorded in Caffeine's eviction policy (frequency and recency), so the policy
+ * still ranks keys by use.
  */
 public final class MemoryStore implements Store {
 
     /** Default maximum number of tracked keys: {@value}. */
     public static final long DEFAULT_MAXIMUM_KEYS = 100_000;
-    private static final int STRIPES = 4096;
+    /** Expired keys examined per new key. */
+    private static final int SWEEP_PER_INSERT = 2;
+    /** One hit in this many (a power of two) is recorded in Caffeine's eviction policy: {@value}. */
+    private static final int RECORD_EVERY = 16;
 
-    private final Cache<StateKey, Entry> states;
-    private final Object[] stripes = new Object[STRIPES];
+    private final Cache<StateKey, Cell> states;
+    private final Map<StateKey, Cell> map;
+    private final com.github.benmanes.caffeine.cache.Policy<StateKey, Cell> policy;
+    private final TimeSource time;
+    private final AtomicLong ids = new AtomicLong();
+    private final ReentrantLock sweeping = new ReentrantLock();
+    private Iterator<Map.Entry<StateKey, Cell>> sweep;      // guarded by sweeping
 
     private MemoryStore(Builder b) {
-        TimeSource time = b.timeSource;
+        this.time = b.timeSource;
         this.states = Caffeine.newBuilder()
                 .maximumSize(b.maximumKeys)
-                .expireAfter(new EntryExpiry())
-                .ticker(() -> time.nowMicros() * 1_000)
+                .evictionListener((StateKey k, Cell cell, com.github.benmanes.caffeine.cache.RemovalCause cause) -> {
+                    if (cell != null) {
+                        cell.remove();
+                    }
+                })
                 .executor(Runnable::run)       // maintenance on the caller: no pool threads, deterministic in tests
                 .build();
-        for (int i = 0; i < STRIPES; i++) {
-            stripes[i] = new Object();
-        }
+        this.map = states.asMap();
+        this.policy = states.policy();
     }
 
     /** @return a store with the defaults: {@value #DEFAULT_MAXIMUM_KEYS} keys, the system clock */
@@ -55,45 +78,134 @@ public final class MemoryStore implements Store {
         return new Builder();
     }
 
+    /** @return the clock that expires idle state */
+    public TimeSource timeSource() {
+        return time;
+    }
+
+    /**
+     * One enforced check of a rate policy, without building a {@link Check} or a list: the path of
+     * {@code Engine.tryAcquire}. Same answer and same effect as {@code evaluate(List.of(Check.of(rule, key, policy,
+     * cost)), clock.nowMicros())}.
+     *
+     * @param clock the caller's clock, read once; when it is this store's own clock, that one read also serves expiry
+     */
+    public Outcome tryAcquire(String rule, String key, Policy policy, long cost, TimeSource clock) {
+        if (cost < 0) {
+            throw new IllegalArgumentException("cost must be >= 0, got " + cost);
+        }
+        long now = clock.nowMicros();
+        long storeNow = clock == time ? now : time.nowMicros();
+        if (PrimitiveSteps.supports(policy.algorithm())) {
+            return evaluateOne(new StateKey(rule, key), policy, cost, now, storeNow);
+        }
+        return evaluate(List.of(Check.of(rule, key, policy, cost)), now, storeNow).get(0);
+    }
+
     @Override
     public List<Outcome> evaluate(List<Check> checks, long nowMicros) {
-        StateKey[] keys = new StateKey[checks.size()];
-        int[] order = new int[keys.length];
-        for (int i = 0; i < keys.length; i++) {
-            keys[i] = new StateKey(checks.get(i).rule(), checks.get(i).key());
-            order[i] = stripe(keys[i]);
-        }
-        if (keys.length == 1) {
-            synchronized (stripes[order[0]]) {
-                return evaluateLocked(checks, keys, nowMicros);
+        long storeNow = time.nowMicros();
+        if (checks.size() == 1) {
+            Check check = checks.get(0);
+            if (check.leaseId() == null && PrimitiveSteps.supports(check.policy().algorithm())) {
+                return List.of(evaluateOne(new StateKey(check.rule(), check.key()), check.policy(), check.cost(),
+                        nowMicros, storeNow));
             }
         }
-        Arrays.sort(order);
-        return lockAndEvaluate(order, 0, checks, keys, nowMicros);
+        return evaluate(checks, nowMicros, storeNow);
     }
 
-    /** Locks the stripes in ascending order (a total order: no deadlock), skipping repeats. */
-    private List<Outcome> lockAndEvaluate(int[] order, int i, List<Check> checks, StateKey[] keys, long now) {
+    /** The single-check fast path: one lookup, one lock, the primitive step in place. */
+    private Outcome evaluateOne(StateKey key, Policy policy, long cost, long now, long storeNow) {
+        Algorithm algorithm = policy.algorithm();
+        long at = now + Algorithms.staggerOffsetMicros(key.key, policy);
+        while (true) {
+            Cell cell = cell(key, storeNow);
+            Outcome outcome = null;
+            boolean empty;
+            synchronized (cell) {
+                if (!cell.removed) {
+                    boolean fresh = cell.algorithm != algorithm || cell.expiresAt <= storeNow;
+                    outcome = PrimitiveSteps.step(algorithm, cell, fresh, at, cost, policy);
+                    if (outcome.allowed() && cost > 0) {
+                        cell.algorithm = algorithm;
+                        cell.state = null;
+                        cell.expiresAt = storeNow + PrimitiveSteps.ttlMicros(algorithm, cell, at, policy);
+                    }
+                }
+                empty = cell.algorithm == null;
+                if (empty) {
+                    cell.removed = true;    // nothing was written: a peek or a denial tracks no key
+                }
+            }
+            if (empty) {
+                map.remove(key, cell);
+            }
+            if (outcome != null) {
+                return outcome;
+            }
+            map.remove(key, cell);           // evicted or swept between the lookup and the lock: look again
+        }
+    }
+
+    /** The general path: any algorithm, any number of checks, all or nothing. */
+    private List<Outcome> evaluate(List<Check> checks, long now, long storeNow) {
+        int n = checks.size();
+        StateKey[] keys = new StateKey[n];
+        for (int i = 0; i < n; i++) {
+            keys[i] = new StateKey(checks.get(i).rule(), checks.get(i).key());
+        }
+        while (true) {
+            Cell[] cells = new Cell[n];
+            for (int i = 0; i < n; i++) {
+                cells[i] = cell(keys[i], storeNow);
+            }
+            Cell[] order = cells.clone();
+            Arrays.sort(order, (a, b) -> Long.compare(a.id, b.id));
+            List<Outcome> outcomes = lockAndEvaluate(order, 0, checks, cells, now, storeNow);
+            for (int i = 0; i < n; i++) {
+                if (cells[i].removed) {       // emptied by this request (nothing written), or evicted before the locks
+                    map.remove(keys[i], cells[i]);
+                }
+            }
+            if (outcomes != null) {
+                return outcomes;
+            }
+        }
+    }
+
+    /** Locks the cells in ascending id order (a total order: no deadlock), skipping repeats. */
+    private List<Outcome> lockAndEvaluate(Cell[] order, int i, List<Check> checks, Cell[] cells, long now, long storeNow) {
         if (i == order.length) {
-            return evaluateLocked(checks, keys, now);
+            for (Cell c : cells) {
+                if (c.removed) {
+                    return null;
+                }
+            }
+            List<Outcome> outcomes = evaluateLocked(checks, cells, now, storeNow);
+            for (Cell c : cells) {
+                if (c.algorithm == null) {
+                    c.removed = true;         // nothing was written: a peek or a denial tracks no key
+                }
+            }
+            return outcomes;
         }
         if (i > 0 && order[i] == order[i - 1]) {
-            return lockAndEvaluate(order, i + 1, checks, keys, now);
+            return lockAndEvaluate(order, i + 1, checks, cells, now, storeNow);
         }
-        synchronized (stripes[order[i]]) {
-            return lockAndEvaluate(order, i + 1, checks, keys, now);
+        synchronized (order[i]) {
+            return lockAndEvaluate(order, i + 1, checks, cells, now, storeNow);
         }
     }
 
-    private List<Outcome> evaluateLocked(List<Check> checks, StateKey[] keys, long now) {
+    private List<Outcome> evaluateLocked(List<Check> checks, Cell[] cells, long now, long storeNow) {
         int n = checks.size();
         Object[] before = new Object[n];
         Step<?>[] steps = new Step<?>[n];
         boolean denied = false;
         for (int i = 0; i < n; i++) {
             Check check = checks.get(i);
-            Entry entry = states.getIfPresent(keys[i]);
-            before[i] = entry == null || entry.algorithm != check.policy().algorithm() ? null : entry.state;
+            before[i] = cells[i].state(check.policy().algorithm(), storeNow);
             steps[i] = step(check, before[i], now);
             denied |= !steps[i].outcome().allowed() && !check.shadow();
         }
@@ -102,7 +214,7 @@ public final class MemoryStore implements Store {
             Check check = checks.get(i);
             Object after = !denied && steps[i].outcome().allowed() ? steps[i].state() : onDenied(check, before[i], now);
             if (after != before[i]) {
-                write(keys[i], check, after, now);
+                write(cells[i], check, after, now, storeNow);
             }
             outcomes.add(steps[i].outcome());
         }
@@ -129,33 +241,119 @@ public final class MemoryStore implements Store {
         return algorithm.onDenied(state, now + Algorithms.staggerOffsetMicros(check.key(), policy), check.cost(), policy);
     }
 
+    /** Stores {@code state} (null: forget) in a locked cell, with the expiry its algorithm gives it. */
     @SuppressWarnings({"unchecked", "rawtypes"})
-    private void write(StateKey key, Check check, Object state, long now) {
+    private static void write(Cell cell, Check check, Object state, long now, long storeNow) {
         if (state == null) {
-            states.invalidate(key);
+            cell.clear();
             return;
         }
         Policy policy = check.policy();
-        long ttl = policy.algorithm() == Algorithm.CONCURRENCY
+        Algorithm algorithm = policy.algorithm();
+        long ttl = algorithm == Algorithm.CONCURRENCY
                 ? Algorithms.concurrency().ttlMicros((Concurrency.State) state, now, policy)
-                : ((RateAlgorithm) Algorithms.rate(policy.algorithm()))
+                : ((RateAlgorithm) Algorithms.rate(algorithm))
                         .ttlMicros(state, now + Algorithms.staggerOffsetMicros(check.key(), policy), policy);
-        states.put(key, new Entry(state, policy.algorithm(), Math.max(1, ttl)));
+        cell.algorithm = algorithm;
+        if (PrimitiveSteps.supports(algorithm)) {
+            PrimitiveSteps.fromState(algorithm, state, cell);
+            cell.state = null;
+        } else {
+            cell.state = state;
+        }
+        cell.expiresAt = storeNow + Math.max(1, ttl);
+    }
+
+    /** @return the cell of {@code key}, created empty when absent */
+    private Cell cell(StateKey key, long storeNow) {
+        Cell cell = policy.getIfPresentQuietly(key);
+        if (cell != null) {
+            // W-TinyLFU learns from a sample of the hits: a hot key is still seen as hot, at a fraction of the cost of
+            // recording every read (a shared buffer and its draining on the caller's thread)
+            if ((++cell.hits & (RECORD_EVERY - 1)) == 0) {
+                states.getIfPresent(key);
+            }
+            return cell;
+        }
+        Cell created = new Cell(ids.incrementAndGet());
+        cell = map.putIfAbsent(key, created);
+        if (cell != null) {
+            return cell;
+        }
+        sweep(storeNow, SWEEP_PER_INSERT, created);
+        return created;
+    }
+
+    /**
+     * Drops up to {@code budget} expired cells (or all of them when negative), resuming where the last sweep
+     * ended; never {@code keep} (the cell the caller has just created and is about to use).
+     */
+    private void sweep(long storeNow, int budget, Cell keep) {
+        if (!sweeping.tryLock()) {
+            return;
+        }
+        try {
+            for (int examined = 0; budget < 0 || examined < budget; examined++) {
+                if (sweep == null || !sweep.hasNext()) {
+                    sweep = map.entrySet().iterator();
+                    if (!sweep.hasNext() || (budget < 0 && examined > 0)) {
+                        break;
+                    }
+                }
+                Map.Entry<StateKey, Cell> e = sweep.next();
+                Cell cell = e.getValue();
+                if (cell == keep) {
+                    continue;
+                }
+                boolean expired;
+                synchronized (cell) {
+                    expired = !cell.removed && cell.algorithm != null && cell.expiresAt <= storeNow;
+                    if (expired) {
+                        cell.removed = true;
+                    }
+                }
+                if (expired) {
+                    map.remove(e.getKey(), cell);
+                }
+            }
+        } finally {
+            sweeping.unlock();
+        }
     }
 
     @Override
     public void release(List<Lease> leases, long nowMicros) {
+        long storeNow = time.nowMicros();
         for (Lease lease : leases) {
             StateKey key = new StateKey(lease.rule(), lease.key());
-            synchronized (stripes[stripe(key)]) {
-                Entry entry = states.getIfPresent(key);
-                if (entry == null) {
-                    continue;
+            while (true) {
+                Cell cell = states.getIfPresent(key);
+                if (cell == null) {
+                    break;
                 }
-                Concurrency.State after = Algorithms.concurrency().release((Concurrency.State) entry.state, nowMicros, lease.id());
-                if (after != entry.state) {
-                    Check check = new Check(lease.rule(), lease.key(), lease.policy(), 0, false, lease.id());
-                    write(key, check, after, nowMicros);
+                boolean removed;
+                boolean drop = false;
+                synchronized (cell) {
+                    removed = cell.removed;
+                    Object state = removed ? null : cell.state(Algorithm.CONCURRENCY, storeNow);
+                    if (state != null) {
+                        Concurrency.State after = Algorithms.concurrency().release((Concurrency.State) state, nowMicros,
+                                lease.id());
+                        if (after != state) {
+                            Check check = new Check(lease.rule(), lease.key(), lease.policy(), 0, false, lease.id());
+                            write(cell, check, after, nowMicros, storeNow);
+                        }
+                    }
+                    if (!removed && cell.algorithm == null) {
+                        cell.removed = true;          // the last lease is gone: the key is no longer tracked
+                        drop = true;
+                    }
+                }
+                if (removed || drop) {
+                    map.remove(key, cell);            // never under a cell's lock: Caffeine's eviction takes it
+                }
+                if (!removed) {
+                    break;
                 }
             }
         }
@@ -164,45 +362,96 @@ public final class MemoryStore implements Store {
     @Override
     public void reset(String rule, String key) {
         StateKey k = new StateKey(rule, key);
-        synchronized (stripes[stripe(k)]) {
-            states.invalidate(k);
+        Cell cell = states.getIfPresent(k);
+        if (cell != null) {
+            cell.remove();
+            map.remove(k, cell);
         }
     }
 
-    /** @return the number of keys tracked now (after pending evictions run) */
+    /**
+     * @return the number of keys tracked now: the keys whose state has not expired by the store's clock (this sweeps
+     *     every expired key, so it takes time in proportion to the number of keys; meant for tests and admin)
+     */
     public long trackedKeys() {
         states.cleanUp();
-        return states.estimatedSize();
+        long storeNow = time.nowMicros();
+        sweeping.lock();
+        try {
+            sweep = null;
+            sweep(storeNow, -1, null);
+            sweep = null;
+        } finally {
+            sweeping.unlock();
+        }
+        states.cleanUp();
+        long tracked = 0;
+        for (Cell cell : map.values()) {
+            tracked += cell.algorithm != null ? 1 : 0;
+        }
+        return tracked;
     }
 
-    private static int stripe(StateKey key) {
-        int h = key.hashCode();
-        return (h ^ (h >>> 16)) & (STRIPES - 1);
+    private static final class StateKey {
+        final String rule;
+        final String key;
+        private final int hash;
+
+        StateKey(String rule, String key) {
+            this.rule = rule;
+            this.key = key;
+            this.hash = 31 * rule.hashCode() + key.hashCode();
+        }
+
+        @Override
+        public int hashCode() {
+            return hash;
+        }
+
+        @Override
+        public boolean equals(Object o) {
+            return o instanceof StateKey other && hash == other.hash && key.equals(other.key) && rule.equals(other.rule);
+        }
+
+        @Override
+        public String toString() {
+            return rule + "/" + key;
+        }
     }
 
-    private record StateKey(String rule, String key) {}
+    /**
+     * The state of one (rule, key), updated in place under its own lock: the algorithm that wrote it (null: empty),
+     * the state (primitive slots for the algorithms of {@link PrimitiveSteps}, else an immutable state object), and
+     * the store time at which it stops mattering. {@code removed} once it has left the cache: a holder looks again.
+     */
+    private static final class Cell extends Slots {
+        final long id;
+        Algorithm algorithm;
+        Object state;
+        long expiresAt = Long.MIN_VALUE;
+        boolean removed;
+        int hits;                    // racy on purpose: only samples which hits Caffeine records
 
-    /** A state and how long it stays meaningful from the time it was written. */
-    private record Entry(Object state, Algorithm algorithm, long ttlMicros) {}
-
-    private static final class EntryExpiry implements Expiry<StateKey, Entry> {
-        @Override
-        public long expireAfterCreate(StateKey key, Entry entry, long currentTime) {
-            return nanos(entry.ttlMicros);
+        Cell(long id) {
+            this.id = id;
         }
 
-        @Override
-        public long expireAfterUpdate(StateKey key, Entry entry, long currentTime, long currentDuration) {
-            return nanos(entry.ttlMicros);
+        /** @return the reference state for {@code wanted}, or null when empty, expired or of another algorithm */
+        Object state(Algorithm wanted, long storeNow) {
+            if (algorithm != wanted || expiresAt <= storeNow) {
+                return null;
+            }
+            return PrimitiveSteps.supports(wanted) ? PrimitiveSteps.toState(wanted, this) : state;
         }
 
-        @Override
-        public long expireAfterRead(StateKey key, Entry entry, long currentTime, long currentDuration) {
-            return currentDuration;
+        void clear() {
+            algorithm = null;
+            state = null;
+            expiresAt = Long.MIN_VALUE;
         }
 
-        private static long nanos(long micros) {
-            return micros > Long.MAX_VALUE / 1_000 ? Long.MAX_VALUE : micros * 1_000;
+        synchronized void remove() {
+            removed = true;
         }
     }
 

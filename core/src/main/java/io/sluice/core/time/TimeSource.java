@@ -10,8 +10,20 @@ public interface TimeSource {
     /** @return the current time in microseconds since the epoch */
     long nowMicros();
 
-    /** @return the system clock, with microsecond resolution where the platform offers it */
+    /**
+     * The default clock: epoch microseconds from {@link System#nanoTime()} against a wall-clock anchor that is
+     * renewed at most once per second. Monotonic between anchors and about twice as cheap to read as the wall clock;
+     * it may differ from the wall clock by the monotonic clock's drift over one second (typically microseconds) and
+     * follows a step of the wall clock within a second. Use {@link #wallClock()} to read the wall clock every time.
+     *
+     * @return the system clock, with microsecond resolution
+     */
     static TimeSource system() {
         return SystemTimeSource.INSTANCE;
+    }
+
+    /** @return the wall clock, {@link java.time.Clock#systemUTC()}, read on every call (the default of earlier versions) */
+    static TimeSource wallClock() {
+        return WallClockTimeSource.INSTANCE;
     }
 }

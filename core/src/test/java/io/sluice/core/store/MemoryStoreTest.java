@@ -128,4 +128,96 @@ class MemoryStoreTest {
         store.reset("r", "k");
         assertThat(one("r", "k", one).allowed()).isTrue();
     }
+
+    @Test
+    void oneCheckAloneAnswersAsItDoesAmongOtherChecks() {
+        // the single-check fast path (primitive state in place) against the multi-check path (reference steps)
+        java.util.Random random = new java.util.Random(42);
+        Policy roomy = Policy.parse("1000000/1s");
+        for (Algorithm algorithm : List.of(Algorithm.GCRA, Algorithm.TOKEN_BUCKET, Algorithm.FIXED_WINDOW,
+                Algorithm.SLIDING_WINDOW)) {
+            for (String notation : List.of("5/1s", "3/10s", "1/1m", "7/250ms")) {
+                Policy policy = Policy.parse(notation).withAlgorithm(algorithm).withStaggered(random.nextBoolean())
+                        .withBurst(notation.equals("3/10s") ? 7 : 0);
+                MemoryStore alone = MemoryStore.builder().timeSource(time).build();
+                MemoryStore among = MemoryStore.builder().timeSource(time).build();
+                for (int i = 0; i < 400; i++) {
+                    time.advanceMicros(random.nextInt(4) == 0 ? random.nextInt(3 * (int) Math.min(policy.periodMicros(),
+                            20_000_000L)) : random.nextInt(20_000));
+                    long cost = random.nextInt(10) == 0 ? random.nextInt(9) : 1;
+                    String key = "k" + random.nextInt(3);
+                    Outcome a = alone.evaluate(List.of(Check.of("r", key, policy, cost)), time.nowMicros()).get(0);
+                    Outcome b = among.evaluate(List.of(Check.of("r", key, policy, cost),
+                            new Check("other", key, roomy, 1, true, null)), time.nowMicros()).get(0);
+                    assertThat(a).as("%s %s step %d", algorithm, notation, i).isEqualTo(b);
+                }
+                assertThat(alone.trackedKeys()).isLessThanOrEqualTo(3);
+            }
+        }
+    }
+
+    @Test
+    void callersOnAnotherClockKeepTheirKeysTrackedUntilTheStoreClockExpiresThem() {
+        // the store expires by its own clock; the caller passes times from another one (here: 1970)
+        Policy policy = Policy.parse("1/1h");
+        assertThat(store.evaluate(List.of(Check.of("t", "acme", policy, 1)), 5_000_000).get(0).allowed()).isTrue();
+        assertThat(store.evaluate(List.of(Check.of("t", "acme", policy, 1)), 5_000_001).get(0).allowed()).isFalse();
+        assertThat(store.evaluate(List.of(Check.of("t", "globex", policy, 1)), 5_000_002).get(0).allowed()).isTrue();
+        assertThat(store.trackedKeys()).isEqualTo(2);
+        time.advance(Duration.ofMinutes(59));
+        assertThat(store.trackedKeys()).isEqualTo(2);
+        time.advance(Duration.ofMinutes(2));
+        assertThat(store.trackedKeys()).isZero();
+    }
+
+    @Test
+    void expiredStateAnswersAsAFreshKeyBeforeItIsSwept() {
+        Policy policy = PolicyParser.parse("limit", "2/1m", Algorithm.TOKEN_BUCKET);
+        one("r", "k", policy);
+        one("r", "k", policy);
+        assertThat(one("r", "k", policy).allowed()).isFalse();
+        time.advance(Duration.ofMinutes(1));
+        Outcome again = one("r", "k", policy);
+        assertThat(again.allowed()).isTrue();
+        assertThat(again.remaining()).isEqualTo(1);
+    }
+
+    @Test
+    void peeksAtUnknownKeysTrackNothing() {
+        for (int i = 0; i < 50; i++) {
+            store.evaluate(List.of(Check.of("r", "k" + i, Policy.parse("5/1m"), 0)), time.nowMicros());
+        }
+        assertThat(store.trackedKeys()).isZero();
+    }
+
+    @Test
+    void evictedKeysStartFreshAndTheBoundHoldsOnTheFastPath() {
+        MemoryStore small = MemoryStore.builder().timeSource(time).maximumKeys(100).build();
+        Policy policy = Policy.parse("1/1h");
+        for (int round = 0; round < 3; round++) {
+            for (int i = 0; i < 10_000; i++) {
+                small.tryAcquire("r", "k" + i, policy, 1, time);
+            }
+        }
+        assertThat(small.trackedKeys()).isLessThanOrEqualTo(100);
+    }
+
+    @Test
+    void tryAcquireAnswersAsEvaluate() {
+        ManualTimeSource other = new ManualTimeSource().set(1_000_000);
+        MemoryStore a = MemoryStore.builder().timeSource(time).build();
+        MemoryStore b = MemoryStore.builder().timeSource(time).build();
+        for (Algorithm algorithm : Algorithm.values()) {
+            if (algorithm == Algorithm.CONCURRENCY) {
+                continue;
+            }
+            Policy policy = PolicyParser.parse("limit", "3/1s", algorithm);
+            for (int i = 0; i < 20; i++) {
+                time.advanceMicros(100_000);
+                other.advanceMicros(100_000);
+                assertThat(a.tryAcquire(algorithm.id(), "k", policy, 1, other)).as("%s #%d", algorithm, i)
+                        .isEqualTo(b.evaluate(List.of(Check.of(algorithm.id(), "k", policy, 1)), other.nowMicros()).get(0));
+            }
+        }
+    }
 }
