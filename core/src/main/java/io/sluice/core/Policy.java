@@ -52,6 +52,12 @@ public record Policy(
     static final long MAX_PERIOD_MICROS = 366L * 24 * 3600 * 1_000_000;
     /** Every time span an algorithm computes stays below 2^53 µs, so Lua doubles hold it exactly. */
     public static final long MAX_EXACT_MICROS = 1L << 53;
+    /**
+     * The largest bucket span {@code capacity x interval} (GCRA, leaky bucket, token bucket): 2^52 µs, about 142
+     * years, so that a stored time {@code now + capacity x interval} stays below 2^53 (exact in a Lua double) and
+     * below 10^16 (16 digits, what the Redis script's state formats hold) until about 2112.
+     */
+    public static final long MAX_SPAN_MICROS = 1L << 52;
     /** The sliding log keeps one timestamp per permit: its limit is capped at {@value}. */
     public static final long MAX_SLIDING_LOG_LIMIT = 100_000;
     /** Limits are capped at one billion permits per period. */
@@ -80,8 +86,11 @@ public record Policy(
         check(penaltyMicros >= 0 && penaltyMicros <= MAX_PERIOD_MICROS, "penalty", penaltyMicros,
                 "expected a non-negative penalty of at most 366 days");
         long capacity = burst > 0 ? burst : limit;
-        check(capacity <= MAX_EXACT_MICROS / Math.max(1, periodMicros / limit), "burst", capacity,
-                "expected burst x (period / limit) to stay below 2^53 microseconds (about 285 years)");
+        long interval = Math.max(1, periodMicros / limit);
+        // capacity <= 1e9 and interval <= 366 days, so the product fits in a long
+        check(capacity * interval <= MAX_SPAN_MICROS, "burst", capacity,
+                "expected capacity (burst, else limit) x interval (period / limit) = " + capacity + " x " + interval
+                        + " microseconds to be at most 2^52 microseconds (about 142 years)");
         if (algorithm == Algorithm.SLIDING_LOG && limit > MAX_SLIDING_LOG_LIMIT) {
             throw new ConfigException("limit", Long.toString(limit), "the sliding log keeps one timestamp per permit,"
                     + " so its limit is at most " + MAX_SLIDING_LOG_LIMIT + "; use sliding-window for larger limits");

@@ -68,14 +68,14 @@ public final class Concurrency {
         long inFlight = live == null ? 0 : live.inFlight();
         long reset = 0;   // capacity comes back as requests complete, not on a timer
         if (cost > limit) {
-            return new Step<>(state, Outcome.deny(limit, limit - inFlight, reset, Outcome.NEVER));
+            return new Step<>(state, Outcome.deny(limit, Math.max(0, limit - inFlight), reset, Outcome.NEVER));
         }
         if (inFlight + cost > limit) {
-            return new Step<>(state, Outcome.deny(limit, limit - inFlight, reset,
+            return new Step<>(state, Outcome.deny(limit, Math.max(0, limit - inFlight), reset,
                     freedAt(live, inFlight + cost - limit) - nowMicros));
         }
         if (cost == 0) {
-            return new Step<>(state, Outcome.allow(limit, limit - inFlight, reset));
+            return new Step<>(state, Outcome.allow(limit, Math.max(0, limit - inFlight), reset));
         }
         long expiry = nowMicros + policy.leaseTimeoutMicros();
         int n = live == null ? 0 : live.size();

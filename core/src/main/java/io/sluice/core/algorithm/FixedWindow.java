@@ -38,13 +38,13 @@ final class FixedWindow implements RateAlgorithm<FixedWindow.State> {
         }
         long windowEnd = windowStart + period - nowMicros;
         if (cost > limit) {
-            return new Step<>(state, Outcome.deny(limit, limit - count, count > 0 ? windowEnd : 0, Outcome.NEVER));
+            return new Step<>(state, Outcome.deny(limit, Math.max(0, limit - count), count > 0 ? windowEnd : 0, Outcome.NEVER));
         }
         if (count + cost > limit) {
-            return new Step<>(state, Outcome.deny(limit, limit - count, windowEnd, windowEnd));
+            return new Step<>(state, Outcome.deny(limit, Math.max(0, limit - count), windowEnd, windowEnd));
         }
         if (cost == 0) {
-            return new Step<>(state, Outcome.allow(limit, limit - count, count > 0 ? windowEnd : 0));
+            return new Step<>(state, Outcome.allow(limit, Math.max(0, limit - count), count > 0 ? windowEnd : 0));
         }
         return new Step<>(new State(windowStart, count + cost), Outcome.allow(limit, limit - count - cost, windowEnd));
     }
@@ -64,13 +64,13 @@ final class FixedWindow implements RateAlgorithm<FixedWindow.State> {
         }
         long windowEnd = windowStart + period - nowMicros;
         if (cost > limit) {
-            return Outcome.deny(limit, limit - count, count > 0 ? windowEnd : 0, Outcome.NEVER);
+            return Outcome.deny(limit, Math.max(0, limit - count), count > 0 ? windowEnd : 0, Outcome.NEVER);
         }
         if (count + cost > limit) {
-            return Outcome.deny(limit, limit - count, windowEnd, windowEnd);
+            return Outcome.deny(limit, Math.max(0, limit - count), windowEnd, windowEnd);
         }
         if (cost == 0) {
-            return Outcome.allow(limit, limit - count, count > 0 ? windowEnd : 0);
+            return Outcome.allow(limit, Math.max(0, limit - count), count > 0 ? windowEnd : 0);
         }
         s.s0 = windowStart;
         s.s1 = count + cost;

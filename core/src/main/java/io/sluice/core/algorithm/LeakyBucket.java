@@ -49,8 +49,10 @@ final class LeakyBucket implements RateAlgorithm<LeakyBucket.State> {
         long delay = 0;
         long retryAt = fitsAt;
         if (policy.queues()) {
-            delay = Math.max(0, base - nowMicros - policy.delayThreshold() * interval);
-            retryAt = Math.max(fitsAt, base - policy.delayThreshold() * interval - policy.maxWaitMicros());
+            // a threshold above the capacity delays nothing, as the capacity does; capped so that it cannot overflow
+            long threshold = Math.min(policy.delayThreshold(), capacity);
+            delay = Math.max(0, base - nowMicros - threshold * interval);
+            retryAt = Math.max(fitsAt, base - threshold * interval - policy.maxWaitMicros());
         }
         if (fitsAt <= nowMicros && delay <= policy.maxWaitMicros()) {
             return new Step<>(new State(newEmpty), new Outcome(true, capacity,

@@ -58,14 +58,14 @@ final class SlidingLog implements RateAlgorithm<SlidingLog.State> {
         long n = live.length;
         long reset = n == 0 ? 0 : live[live.length - 1] + period - nowMicros;
         if (cost > limit) {
-            return new Step<>(state, Outcome.deny(limit, limit - n, reset, Outcome.NEVER));
+            return new Step<>(state, Outcome.deny(limit, Math.max(0, limit - n), reset, Outcome.NEVER));
         }
         long gapUntil = state == null || policy.minIntervalMicros() == 0 ? Long.MIN_VALUE
                 : state.newestMicros() + policy.minIntervalMicros();
         boolean gapOk = cost == 0 || now >= gapUntil;
         if (n + cost <= limit && gapOk) {
             if (cost == 0) {
-                return new Step<>(state, Outcome.allow(limit, limit - n, reset));
+                return new Step<>(state, Outcome.allow(limit, Math.max(0, limit - n), reset));
             }
             State after = new State(append(live, now, cost, limit), now);
             return new Step<>(after, Outcome.allow(limit, limit - n - cost, now + period - nowMicros));

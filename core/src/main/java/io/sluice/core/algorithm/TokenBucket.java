@@ -51,7 +51,8 @@ final class TokenBucket implements RateAlgorithm<TokenBucket.State> {
             return new State(capacity, nowMicros);
         }
         if (nowMicros <= state.lastMicros()) {
-            return state;
+            // tokens above the capacity (a capacity lowered under the same rule) count as a full bucket's
+            return state.tokens() > capacity ? new State(capacity, state.lastMicros()) : state;
         }
         long add = (nowMicros - state.lastMicros()) / interval;
         if (add >= capacity - state.tokens()) {
@@ -81,7 +82,7 @@ final class TokenBucket implements RateAlgorithm<TokenBucket.State> {
             tokens = capacity;
             last = nowMicros;
         } else if (nowMicros <= s.s1) {
-            tokens = s.s0;
+            tokens = Math.min(s.s0, capacity);
             last = s.s1;
         } else {
             long add = (nowMicros - s.s1) / interval;

@@ -241,7 +241,8 @@ public final class RedisStore implements Store {
         long interval = Math.max(1, p.periodMicros() / p.limit());
         long[] numbers = switch (p.algorithm()) {
             case GCRA, TOKEN_BUCKET -> new long[] {cap, interval};
-            case LEAKY_BUCKET -> new long[] {cap, interval, p.maxWaitMicros(), p.delayThreshold()};
+            case LEAKY_BUCKET -> new long[] {cap, interval, p.maxWaitMicros(),
+                    Math.min(p.delayThreshold(), cap)};   // as LeakyBucket: above the capacity it delays nothing
             case FIXED_WINDOW, SLIDING_WINDOW -> new long[] {p.limit(), p.periodMicros()};
             case WARM_UP -> new long[] {p.limit(), p.periodMicros(), p.warmupMicros(), p.coldFactor()};
             case SLIDING_LOG -> new long[] {p.limit(), p.periodMicros(), p.minIntervalMicros(), p.countRejected() ? 1 : 0};

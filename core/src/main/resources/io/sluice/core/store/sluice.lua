@@ -1,7 +1,8 @@
 -- Sluice: every algorithm of io.sluice.core.algorithm as a Lua twin, and the all-or-nothing evaluation of one
 -- request, as MemoryStore does it. Runs on Redis 6.2 and 7.x (and Valkey); uses no command newer than 6.2.
 --
--- Numbers are IEEE doubles: every value stays below 2^53, integer division of non-negatives is math.floor(a / b),
+-- Numbers are IEEE doubles: every value stays below 2^53 (Policy caps capacity x interval at 2^52 and every other
+-- span at 366 days, so a stored time now + capacity x interval stays below 2^53 until about 2112), integer division of non-negatives is math.floor(a / b),
 -- and the two places that compute in doubles (the sliding window's weight, warm-up) do the same operations in the
 -- same order as the Java code, so both agree to the microsecond.
 --
@@ -11,8 +12,8 @@
 -- one GET (one check) or one MGET, each changed state written by one PSETEX.
 --
 -- States of GCRA, the token bucket, the fixed window and the leaky bucket are decimal integers, so Redis stores
--- them with its integer encoding (no string allocation). Every number is below 2^53 < 10^16, so it has at most 16
--- digits: GCRA's state is its bare TAT (at most 16 characters); the others are at least 17 characters and start with
+-- them with its integer encoding (no string allocation). Every number is below 2^53 < 10^16 (see above), so it has at
+-- most 16 digits: GCRA's state is its bare TAT (at most 16 characters); the others are at least 17 characters and start with
 -- a digit naming the algorithm, so a key holding another algorithm's state (a rule whose algorithm changed) reads as
 -- a fresh key, as in MemoryStore:
 --   tat                                                             GCRA
@@ -186,6 +187,17 @@ library = function()
            ttl_ms(max(1, after2 + ceil(cool_for) - now))
   end
 
+  -- the sliding log and concurrency both keep sorted sets: a log member is "time:..." scored by that time, a lease
+  -- "weight:lease-id" scored by its expiry (never equal to its weight). Returns 'log', 'lease', or nil (no sorted set
+  -- or an empty one); a key of the other kind reads as a fresh key, as in MemoryStore, and is replaced on write.
+  local function zkind(key)
+    local r = redis.pcall('ZRANGE', key, 0, 0, 'WITHSCORES')
+    if type(r) ~= 'table' or r.err or #r == 0 then return nil end
+    local head = tonumber(string.match(r[1], '^(%d+):'))
+    if head ~= nil and head == tonumber(r[2]) then return 'log' end
+    return 'lease'
+  end
+
   -- sliding log: a sorted set of timestamps (one member per permit), at most the limit
   local function zscores(key, from, to)
     local r = redis.pcall('ZRANGEBYSCORE', key, from, to, 'WITHSCORES')
@@ -207,20 +219,22 @@ library = function()
   -- returns outcome, write on admit, write on denial (nil: nothing)
   function lib.log(key, nowMicros, cost, p)
     local limit, period = p.limit, p.period
-    local newest = log_newest(key)
+    local newest = nil
+    local live = {}
+    if zkind(key) == 'lease' then p.foreign = true else newest = log_newest(key) end
     local now = nowMicros
     if newest then now = max(nowMicros, newest) end
-    local live = zscores(key, '(' .. fmt(now - period), '+inf') or {}
+    if not p.foreign then live = zscores(key, '(' .. fmt(now - period), '+inf') or {} end
     local n = #live
     local reset = 0
     if n > 0 then reset = live[n] + period - nowMicros end
-    if cost > limit then return deny(limit, limit - n, reset, NEVER), nil, nil end
+    if cost > limit then return deny(limit, max(0, limit - n), reset, NEVER), nil, nil end
     local gap_until = nil
     if newest and p.gap > 0 then gap_until = newest + p.gap end
     local gap_ok = cost == 0 or gap_until == nil or now >= gap_until
     local add = {now = now, cost = cost}
     if n + cost <= limit and gap_ok then
-      if cost == 0 then return allow(limit, limit - n, reset), nil, nil end
+      if cost == 0 then return allow(limit, max(0, limit - n), reset), nil, nil end
       -- counting rejected attempts: should another rule deny the request, the attempt is still recorded
       local recorded_anyway = nil
       if p.counts == 1 then recorded_anyway = add end
@@ -249,13 +263,20 @@ library = function()
   end
   function lib.log_write(key, w, p, rid, index)
     local t = redis.pcall('TYPE', key)
-    if type(t) == 'table' and t.ok ~= 'zset' and t.ok ~= 'none' then redis.call('DEL', key) end
-    local args = {}
-    for i = 1, w.cost do
-      args[#args + 1] = fmt(w.now)
-      args[#args + 1] = fmt(w.now) .. ':' .. rid .. ':' .. index .. ':' .. i
+    if type(t) == 'table' and t.ok ~= 'zset' and t.ok ~= 'none' or p.foreign then redis.call('DEL', key) end
+    -- in chunks of 1000 members: unpack() of a few thousand values fails in Lua 5.1 ("too many results to unpack")
+    local score = fmt(w.now)
+    local i = 1
+    while i <= w.cost do
+      local args = {}
+      local last = min(w.cost, i + 999)
+      for j = i, last do
+        args[#args + 1] = score
+        args[#args + 1] = score .. ':' .. rid .. ':' .. index .. ':' .. j
+      end
+      redis.call('ZADD', key, unpack(args))
+      i = last + 1
     end
-    redis.call('ZADD', key, unpack(args))
     redis.call('ZREMRANGEBYSCORE', key, '-inf', fmt(w.now - max(p.period, p.gap)))
     redis.call('ZREMRANGEBYRANK', key, 0, -(p.limit + 1))
     local newest = log_newest(key)
@@ -264,6 +285,7 @@ library = function()
 
   -- concurrency: a sorted set of leases scored by expiry, members "weight:lease-id"
   local function leases(key, now)
+    if zkind(key) == 'log' then return {} end
     local r = redis.pcall('ZRANGEBYSCORE', key, '(' .. fmt(now), '+inf', 'WITHSCORES')
     if type(r) ~= 'table' or r.err then return {} end
     local out = {}
@@ -277,7 +299,7 @@ library = function()
     local live = leases(key, now)
     local in_flight = 0
     for i = 1, #live do in_flight = in_flight + live[i].weight end
-    if cost > limit then return deny(limit, limit - in_flight, 0, NEVER), nil end
+    if cost > limit then return deny(limit, max(0, limit - in_flight), 0, NEVER), nil end
     if in_flight + cost > limit then
       local needed = in_flight + cost - limit
       local freed = 0
@@ -286,15 +308,15 @@ library = function()
         freed = freed + live[i].weight
         if freed >= needed then at = live[i].expiry; break end
       end
-      return deny(limit, limit - in_flight, 0, at - now), nil
+      return deny(limit, max(0, limit - in_flight), 0, at - now), nil
     end
-    if cost == 0 then return allow(limit, limit - in_flight, 0), nil end
+    if cost == 0 then return allow(limit, max(0, limit - in_flight), 0), nil end
     return allow(limit, limit - in_flight - cost, 0),
            {now = now, member = fmt(cost) .. ':' .. lease_id, expiry = now + lease}
   end
   function lib.lease_write(key, w)
     local t = redis.pcall('TYPE', key)
-    if type(t) == 'table' and t.ok ~= 'zset' and t.ok ~= 'none' then redis.call('DEL', key) end
+    if type(t) == 'table' and t.ok ~= 'zset' and t.ok ~= 'none' or zkind(key) == 'log' then redis.call('DEL', key) end
     redis.call('ZREMRANGEBYSCORE', key, '-inf', fmt(w.now))
     redis.call('ZADD', key, fmt(w.expiry), w.member)
     local last = redis.call('ZRANGE', key, -1, -1, 'WITHSCORES')
@@ -305,7 +327,7 @@ library = function()
     for i = 1, #KEYS do
       local key, id = KEYS[i], A[1 + i]
       local r = redis.pcall('ZRANGE', key, 0, -1)
-      if type(r) == 'table' and not r.err then
+      if type(r) == 'table' and not r.err and zkind(key) ~= 'log' then
         redis.call('ZREMRANGEBYSCORE', key, '-inf', fmt(now))
         for j = 1, #r do
           if sub(r[j], -(#id + 1)) == ':' .. id then
@@ -369,28 +391,29 @@ for i = 1, n do
       a = a + 3
       if v and #v <= 16 then s = tonumber(v) end
     end
+    -- differences first, so that every intermediate stays below 2^53 and exact
     local full = cap * iv
     local base = now
     if s and s > now then base = s end
     local next = base + cost * iv
     if cost > cap then
-      rem = floor((now + full - base) / iv)
+      rem = floor((full - (base - now)) / iv)
       reset = base - now
     elseif cost == 0 then
       ok = 1
-      rem = floor((now + full - base) / iv)
+      rem = floor((full - (base - now)) / iv)
       reset = base - now
       retry = 0
     elseif code == 103 then
       local allow_at = next - full
       if allow_at <= now then
         ok = 1
-        rem = floor((now + full - next) / iv)
+        rem = floor((full - (next - now)) / iv)
         reset = next - now
         retry = 0
         value, ttl = next, next - now
       else
-        rem = floor((now + full - base) / iv)
+        rem = floor((full - (base - now)) / iv)
         reset = base - now
         retry = allow_at - now
       end
@@ -405,13 +428,13 @@ for i = 1, n do
       end
       if fits_at <= now and delay <= maxwait then
         ok = 1
-        rem = floor((now + full - next) / iv)
+        rem = floor((full - (next - now)) / iv)
         reset = next - now
         retry = 0
         value, ttl = format('4%016d', next), next - now
       else
         delay = 0
-        rem = floor((now + full - base) / iv)
+        rem = floor((full - (base - now)) / iv)
         reset = base - now
         retry = retry_at - now
       end
@@ -424,6 +447,8 @@ for i = 1, n do
     local tokens, last = cap, now
     if v and byte(v, 1) == 51 and #v > 17 then
       local l, t = tonumber(sub(v, 2, 17)), tonumber(sub(v, 18))
+      -- tokens above the capacity (a capacity lowered under the same rule) count as a full bucket's
+      if l and t and t > cap then t = cap end
       if l and t and now <= l then
         tokens, last = t, l
       elseif l and t then
@@ -434,13 +459,13 @@ for i = 1, n do
     -- full after: 0 when full, else the time the missing tokens take
     if cost > cap or tokens < cost then
       rem = tokens
-      if tokens < cap then reset = last + (cap - tokens) * iv - now; if reset < 0 then reset = 0 end end
-      if cost <= cap then retry = last + (cost - tokens) * iv - now end
+      if tokens < cap then reset = (cap - tokens) * iv - (now - last); if reset < 0 then reset = 0 end end
+      if cost <= cap then retry = (cost - tokens) * iv - (now - last) end
     else
       ok = 1
       retry = 0
       rem = tokens - cost
-      if rem < cap then reset = last + (cap - rem) * iv - now; if reset < 0 then reset = 0 end end
+      if rem < cap then reset = (cap - rem) * iv - (now - last); if reset < 0 then reset = 0 end end
       if cost > 0 then value, ttl = format('3%016d%d', last, rem), reset end
     end
   elseif code == 102 then
@@ -455,6 +480,7 @@ for i = 1, n do
     end
     local wend = ws + period - at
     rem = limit - count
+    if rem < 0 then rem = 0 end
     if cost > limit then
       if count > 0 then reset = wend end
     elseif count + cost > limit then

@@ -32,6 +32,41 @@ class PrimitiveStepsTest {
 
     private static final class TestSlots extends Slots {}
 
+    /**
+     * A limit or capacity lowered under the same rule while state exists: the twins agree with the reference, remaining
+     * is 0 (never negative, which Outcome would reject), and a token bucket holds at most the new capacity at once.
+     */
+    @Property(tries = 200)
+    @SuppressWarnings({"unchecked", "rawtypes"})
+    void aLoweredLimitAgreesAndNeverGivesNegativeRemaining(@ForAll("lowered") Algorithm algorithm,
+            @ForAll("backs") long backMicros) {
+        Policy big = Policy.of(algorithm, 100, Duration.ofMinutes(1));
+        Policy small = Policy.of(algorithm, 10, Duration.ofMinutes(1));
+        RateAlgorithm reference = Algorithms.rate(algorithm);
+        long now = 1_700_000_000_000_000L;
+        Step<?> first = reference.step(null, now, 50, big);
+        TestSlots slots = new TestSlots();
+        assertThat(PrimitiveSteps.step(algorithm, slots, true, now, 50, big)).isEqualTo(first.outcome());
+        for (long cost : new long[] {0, 1, 11}) {
+            long at = now - backMicros;
+            Outcome ref = reference.step(first.state(), at, cost, small).outcome();
+            TestSlots copy = new TestSlots();
+            PrimitiveSteps.fromState(algorithm, first.state(), copy);
+            assertThat(PrimitiveSteps.step(algorithm, copy, false, at, cost, small)).as("cost %d", cost).isEqualTo(ref);
+            assertThat(ref.remaining()).as("cost %d", cost).isBetween(0L, 10L);
+        }
+    }
+
+    @Provide
+    Arbitrary<Algorithm> lowered() {
+        return Arbitraries.of(Algorithm.FIXED_WINDOW, Algorithm.TOKEN_BUCKET, Algorithm.GCRA, Algorithm.SLIDING_WINDOW);
+    }
+
+    @Provide
+    Arbitrary<Long> backs() {
+        return Arbitraries.longs().between(0, 120_000_000L);
+    }
+
     @Property(tries = 1000)
     @SuppressWarnings({"unchecked", "rawtypes"})
     void twinsAgreeWithTheReferenceSteps(@ForAll("scenarios") Scenario s) {

@@ -121,4 +121,16 @@ class PolicyParserTest {
             assertThat(expected.getMessage()).startsWith("limit: ");
         }
     }
+
+    /** capacity x interval is capped at 2^52 µs so that a stored time now + capacity x interval stays exact in Lua. */
+    @Test
+    void aBucketSpanAbove2To52MicrosecondsIsRejectedNamingThePolicy() {
+        // 1/1d: interval 86 400 000 000 µs; 2^52 / interval = 52 124.99
+        assertThat(Policy.parse("1/1d burst 52124").capacity()).isEqualTo(52_124);
+        assertThatThrownBy(() -> Policy.parse("1/1d burst 52125")).isInstanceOf(ConfigException.class)
+                .hasMessageContaining("1/1d burst 52125").hasMessageContaining("2^52");
+        assertThatThrownBy(() -> Policy.parse("1/1d burst 100000")).isInstanceOf(ConfigException.class)
+                .hasMessageContaining("2^52");
+        assertThat(Policy.parse("60/366d").limit()).isEqualTo(60);
+    }
 }

@@ -161,9 +161,11 @@ class RedisStoreIT {
                     }
                     now += 1_000_000;
                     String key = "k" + n++;
+                    // the same rule name: the rule's algorithm changed, its keys stayed
                     for (int i = 0; i < 3; i++) {
                         store.evaluate(List.of(check(before, key, i)), now - 3 + i);
                     }
+                    assertThat(keys("switch:rule:" + key)).as("%s wrote its key", before).hasSize(1);
                     assertThat(store.evaluate(List.of(check(after, key, 0)), now))
                             .as("%s after %s", after, before)
                             .isEqualTo(store.evaluate(List.of(check(after, "fresh" + n, 0)), now));
@@ -177,7 +179,7 @@ class RedisStoreIT {
                     }
                     now += 1_000_000;
                     String key = "old" + n++;
-                    admin.psetex(store.key(after.id(), key), 60_000, old);
+                    admin.psetex(store.key("rule", key), 60_000, old);
                     assertThat(store.evaluate(List.of(check(after, key, 0)), now))
                             .as("%s reading %s", after, old)
                             .isEqualTo(store.evaluate(List.of(check(after, "fresh" + n, 0)), now));
@@ -193,7 +195,95 @@ class RedisStoreIT {
             case WARM_UP -> Policy.of(a, 3, Duration.ofMinutes(1)).withWarmup(Duration.ofSeconds(10));
             default -> Policy.of(a, 3, Duration.ofMinutes(1));
         };
-        return new Check(a.id(), key, p, 1, false, a == Algorithm.CONCURRENCY ? "lease-" + key + "-" + i : null);
+        return new Check("rule", key, p, 1, false, a == Algorithm.CONCURRENCY ? "lease-" + key + "-" + i : null);
+    }
+
+    /** Evaluates the same request in {@code memory} and in Redis, asserts the outcomes are equal, and returns them. */
+    private static List<Outcome> agree(MemoryStore memory, RedisStore store, long now, Check... checks) {
+        List<Outcome> m = memory.evaluate(List.of(checks), now);
+        List<Outcome> r = store.evaluate(List.of(checks), now);
+        assertThat(r).as("Redis vs memory at %d for %s", now, List.of(checks)).isEqualTo(m);
+        return r;
+    }
+
+    private static MemoryStore memory() {
+        return MemoryStore.builder().timeSource(new ManualTimeSource()).build();
+    }
+
+    /**
+     * At the largest bucket span the policy allows (capacity x interval just below 2^52 µs), a full bucket's stored
+     * time still has 16 digits and stays exact: the next request is denied in Redis as in memory.
+     */
+    @Test
+    void theLargestBucketSpanStillReadsItsStateBackExactly() {
+        long now = 1_699_920_000_000_000L;
+        try (RedisStore store = store("span"); MemoryStore memory = memory()) {
+            for (Algorithm a : List.of(Algorithm.GCRA, Algorithm.LEAKY_BUCKET, Algorithm.TOKEN_BUCKET)) {
+                Policy p = Policy.parse("1/1d burst 52124").withAlgorithm(a);
+                assertThat(agree(memory, store, now, Check.of(a.id(), "k", p, 52_124)).get(0).allowed()).as("%s", a)
+                        .isTrue();
+                for (long t = now + 1; t < now + 4; t++) {
+                    assertThat(agree(memory, store, t, Check.of(a.id(), "k", p, 1)).get(0).allowed()).as("%s", a)
+                            .isFalse();
+                }
+                assertThat(agree(memory, store, now + 86_400_000_000L, Check.of(a.id(), "k", p, 1)).get(0).allowed())
+                        .as("%s one interval later", a).isTrue();
+            }
+        }
+    }
+
+    /** A sliding log takes one member per permit: a cost of thousands is written in chunks, all or nothing. */
+    @Test
+    void aSlidingLogWithALargeCostIsWrittenAllOrNothing() {
+        try (RedisStore store = store("biglog"); MemoryStore memory = memory()) {
+            Policy gcra = Policy.parse("10/1s");
+            Policy log = Policy.parse("20000/10s").withAlgorithm(Algorithm.SLIDING_LOG);
+            List<Outcome> first = agree(memory, store, T0, Check.of("g", "k", gcra, 1), Check.of("l", "k", log, 15_000));
+            assertThat(first).extracting(Outcome::allowed).containsExactly(true, true);
+            assertThat(admin.zcard(store.key("l", "k"))).isEqualTo(15_000);
+            // the log is now too full: the request is denied and the GCRA key is not written
+            List<Outcome> second = agree(memory, store, T0 + 1, Check.of("g", "k", gcra, 1),
+                    Check.of("l", "k", log, 6_000));
+            assertThat(second).extracting(Outcome::allowed).containsExactly(true, false);
+            assertThat(agree(memory, store, T0 + 2, Check.of("g", "k", gcra, 1)).get(0).remaining()).isEqualTo(8);
+            assertThat(admin.zcard(store.key("l", "k"))).isEqualTo(15_000);
+            assertThat(agree(memory, store, T0 + 3, Check.of("l", "k", log, 5_000)).get(0).allowed()).isTrue();
+            assertThat(admin.zcard(store.key("l", "k"))).isEqualTo(20_000);
+        }
+    }
+
+    /** A limit lowered under the same rule name while state exists: remaining is 0, never negative. */
+    @Test
+    void aLoweredLimitLeavesZeroRemainingNotANegativeNumber() {
+        try (RedisStore store = store("lowered"); MemoryStore memory = memory()) {
+            for (Algorithm a : List.of(Algorithm.FIXED_WINDOW, Algorithm.SLIDING_LOG, Algorithm.CONCURRENCY)) {
+                Policy big = a == Algorithm.CONCURRENCY ? Policy.concurrent(100) : Policy.parse("100/1m").withAlgorithm(a);
+                Policy small = a == Algorithm.CONCURRENCY ? Policy.concurrent(10) : Policy.parse("10/1m").withAlgorithm(a);
+                String lease = a == Algorithm.CONCURRENCY ? "l1" : null;
+                assertThat(agree(memory, store, T0, new Check(a.id(), "k", big, 50, false, lease)).get(0).allowed())
+                        .isTrue();
+                for (long cost : new long[] {0, 1, 11}) {
+                    Outcome o = agree(memory, store, T0 + 1, new Check(a.id(), "k", small, cost, false,
+                            a == Algorithm.CONCURRENCY ? "l2" : null)).get(0);
+                    assertThat(o.remaining()).as("%s cost %d", a, cost).isZero();
+                    assertThat(o.allowed()).as("%s cost %d (over the new limit)", a, cost).isFalse();
+                }
+            }
+        }
+    }
+
+    /** A token bucket whose capacity was lowered holds at most the new capacity, even before the next refill. */
+    @Test
+    void aLoweredTokenBucketCapacityCapsTheStoredTokens() {
+        try (RedisStore store = store("tokens"); MemoryStore memory = memory()) {
+            Policy big = Policy.parse("10/1s burst 100").withAlgorithm(Algorithm.TOKEN_BUCKET);
+            Policy small = Policy.parse("10/1s burst 10").withAlgorithm(Algorithm.TOKEN_BUCKET);
+            assertThat(agree(memory, store, T0, Check.of("t", "k", big, 1)).get(0).remaining()).isEqualTo(99);
+            Outcome o = agree(memory, store, T0, Check.of("t", "k", small, 1)).get(0);
+            assertThat(o.allowed()).isTrue();
+            assertThat(o.remaining()).isEqualTo(9);
+            assertThat(agree(memory, store, T0, Check.of("t", "k", small, 10)).get(0).allowed()).isFalse();
+        }
     }
 
     @Test
