@@ -16,15 +16,16 @@ import java.util.function.LongSupplier;
  * wall time with the midpoint of the two monotonic reads, so a pause between the reads (preemption, a safepoint) cannot
  * shift the time by the length of the pause: the pairing is off by at most half the gap between the two monotonic
  * reads. While that gap exceeds {@value #MAX_PAIRING_GAP_NANOS} ns the reads are repeated, {@value #ANCHOR_TRIES}
- * times at most, and the tightest pair is kept (so on an overloaded machine the error can exceed 10 µs, bounded by
- * half of the tightest gap).
+ * times at most. A re-anchor that gets no pair that tight (an overloaded machine) keeps the time running on from the
+ * previous anchor, exactly, and tries again a second later; only the first anchor, having nothing to run on from,
+ * takes the tightest pair it read (off by half its gap).
  *
  * <p><b>Trade-off:</b> the time lags or leads the wall clock by the drift of the monotonic clock since the last anchor
  * (on Linux both clocks are slewed alike by NTP, so typically a few microseconds over a second) plus the pairing
  * error, and a step of the wall clock (NTP step, manual change) is followed within a second instead of at once. At a
- * re-anchor the time may step by that drift and the pairing errors of the two anchors (microseconds), backwards as
- * well as forwards, and by the whole of a wall-clock step; every algorithm treats a backwards step as "no time has
- * passed" and never mints permits for it.
+ * re-anchor the time may step by that drift and the pairing errors of the two anchors (at most 10 µs each, after the
+ * first), backwards as well as forwards, and by the whole of a wall-clock step; every algorithm treats a backwards
+ * step as "no time has passed" and never mints permits for it.
  */
 final class SystemTimeSource implements TimeSource {
 
@@ -49,7 +50,7 @@ final class SystemTimeSource implements TimeSource {
     SystemTimeSource(LongSupplier nanoClock, LongSupplier wallClock) {
         this.nanoClock = nanoClock;
         this.wallClock = wallClock;
-        this.anchor = anchor(nanoClock, wallClock);
+        this.anchor = anchor(nanoClock, wallClock, null);
     }
 
     @Override
@@ -58,7 +59,7 @@ final class SystemTimeSource implements TimeSource {
         Anchor a = anchor;
         long elapsed = nanos - a.nanos;
         if (elapsed >= ANCHOR_NANOS || elapsed < 0) {
-            a = anchor(nanoClock, wallClock);
+            a = anchor(nanoClock, wallClock, a);
             anchor = a;               // racing threads each write a fresh anchor: harmless
             elapsed = nanos - a.nanos;
         }
@@ -69,9 +70,12 @@ final class SystemTimeSource implements TimeSource {
      * Reads the monotonic clock, the wall clock and the monotonic clock again, up to {@link #ANCHOR_TRIES} times while
      * the two monotonic reads are more than {@link #MAX_PAIRING_GAP_NANOS} apart.
      *
-     * @return the tightest pairing read: the wall time with the midpoint of its two monotonic reads
+     * @param previous the anchor in use, or null
+     * @return the first pair read tightly enough: the wall time with the midpoint of its two monotonic reads; when
+     *     none is, {@code previous} carried forward to about the last read (the same time line, exactly), or without a
+     *     previous anchor the tightest pair read
      */
-    static Anchor anchor(LongSupplier nanoClock, LongSupplier wallClock) {
+    static Anchor anchor(LongSupplier nanoClock, LongSupplier wallClock, Anchor previous) {
         Anchor best = null;
         long bestGap = Long.MAX_VALUE;
         for (int i = 0; i < ANCHOR_TRIES; i++) {
@@ -84,8 +88,12 @@ final class SystemTimeSource implements TimeSource {
                 bestGap = gap;
             }
             if (bestGap <= MAX_PAIRING_GAP_NANOS) {
-                break;
+                return best;
             }
+        }
+        if (previous != null) {
+            long micros = Math.floorDiv(nanoClock.getAsLong() - previous.nanos, 1_000);
+            return new Anchor(previous.epochMicros + micros, previous.nanos + micros * 1_000);
         }
         return best != null ? best : new Anchor(wallClock.getAsLong(), nanoClock.getAsLong());
     }
