@@ -336,14 +336,24 @@ public final class Engine implements AutoCloseable {
 
     /**
      * The programmatic API, for limits outside HTTP such as calls to a third-party API:
-     * {@code engine.tryAcquire("stripe", "acct-42", Policy.parse("100/1s"), 1)}.
+     * {@code engine.tryAcquire("stripe", "acct-42", Policy.parse("100/1s"), 1)}. With a concurrency policy the call
+     * takes a lease that nothing can release: it holds its units until it expires after the policy's {@code lease}
+     * time (for work in flight, use a rule with {@link #check} and {@link #release(Decision)}).
      *
      * @param name names the limit (part of the stored key): one name per policy
      * @param key the partition
      * @param cost the weight, >= 0 (0 peeks)
+     * @throws IllegalArgumentException when {@code name}, {@code key} or {@code policy} is null or {@code cost} is
+     *     negative
      * @throws StoreException when the store cannot answer
      */
     public Outcome tryAcquire(String name, String key, Policy policy, long cost) {
+        if (name == null || key == null || policy == null) {
+            throw new IllegalArgumentException("rule, key and policy are required");     // as Check says
+        }
+        if (cost < 0) {
+            throw new IllegalArgumentException("cost must be >= 0, got " + cost);
+        }
         if (policy.algorithm() != Algorithm.CONCURRENCY && store instanceof MemoryStore memory) {
             return memory.tryAcquire(name, key, policy, cost, time);     // no Check, no list
         }
@@ -357,8 +367,19 @@ public final class Engine implements AutoCloseable {
      * name and policy every time: {@code Limiter stripe = engine.limiter("stripe", Policy.parse("100/1s"));} then
      * {@code stripe.tryAcquire("acct-42")}. The handle holds no state of its own: every call is a call of
      * {@code tryAcquire(name, key, policy, cost)} on this engine (same store, same keys, same answers).
+     *
+     * @throws IllegalArgumentException when {@code name} or {@code policy} is null, or the policy is a concurrency
+     *     policy (a handle has no way to release the leases it would take)
      */
     public Limiter limiter(String name, Policy policy) {
+        if (name == null || policy == null) {
+            throw new IllegalArgumentException("name and policy are required");
+        }
+        if (policy.algorithm() == Algorithm.CONCURRENCY) {
+            throw new IllegalArgumentException("a Limiter cannot hold concurrency leases (it has no way to release "
+                    + "them), got \"" + PolicyParser.format(policy) + "\" for limit \"" + name
+                    + "\"; use a rule with Engine.check and Engine.release");
+        }
         return new Limiter(this, name, policy);
     }
 

@@ -11,6 +11,7 @@ import io.sluice.core.algorithm.PrimitiveSteps;
 import io.sluice.core.algorithm.RateAlgorithm;
 import io.sluice.core.algorithm.Slots;
 import io.sluice.core.algorithm.Step;
+import io.sluice.core.config.PolicyParser;
 import io.sluice.core.time.TimeSource;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -22,7 +23,11 @@ import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * State in this JVM: exact on one node. Thread-safe and atomic per key; all or nothing across the checks of one
- * request (keys are locked in a fixed order, so requests sharing keys never deadlock).
+ * request. Keys are locked in a fixed order, so requests sharing keys never deadlock; and a request never livelocks:
+ * when a key's cell leaves the cache between its lookup and its lock (evicted, swept or reset), the request looks
+ * again at most {@value #MAX_ATTEMPTS} times in all, then answers against the cells it holds, a cell that has left
+ * answering as a fresh key (as an evicted key does). So a request with more keys than {@link Builder#maximumKeys(long)}
+ * (each new cell may evict another of the same request) still answers, and still all or nothing.
  *
  * <p>Bounded: at most {@link Builder#maximumKeys(long)} keys are tracked (default {@value #DEFAULT_MAXIMUM_KEYS});
  * beyond the maximum the least valuable keys are evicted by Caffeine's W-TinyLFU policy. An evicted key starts fresh,
@@ -45,6 +50,8 @@ public final class MemoryStore implements Store {
     private static final int SWEEP_PER_INSERT = 2;
     /** One hit in this many (a power of two) is recorded in Caffeine's eviction policy: {@value}. */
     private static final int RECORD_EVERY = 16;
+    /** Lookups of a request's cells before it answers against the ones it holds: {@value}. */
+    static final int MAX_ATTEMPTS = 4;
 
     private final Cache<StateKey, Cell> states;
     private final Map<StateKey, Cell> map;
@@ -86,13 +93,22 @@ public final class MemoryStore implements Store {
     /**
      * One enforced check of a rate policy, without building a {@link Check} or a list: the path of
      * {@code Engine.tryAcquire}. Same answer and same effect as {@code evaluate(List.of(Check.of(rule, key, policy,
-     * cost)), clock.nowMicros())}.
+     * cost)), clock.nowMicros())}. Rate policies only.
      *
      * @param clock the caller's clock, read once; when it is this store's own clock, that one read also serves expiry
+     * @throws IllegalArgumentException when {@code rule}, {@code key} or {@code policy} is null, {@code cost} is
+     *     negative, or the policy is a concurrency policy (its lease could never be released)
      */
     public Outcome tryAcquire(String rule, String key, Policy policy, long cost, TimeSource clock) {
+        if (rule == null || key == null || policy == null) {
+            throw new IllegalArgumentException("rule, key and policy are required");
+        }
         if (cost < 0) {
             throw new IllegalArgumentException("cost must be >= 0, got " + cost);
+        }
+        if (policy.algorithm() == Algorithm.CONCURRENCY) {
+            throw new IllegalArgumentException("tryAcquire takes no concurrency lease (it could never be released), got \""
+                    + PolicyParser.format(policy) + "\"; use evaluate with a Check holding a lease id, and release");
         }
         long now = clock.nowMicros();
         long storeNow = clock == time ? now : time.nowMicros();
@@ -119,13 +135,14 @@ public final class MemoryStore implements Store {
     private Outcome evaluateOne(StateKey key, Policy policy, long cost, long now, long storeNow) {
         Algorithm algorithm = policy.algorithm();
         long at = now + Algorithms.staggerOffsetMicros(key.key, policy);
-        while (true) {
+        for (int attempt = 1; ; attempt++) {
             Cell cell = cell(key, storeNow);
             Outcome outcome = null;
             boolean empty;
             synchronized (cell) {
-                if (!cell.removed) {
-                    boolean fresh = cell.algorithm != algorithm || cell.expiresAt <= storeNow;
+                // a cell that left the cache: look again, or after MAX_ATTEMPTS answer as a fresh key (nothing kept)
+                if (!cell.removed || attempt >= MAX_ATTEMPTS) {
+                    boolean fresh = cell.removed || cell.algorithm != algorithm || cell.expiresAt <= storeNow;
                     outcome = PrimitiveSteps.step(algorithm, cell, fresh, at, cost, policy);
                     if (outcome.allowed() && cost > 0) {
                         cell.algorithm = algorithm;
@@ -133,7 +150,7 @@ public final class MemoryStore implements Store {
                         cell.expiresAt = storeNow + PrimitiveSteps.ttlMicros(algorithm, cell, at, policy);
                     }
                 }
-                empty = cell.algorithm == null;
+                empty = cell.removed || cell.algorithm == null;
                 if (empty) {
                     cell.removed = true;    // nothing was written: a peek or a denial tracks no key
                 }
@@ -155,14 +172,14 @@ public final class MemoryStore implements Store {
         for (int i = 0; i < n; i++) {
             keys[i] = new StateKey(checks.get(i).rule(), checks.get(i).key());
         }
-        while (true) {
+        for (int attempt = 1; ; attempt++) {
             Cell[] cells = new Cell[n];
             for (int i = 0; i < n; i++) {
                 cells[i] = cell(keys[i], storeNow);
             }
             Cell[] order = cells.clone();
             Arrays.sort(order, (a, b) -> Long.compare(a.id, b.id));
-            List<Outcome> outcomes = lockAndEvaluate(order, 0, checks, cells, now, storeNow);
+            List<Outcome> outcomes = lockAndEvaluate(order, 0, checks, cells, now, storeNow, attempt >= MAX_ATTEMPTS);
             for (int i = 0; i < n; i++) {
                 if (cells[i].removed) {       // emptied by this request (nothing written), or evicted before the locks
                     map.remove(keys[i], cells[i]);
@@ -174,11 +191,18 @@ public final class MemoryStore implements Store {
         }
     }
 
-    /** Locks the cells in ascending id order (a total order: no deadlock), skipping repeats. */
-    private List<Outcome> lockAndEvaluate(Cell[] order, int i, List<Check> checks, Cell[] cells, long now, long storeNow) {
+    /**
+     * Locks the cells in ascending id order (a total order: no deadlock), skipping repeats.
+     *
+     * @param last whether to answer even when a cell has left the cache (it then answers as a fresh key, and what is
+     *     written to it is dropped with it); else such a cell makes the caller look again
+     * @return the outcomes, or null to look again
+     */
+    private List<Outcome> lockAndEvaluate(Cell[] order, int i, List<Check> checks, Cell[] cells, long now, long storeNow,
+            boolean last) {
         if (i == order.length) {
             for (Cell c : cells) {
-                if (c.removed) {
+                if (c.removed && !last) {
                     return null;
                 }
             }
@@ -191,10 +215,10 @@ public final class MemoryStore implements Store {
             return outcomes;
         }
         if (i > 0 && order[i] == order[i - 1]) {
-            return lockAndEvaluate(order, i + 1, checks, cells, now, storeNow);
+            return lockAndEvaluate(order, i + 1, checks, cells, now, storeNow, last);
         }
         synchronized (order[i]) {
-            return lockAndEvaluate(order, i + 1, checks, cells, now, storeNow);
+            return lockAndEvaluate(order, i + 1, checks, cells, now, storeNow, last);
         }
     }
 
@@ -205,7 +229,7 @@ public final class MemoryStore implements Store {
         boolean denied = false;
         for (int i = 0; i < n; i++) {
             Check check = checks.get(i);
-            before[i] = cells[i].state(check.policy().algorithm(), storeNow);
+            before[i] = cells[i].removed ? null : cells[i].state(check.policy().algorithm(), storeNow);
             steps[i] = step(check, before[i], now);
             denied |= !steps[i].outcome().allowed() && !check.shadow();
         }

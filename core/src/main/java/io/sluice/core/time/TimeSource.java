@@ -13,8 +13,10 @@ public interface TimeSource {
     /**
      * The default clock: epoch microseconds from {@link System#nanoTime()} against a wall-clock anchor that is
      * renewed at most once per second. Monotonic between anchors and about twice as cheap to read as the wall clock;
-     * it may differ from the wall clock by the monotonic clock's drift over one second (typically microseconds) and
-     * follows a step of the wall clock within a second. Use {@link #wallClock()} to read the wall clock every time.
+     * it may differ from the wall clock by the monotonic clock's drift over one second plus the error of pairing the
+     * two clocks at the anchor (each anchor reads the monotonic clock before and after the wall clock and is read
+     * again while the two are more than 20 µs apart, so typically microseconds in all), and follows a step of the
+     * wall clock within a second. Use {@link #wallClock()} to read the wall clock every time.
      *
      * @return the system clock, with microsecond resolution
      */

@@ -1,6 +1,7 @@
 package io.sluice.core.store;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.sluice.core.Algorithm;
 import io.sluice.core.Outcome;
@@ -16,6 +17,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
 class MemoryStoreTest {
 
@@ -219,5 +221,55 @@ class MemoryStoreTest {
                         .isEqualTo(b.evaluate(List.of(Check.of(algorithm.id(), "k", policy, 1)), other.nowMicros()).get(0));
             }
         }
+    }
+
+    @Test
+    @Timeout(value = 10, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
+    void aRequestWithMoreKeysThanTheBoundStillAnswers() {
+        for (int max = 1; max <= 2; max++) {
+            MemoryStore small = MemoryStore.builder().timeSource(time).maximumKeys(max).build();
+            Policy policy = Policy.parse("5/1m");
+            List<Check> checks = new ArrayList<>();
+            for (int i = 0; i <= max; i++) {
+                checks.add(Check.of("r" + i, "k", policy, 1));
+            }
+            for (int round = 0; round < 20; round++) {
+                List<Outcome> outcomes = small.evaluate(checks, time.nowMicros());
+                assertThat(outcomes).as("max %d round %d", max, round).hasSize(max + 1);
+                // a key evicted during the request answers as a fresh one: never below 5 - 1 - round
+                assertThat(outcomes).allSatisfy(o -> assertThat(o.limit()).isEqualTo(5));
+            }
+            assertThat(small.trackedKeys()).isLessThanOrEqualTo(max);
+
+            List<Check> impossible = new ArrayList<>(checks);
+            impossible.set(max, Check.of("r" + max, "k", policy, 6));
+            List<Outcome> denied = small.evaluate(impossible, time.nowMicros());
+            assertThat(denied.get(max).never()).as("a cost above the capacity is still denied").isTrue();
+        }
+    }
+
+    @Test
+    void tryAcquireRefusesAConcurrencyPolicyAndBadArguments() {
+        assertThatThrownBy(() -> store.tryAcquire("r", "k", Policy.concurrent(2), 1, time))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("2 concurrent");
+        assertThatThrownBy(() -> store.tryAcquire(null, "k", Policy.parse("1/1s"), 1, time))
+                .isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> store.tryAcquire("r", null, Policy.parse("1/1s"), 1, time))
+                .isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> store.tryAcquire("r", "k", null, 1, time)).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> store.tryAcquire("r", "k", Policy.parse("1/1s"), -1, time))
+                .isInstanceOf(IllegalArgumentException.class);
+        assertThat(store.trackedKeys()).as("no lease was taken").isZero();
+    }
+
+    @Test
+    @Timeout(value = 10, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
+    void theSingleCheckPathAnswersUnderABoundOfOneKey() {
+        MemoryStore small = MemoryStore.builder().timeSource(time).maximumKeys(1).build();
+        Policy policy = Policy.parse("1/1h");
+        for (int i = 0; i < 1_000; i++) {
+            assertThat(small.tryAcquire("r", "k" + (i % 3), policy, 1, time).limit()).isEqualTo(1);
+        }
+        assertThat(small.trackedKeys()).isLessThanOrEqualTo(1);
     }
 }
