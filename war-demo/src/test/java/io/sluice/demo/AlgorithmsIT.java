@@ -36,10 +36,7 @@ class AlgorithmsIT {
     }
 
     private static Burst burst(String algorithm, int count, java.util.function.Predicate<Burst> undisturbed) {
-        return Burst.undisturbed(undisturbed, () -> {
-            String client = RunningDemo.freshClient();
-            return Burst.fire(count, i -> demo.from(client).get("/api/algorithms/" + algorithm));
-        });
+        return demo.burst("/api/algorithms/" + algorithm, count, undisturbed);
     }
 
     @Test

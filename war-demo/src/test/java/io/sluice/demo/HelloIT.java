@@ -34,10 +34,7 @@ class HelloIT {
     }
 
     private static Burst helloBurst(int count) {
-        return Burst.undisturbed(b -> b.withinOneWindow(WINDOW), () -> {
-            String client = RunningDemo.freshClient();
-            return Burst.fire(count, i -> demo.from(client).get("/api/hello"));
-        });
+        return demo.burst("/api/hello", count, b -> b.withinOneWindow(WINDOW));
     }
 
     @Test

@@ -37,10 +37,7 @@ class JaxrsGreetingIT {
     }
 
     private static Burst greetings(int count) {
-        return Burst.undisturbed(b -> b.shorterThan(REFILL), () -> {
-            String client = RunningDemo.freshClient();
-            return Burst.fire(count, i -> demo.from(client).get("/api/jaxrs/greeting"));
-        });
+        return demo.burst("/api/jaxrs/greeting", count, b -> b.shorterThan(REFILL));
     }
 
     @Test

@@ -41,6 +41,17 @@ final class RunningDemo implements AutoCloseable {
         return "203.0." + (113 + n / 250) + "." + (1 + n % 250);
     }
 
+    /**
+     * {@code count} GETs of {@code path} from a fresh client, fired back to back; repeated from another fresh client
+     * while {@code undisturbed} says a window boundary or a refill may have split the burst (see {@link Burst}).
+     */
+    Burst burst(String path, int count, java.util.function.Predicate<Burst> undisturbed) {
+        return Burst.undisturbed(undisturbed, () -> {
+            String client = freshClient();
+            return Burst.fire(count, i -> from(client).get(path));
+        });
+    }
+
     /** @return a request from {@code client}, through the trusted proxy at 127.0.0.1 */
     RequestSpecification from(String client) {
         return direct().header("X-Forwarded-For", client);
