@@ -1,5 +1,7 @@
 package io.sluice.core.store;
 
+import com.github.benmanes.caffeine.cache.Cache;
+import com.github.benmanes.caffeine.cache.Caffeine;
 import io.sluice.core.Algorithm;
 import io.sluice.core.Outcome;
 import io.sluice.core.Policy;
@@ -25,7 +27,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.regex.Pattern;
 import org.apache.commons.pool2.impl.GenericObjectPoolConfig;
@@ -100,7 +101,9 @@ public final class RedisStore implements Store {
     private static final byte[] EMPTY = {};
     private static final byte[][] NUMBERS = new byte[1024][];
     private static final int MAX_CACHED = 4096;
-    private static final Map<Policy, byte[][]> SPECS = new ConcurrentHashMap<>();
+    /** Encoded policies, bounded: a process that sees ever new policies (per-tenant tiers, reloads) keeps the recent ones. */
+    private static final Cache<Policy, byte[][]> SPECS = Caffeine.newBuilder().maximumSize(MAX_CACHED)
+            .executor(Runnable::run).build();
 
     static {
         for (int i = 0; i < NUMBERS.length; i++) {
@@ -116,7 +119,8 @@ public final class RedisStore implements Store {
     private final boolean cluster;
     private final String prefix;
     private final String head;
-    private final Map<String, byte[]> ruleHeads = new ConcurrentHashMap<>();
+    private final Cache<String, byte[]> ruleHeads = Caffeine.newBuilder().maximumSize(MAX_CACHED)
+            .executor(Runnable::run).build();
     private final boolean hashTag;
     private final boolean applicationTime;
     private final String description;
@@ -233,10 +237,11 @@ public final class RedisStore implements Store {
 
     /** A policy's code (enforced, shadow) and the numbers its algorithm reads, encoded once per policy. */
     private static byte[][] spec(Policy p) {
-        byte[][] spec = SPECS.get(p);
-        if (spec != null) {
-            return spec;
-        }
+        byte[][] spec = SPECS.getIfPresent(p);
+        return spec != null ? spec : SPECS.get(p, RedisStore::encode);
+    }
+
+    private static byte[][] encode(Policy p) {
         long cap = p.burst() > 0 ? p.burst() : p.limit();
         long interval = Math.max(1, p.periodMicros() / p.limit());
         long[] numbers = switch (p.algorithm()) {
@@ -258,26 +263,20 @@ public final class RedisStore implements Store {
             case SLIDING_LOG -> 'l';
             case CONCURRENCY -> 'c';
         };
-        spec = new byte[2 + numbers.length][];
+        byte[][] spec = new byte[2 + numbers.length][];
         spec[0] = new byte[] {(byte) code};
         spec[1] = new byte[] {(byte) Character.toUpperCase(code)};
         for (int i = 0; i < numbers.length; i++) {
             spec[2 + i] = Long.toString(numbers[i]).getBytes(StandardCharsets.US_ASCII);
-        }
-        if (SPECS.size() < MAX_CACHED) {
-            SPECS.put(p, spec);
         }
         return spec;
     }
 
     /** {@link #key(String, String)} encoded; the {@code prefix:rule:} part cached per rule. */
     private byte[] keyBytes(String rule, String key) {
-        byte[] head = ruleHeads.get(rule);
+        byte[] head = ruleHeads.getIfPresent(rule);
         if (head == null) {
-            head = (this.head + rule + ":").getBytes(StandardCharsets.UTF_8);
-            if (ruleHeads.size() < MAX_CACHED) {
-                ruleHeads.put(rule, head);
-            }
+            head = ruleHeads.get(rule, r -> (this.head + r + ":").getBytes(StandardCharsets.UTF_8));
         }
         return concat(head, safe(key).getBytes(StandardCharsets.UTF_8));
     }
