@@ -33,8 +33,9 @@ import java.util.concurrent.locks.ReentrantLock;
  * beyond the maximum the least valuable keys are evicted by Caffeine's W-TinyLFU policy. An evicted key starts fresh,
  * so a flood of new keys can at worst make the limiter forget (and so admit) a rarely seen client, never grow the
  * heap. Idle state expires when its algorithm says it no longer matters, by the store's {@link TimeSource}: an
- * expired key answers as a fresh one at once, and its memory is reclaimed lazily (a few expired keys are swept each
- * time a new key arrives, all of them by {@link #trackedKeys()}, and any of them by the size bound).
+ * expired key answers as a fresh one at once, and its memory is reclaimed lazily (a few keys expired for more than
+ * {@value #SWEEP_GRACE_MICROS} µs are swept each time a new key arrives, all expired keys by {@link #trackedKeys()}, and
+ * any key by the size bound).
  *
  * <p>Layout: one Caffeine entry per (rule, key), whose value is a mutable cell holding the state (primitive longs for
  * GCRA, token bucket, fixed and sliding window counter) and its expiry; a decision updates the cell in place under the
@@ -46,6 +47,13 @@ public final class MemoryStore implements Store {
 
     /** Default maximum number of tracked keys: {@value}. */
     public static final long DEFAULT_MAXIMUM_KEYS = 100_000;
+    /**
+     * How long an expired cell stays in the map before a sweep drops it: {@value} µs. It already answers as a fresh key
+     * (its expiry is checked on every use), so this only keeps a key that comes back soon from being dropped and
+     * created again; short-lived states (GCRA at a high rate expires within microseconds) would otherwise churn the
+     * cache. The size bound holds regardless.
+     */
+    static final long SWEEP_GRACE_MICROS = 1_000_000;
     /** Expired keys examined per new key. */
     private static final int SWEEP_PER_INSERT = 2;
     /** One hit in this many (a power of two) is recorded in Caffeine's eviction policy: {@value}. */
@@ -304,15 +312,15 @@ public final class MemoryStore implements Store {
         if (cell != null) {
             return cell;
         }
-        sweep(storeNow, SWEEP_PER_INSERT, created);
+        sweep(storeNow - SWEEP_GRACE_MICROS, SWEEP_PER_INSERT, created);
         return created;
     }
 
     /**
-     * Drops up to {@code budget} expired cells (or all of them when negative), resuming where the last sweep
-     * ended; never {@code keep} (the cell the caller has just created and is about to use).
+     * Drops up to {@code budget} cells expired by {@code expiredBy} (or all of them when negative), resuming where the
+     * last sweep ended; never {@code keep} (the cell the caller has just created and is about to use).
      */
-    private void sweep(long storeNow, int budget, Cell keep) {
+    private void sweep(long expiredBy, int budget, Cell keep) {
         if (!sweeping.tryLock()) {
             return;
         }
@@ -331,7 +339,7 @@ public final class MemoryStore implements Store {
                 }
                 boolean expired;
                 synchronized (cell) {
-                    expired = !cell.removed && cell.algorithm != null && cell.expiresAt <= storeNow;
+                    expired = !cell.removed && cell.algorithm != null && cell.expiresAt <= expiredBy;
                     if (expired) {
                         cell.removed = true;
                     }
@@ -391,6 +399,11 @@ public final class MemoryStore implements Store {
             cell.remove();
             map.remove(k, cell);
         }
+    }
+
+    /** @return the cells in the map now, expired or not (tests: when the sweep drops them) */
+    int cellsInMemory() {
+        return map.size();
     }
 
     /**

@@ -185,6 +185,25 @@ class MemoryStoreTest {
     }
 
     @Test
+    void anExpiredKeyKeepsItsCellForAGraceSecondSoAKeyThatComesBackDoesNotChurnTheCache() {
+        Policy policy = Policy.parse("10/1s");                  // GCRA: one request's state matters for 100 ms
+        one("r", "returning", policy);
+        time.advance(Duration.ofMillis(500));                   // expired, within the grace
+        for (int i = 0; i < 20; i++) {
+            one("r", "new-" + i, policy);                       // each new key sweeps a few expired cells
+        }
+        assertThat(store.cellsInMemory()).as("the expired cell is kept within the grace").isEqualTo(21);
+        assertThat(one("r", "returning", policy).remaining()).as("and still answers as a fresh key").isEqualTo(9);
+
+        time.advance(Duration.ofMillis(MemoryStore.SWEEP_GRACE_MICROS / 1_000 + 200));
+        for (int i = 0; i < 30; i++) {
+            one("r", "later-" + i, policy);
+        }
+        assertThat(store.cellsInMemory()).as("past the grace the sweep drops them").isEqualTo(30);
+        assertThat(store.trackedKeys()).isEqualTo(30);
+    }
+
+    @Test
     void peeksAtUnknownKeysTrackNothing() {
         for (int i = 0; i < 50; i++) {
             store.evaluate(List.of(Check.of("r", "k" + i, Policy.parse("5/1m"), 0)), time.nowMicros());
