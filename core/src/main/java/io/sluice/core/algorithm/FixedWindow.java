@@ -1,5 +1,6 @@
 package io.sluice.core.algorithm;
 
+import io.sluice.core.Algorithm;
 import io.sluice.core.Outcome;
 import io.sluice.core.Policy;
 
@@ -28,29 +29,12 @@ final class FixedWindow implements RateAlgorithm<FixedWindow.State> {
 
     @Override
     public Step<State> step(State state, long nowMicros, long cost, Policy policy) {
-        long period = policy.periodMicros();
-        long limit = policy.limit();
-        long windowStart = Math.floorDiv(nowMicros, period) * period;
-        long count = 0;
-        if (state != null && state.windowStartMicros() >= windowStart) {
-            windowStart = state.windowStartMicros();   // same window, or a clock that went backwards
-            count = state.count();
-        }
-        long windowEnd = windowStart + period - nowMicros;
-        if (cost > limit) {
-            return new Step<>(state, Outcome.deny(limit, Math.max(0, limit - count), count > 0 ? windowEnd : 0, Outcome.NEVER));
-        }
-        if (count + cost > limit) {
-            return new Step<>(state, Outcome.deny(limit, Math.max(0, limit - count), windowEnd, windowEnd));
-        }
-        if (cost == 0) {
-            return new Step<>(state, Outcome.allow(limit, Math.max(0, limit - count), count > 0 ? windowEnd : 0));
-        }
-        return new Step<>(new State(windowStart, count + cost), Outcome.allow(limit, limit - count - cost, windowEnd));
+        return PrimitiveSteps.reference(Algorithm.FIXED_WINDOW, state, nowMicros, cost, policy);
     }
 
     /**
-     * The primitive twin of {@link #step}: see {@link PrimitiveSteps#step}. {@code s0} = windowStartMicros,
+     * The step on primitive state (the reference {@link #step} runs it on a copy): see {@link PrimitiveSteps#step}.
+     * {@code s0} = windowStartMicros,
      * {@code s1} = count.
      */
     static Outcome step(Slots s, boolean fresh, long nowMicros, long cost, Policy policy) {

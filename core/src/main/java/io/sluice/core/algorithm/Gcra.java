@@ -1,5 +1,6 @@
 package io.sluice.core.algorithm;
 
+import io.sluice.core.Algorithm;
 import io.sluice.core.Outcome;
 import io.sluice.core.Policy;
 
@@ -28,26 +29,13 @@ final class Gcra implements RateAlgorithm<Gcra.State> {
 
     @Override
     public Step<State> step(State state, long nowMicros, long cost, Policy policy) {
-        long interval = policy.intervalMicros();
-        long capacity = policy.capacity();
-        long tolerance = capacity * interval;
-        long tat = state == null ? nowMicros : Math.max(state.tatMicros(), nowMicros);
-        if (cost > capacity) {
-            return new Step<>(state, Outcome.deny(capacity, remaining(nowMicros, tolerance, tat, interval), tat - nowMicros,
-                    Outcome.NEVER));
-        }
-        long newTat = tat + cost * interval;
-        long allowAt = newTat - tolerance;
-        if (cost == 0 || allowAt <= nowMicros) {
-            State after = cost == 0 ? state : new State(newTat);
-            return new Step<>(after, Outcome.allow(capacity, remaining(nowMicros, tolerance, newTat, interval),
-                    newTat - nowMicros));
-        }
-        return new Step<>(state, Outcome.deny(capacity, remaining(nowMicros, tolerance, tat, interval), tat - nowMicros,
-                allowAt - nowMicros));
+        return PrimitiveSteps.reference(Algorithm.GCRA, state, nowMicros, cost, policy);
     }
 
-    /** The primitive twin of {@link #step}: see {@link PrimitiveSteps#step}. {@code s0} = tatMicros. */
+    /**
+     * The step on primitive state (the reference {@link #step} runs it on a copy): see {@link PrimitiveSteps#step}.
+     * {@code s0} = tatMicros.
+     */
     static Outcome step(Slots s, boolean fresh, long nowMicros, long cost, Policy policy) {
         long interval = policy.intervalMicros();
         long capacity = policy.capacity();

@@ -5,11 +5,11 @@ import io.sluice.core.Outcome;
 import io.sluice.core.Policy;
 
 /**
- * Allocation-free twins of the steps of {@link Algorithm#GCRA}, {@link Algorithm#TOKEN_BUCKET},
- * {@link Algorithm#FIXED_WINDOW} and {@link Algorithm#SLIDING_WINDOW}: the same formulas as the reference steps
- * ({@link RateAlgorithm#step}), over the state held as primitive longs in a {@link Slots} that is updated in place.
- * They answer exactly what the reference answers for the same state, time, cost and policy; tests check this over
- * random traffic. The reference steps stay the documentation of each algorithm.
+ * Allocation-free steps of {@link Algorithm#GCRA}, {@link Algorithm#TOKEN_BUCKET}, {@link Algorithm#FIXED_WINDOW} and
+ * {@link Algorithm#SLIDING_WINDOW}, over the state held as primitive longs in a {@link Slots} that is updated in place.
+ * Each formula is written once, in the algorithm's class; its reference step ({@link RateAlgorithm#step}, over the
+ * immutable state record) runs the same code on a scratch copy ({@link #reference}). The algorithms' class Javadoc
+ * stays their documentation.
  *
  * <p>Layout of the slots, field for field of the reference state record:
  * <ul>
@@ -46,6 +46,22 @@ public final class PrimitiveSteps {
             case SLIDING_WINDOW -> SlidingWindowCounter.step(slots, fresh, nowMicros, cost, policy);
             default -> throw new IllegalArgumentException("no primitive step for " + algorithm);
         };
+    }
+
+    /**
+     * The reference step ({@link RateAlgorithm#step}) of an algorithm of this class: its twin run on a scratch copy
+     * of {@code state}, so each formula is written once. The new state is returned exactly when the request is
+     * admitted with a positive cost; otherwise {@code state} itself.
+     */
+    static <S> Step<S> reference(Algorithm algorithm, S state, long nowMicros, long cost, Policy policy) {
+        Slots slots = new Slots();
+        if (state != null) {
+            fromState(algorithm, state, slots);
+        }
+        Outcome outcome = step(algorithm, slots, state == null, nowMicros, cost, policy);
+        @SuppressWarnings("unchecked")
+        S after = outcome.allowed() && cost > 0 ? (S) toState(algorithm, slots) : state;
+        return new Step<>(after, outcome);
     }
 
     /** The reference {@link RateAlgorithm#ttlMicros} of the state held in {@code slots}. */

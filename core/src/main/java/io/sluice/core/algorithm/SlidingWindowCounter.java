@@ -1,5 +1,6 @@
 package io.sluice.core.algorithm;
 
+import io.sluice.core.Algorithm;
 import io.sluice.core.Outcome;
 import io.sluice.core.Policy;
 
@@ -33,38 +34,7 @@ final class SlidingWindowCounter implements RateAlgorithm<SlidingWindowCounter.S
 
     @Override
     public Step<State> step(State state, long nowMicros, long cost, Policy policy) {
-        long period = policy.periodMicros();
-        long limit = policy.limit();
-        State s = roll(state, nowMicros, period);
-        long now = Math.max(nowMicros, s.windowStartMicros());   // a clock that went backwards counts as the window start
-        long elapsed = now - s.windowStartMicros();
-        long used = weighted(s.previous(), elapsed, period) + s.current();
-        long reset = resetAfter(s, nowMicros, period);
-        if (cost > limit) {
-            return new Step<>(state, Outcome.deny(limit, Math.max(0, limit - used), reset, Outcome.NEVER));
-        }
-        if (used + cost > limit) {
-            long retry = retryAt(s.current(), s.previous(), elapsed, cost, limit, period)
-                    - (nowMicros - s.windowStartMicros());
-            return new Step<>(state, Outcome.deny(limit, Math.max(0, limit - used), reset, retry));
-        }
-        if (cost == 0) {
-            return new Step<>(state, Outcome.allow(limit, limit - used, reset));
-        }
-        State after = new State(s.windowStartMicros(), s.current() + cost, s.previous());
-        return new Step<>(after, Outcome.allow(limit, limit - used - cost, resetAfter(after, nowMicros, period)));
-    }
-
-    /** The state seen from {@code now}: moved to the current window, or kept when the clock went backwards. */
-    private static State roll(State state, long nowMicros, long period) {
-        long windowStart = Math.floorDiv(nowMicros, period) * period;
-        if (state == null || state.windowStartMicros() < windowStart - period) {
-            return new State(windowStart, 0, 0);
-        }
-        if (state.windowStartMicros() == windowStart - period) {
-            return new State(windowStart, 0, state.current());
-        }
-        return state;   // same window, or a later one (clock went backwards)
+        return PrimitiveSteps.reference(Algorithm.SLIDING_WINDOW, state, nowMicros, cost, policy);
     }
 
     /** {@code floor(previous * (period - elapsed) / period)} in doubles, in the order the Lua twin uses. */
@@ -120,7 +90,8 @@ final class SlidingWindowCounter implements RateAlgorithm<SlidingWindowCounter.S
     }
 
     /**
-     * The primitive twin of {@link #step}: see {@link PrimitiveSteps#step}. {@code s0} = windowStartMicros,
+     * The step on primitive state (the reference {@link #step} runs it on a copy): see {@link PrimitiveSteps#step}.
+     * {@code s0} = windowStartMicros,
      * {@code s1} = current, {@code s2} = previous.
      */
     static Outcome step(Slots s, boolean fresh, long nowMicros, long cost, Policy policy) {

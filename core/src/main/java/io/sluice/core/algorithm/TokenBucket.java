@@ -1,5 +1,6 @@
 package io.sluice.core.algorithm;
 
+import io.sluice.core.Algorithm;
 import io.sluice.core.Outcome;
 import io.sluice.core.Policy;
 
@@ -29,36 +30,7 @@ final class TokenBucket implements RateAlgorithm<TokenBucket.State> {
 
     @Override
     public Step<State> step(State state, long nowMicros, long cost, Policy policy) {
-        long capacity = policy.capacity();
-        long interval = policy.intervalMicros();
-        State s = refill(state, nowMicros, capacity, interval);
-        if (cost > capacity) {
-            return new Step<>(state, Outcome.deny(capacity, s.tokens(), fullAfter(s, nowMicros, capacity, interval),
-                    Outcome.NEVER));
-        }
-        if (s.tokens() < cost) {
-            long retry = s.lastMicros() + (cost - s.tokens()) * interval - nowMicros;
-            return new Step<>(state, Outcome.deny(capacity, s.tokens(), fullAfter(s, nowMicros, capacity, interval),
-                    retry));
-        }
-        State after = cost == 0 ? state : new State(s.tokens() - cost, s.lastMicros());
-        return new Step<>(after, Outcome.allow(capacity, s.tokens() - cost,
-                fullAfter(new State(s.tokens() - cost, s.lastMicros()), nowMicros, capacity, interval)));
-    }
-
-    private static State refill(State state, long nowMicros, long capacity, long interval) {
-        if (state == null) {
-            return new State(capacity, nowMicros);
-        }
-        if (nowMicros <= state.lastMicros()) {
-            // tokens above the capacity (a capacity lowered under the same rule) count as a full bucket's
-            return state.tokens() > capacity ? new State(capacity, state.lastMicros()) : state;
-        }
-        long add = (nowMicros - state.lastMicros()) / interval;
-        if (add >= capacity - state.tokens()) {
-            return new State(capacity, nowMicros);
-        }
-        return new State(state.tokens() + add, state.lastMicros() + add * interval);
+        return PrimitiveSteps.reference(Algorithm.TOKEN_BUCKET, state, nowMicros, cost, policy);
     }
 
     private static long fullAfter(State s, long nowMicros, long capacity, long interval) {
@@ -70,7 +42,8 @@ final class TokenBucket implements RateAlgorithm<TokenBucket.State> {
     }
 
     /**
-     * The primitive twin of {@link #step}: see {@link PrimitiveSteps#step}. {@code s0} = tokens, {@code s1} =
+     * The step on primitive state (the reference {@link #step} runs it on a copy): see {@link PrimitiveSteps#step}.
+     * {@code s0} = tokens, {@code s1} =
      * lastMicros.
      */
     static Outcome step(Slots s, boolean fresh, long nowMicros, long cost, Policy policy) {
