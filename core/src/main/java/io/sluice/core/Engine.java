@@ -348,12 +348,7 @@ public final class Engine implements AutoCloseable {
      * @throws StoreException when the store cannot answer
      */
     public Outcome tryAcquire(String name, String key, Policy policy, long cost) {
-        if (name == null || key == null || policy == null) {
-            throw new IllegalArgumentException("rule, key and policy are required");     // as Check says
-        }
-        if (cost < 0) {
-            throw new IllegalArgumentException("cost must be >= 0, got " + cost);
-        }
+        Check.requireValid(name, key, policy, cost);
         if (policy.algorithm() != Algorithm.CONCURRENCY && store instanceof MemoryStore memory) {
             return memory.tryAcquire(name, key, policy, cost, time);     // no Check, no list
         }

@@ -16,6 +16,15 @@ import io.sluice.core.Policy;
 public record Check(String rule, String key, Policy policy, long cost, boolean shadow, String leaseId) {
 
     public Check {
+        requireValid(rule, key, policy, cost);
+    }
+
+    /**
+     * The checks of this record's constructor, for paths that decide one check without building one.
+     *
+     * @throws IllegalArgumentException when {@code rule}, {@code key} or {@code policy} is null, or {@code cost} < 0
+     */
+    public static void requireValid(String rule, String key, Policy policy, long cost) {
         if (rule == null || key == null || policy == null) {
             throw new IllegalArgumentException("rule, key and policy are required");
         }

@@ -108,12 +108,7 @@ public final class MemoryStore implements Store {
      *     negative, or the policy is a concurrency policy (its lease could never be released)
      */
     public Outcome tryAcquire(String rule, String key, Policy policy, long cost, TimeSource clock) {
-        if (rule == null || key == null || policy == null) {
-            throw new IllegalArgumentException("rule, key and policy are required");
-        }
-        if (cost < 0) {
-            throw new IllegalArgumentException("cost must be >= 0, got " + cost);
-        }
+        Check.requireValid(rule, key, policy, cost);
         if (policy.algorithm() == Algorithm.CONCURRENCY) {
             throw new IllegalArgumentException("tryAcquire takes no concurrency lease (it could never be released), got \""
                     + PolicyParser.format(policy) + "\"; use evaluate with a Check holding a lease id, and release");
@@ -169,7 +164,7 @@ public final class MemoryStore implements Store {
             if (outcome != null) {
                 return outcome;
             }
-            map.remove(key, cell);           // evicted or swept between the lookup and the lock: look again
+            // evicted or swept between the lookup and the lock (and already removed above): look again
         }
     }
 
