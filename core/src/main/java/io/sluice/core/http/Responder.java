@@ -241,8 +241,8 @@ public final class Responder {
             return Numbers.text(reset);
         }
         LastNumber last = lastReset;
-        if (last != null && last.value == reset) {
-            return last.text;
+        if (last != null && last.value() == reset) {
+            return last.text();
         }
         String text = Long.toString(reset);
         lastReset = new LastNumber(reset, text);
@@ -250,15 +250,7 @@ public final class Responder {
     }
 
     /** A number with its text; immutable, so sharing it through a plain field between threads is safe. */
-    private static final class LastNumber {
-        final long value;
-        final String text;
-
-        LastNumber(long value, String text) {
-            this.value = value;
-            this.text = text;
-        }
-    }
+    private record LastNumber(long value, String text) {}
 
     /**
      * The text of a rule's headers that depends only on the rule, its policy and the limit, formatted once:

@@ -327,14 +327,15 @@ public final class RedisStore implements Store {
                     s -> new ArrayList<>()).add(l);
         }
         for (List<Lease> group : bySlot.values()) {
-            List<String> keys = new ArrayList<>();
-            List<String> args = new ArrayList<>();
-            args.add(applicationTime ? "r" + nowMicros : "r");
-            for (Lease l : group) {
-                keys.add(key(l.rule(), l.key()));
-                args.add(l.id());
+            int n = group.size();
+            byte[][] params = new byte[2 * n + 1][];
+            params[n] = (applicationTime ? "r" + nowMicros : "r").getBytes(StandardCharsets.US_ASCII);
+            for (int i = 0; i < n; i++) {
+                Lease l = group.get(i);
+                params[i] = keyBytes(l.rule(), l.key());
+                params[n + 1 + i] = l.id().getBytes(StandardCharsets.UTF_8);
             }
-            run(keys, args);
+            run(n, params);
         }
     }
 
@@ -432,29 +433,10 @@ public final class RedisStore implements Store {
         }
     }
 
-    /** One script call; after SCRIPT FLUSH or a restart the script is sent in full (which caches it again). */
-    private Object run(List<String> keys, List<String> args) {
-        try {
-            try {
-                return call(keys, args);
-            } catch (JedisConnectionException stale) {
-                requireNotRun(stale);
-                return call(keys, args);     // a pooled connection that a restarted Redis closed: once more, anew
-            }
-        } catch (JedisException | ClassCastException e) {
-            throw new StoreException("Redis call failed (" + description + "): " + e.getMessage(), e);
-        }
-    }
-
-    private Object call(List<String> keys, List<String> args) {
-        try {
-            return redis.evalsha(SHA, keys, args);
-        } catch (JedisNoScriptException e) {
-            return redis.eval(SCRIPT, keys, args);
-        }
-    }
-
-    /** One script call with encoded arguments, the first {@code keys} of them keys; as {@link #run(List, List)}. */
+    /**
+     * One script call with encoded arguments, the first {@code keys} of them keys; after SCRIPT FLUSH or a restart the
+     * script is sent in full (which caches it again).
+     */
     private Object run(int keys, byte[][] params) {
         try {
             try {
