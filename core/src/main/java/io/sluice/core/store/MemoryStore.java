@@ -13,12 +13,15 @@ import io.sluice.core.algorithm.Slots;
 import io.sluice.core.algorithm.Step;
 import io.sluice.core.config.PolicyParser;
 import io.sluice.core.time.TimeSource;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
 
 /**
@@ -139,17 +142,25 @@ public final class MemoryStore implements Store {
         Algorithm algorithm = policy.algorithm();
         long at = now + Algorithms.staggerOffsetMicros(key.key, policy);
         for (int attempt = 1; ; attempt++) {
-            Cell cell = cell(key, storeNow);
+            Cell cell = cell(key, storeNow, false);
             Outcome outcome = null;
             boolean empty;
-            synchronized (cell) {
+            boolean record;
+            cell.lock();
+            try {
                 // a cell that left the cache: look again, or after MAX_ATTEMPTS answer as a fresh key (nothing kept)
                 if (!cell.removed || attempt >= MAX_ATTEMPTS) {
                     boolean fresh = cell.removed || cell.algorithm != algorithm || cell.expiresAt <= storeNow;
                     outcome = PrimitiveSteps.step(algorithm, cell, fresh, at, cost, policy);
                     if (outcome.allowed() && cost > 0) {
-                        cell.algorithm = algorithm;
-                        cell.state = null;
+                        // references are written only when they change: a reference store into an old cell dirties a
+                        // card that the collector's refinement threads must then scan (G1), on every decision
+                        if (cell.algorithm != algorithm) {
+                            cell.algorithm = algorithm;
+                        }
+                        if (cell.state != null) {
+                            cell.state = null;
+                        }
                         cell.expiresAt = storeNow + PrimitiveSteps.ttlMicros(algorithm, cell, at, policy);
                     }
                 }
@@ -157,9 +168,14 @@ public final class MemoryStore implements Store {
                 if (empty) {
                     cell.removed = true;    // nothing was written: a peek or a denial tracks no key
                 }
+                record = (++cell.hits & (RECORD_EVERY - 1)) == 0;   // counted under the lock: no extra line transfer
+            } finally {
+                cell.unlock();
             }
             if (empty) {
                 map.remove(key, cell);
+            } else if (record) {
+                states.getIfPresent(key);   // never under a cell's lock: the policy's maintenance may evict (and lock)
             }
             if (outcome != null) {
                 return outcome;
@@ -178,7 +194,7 @@ public final class MemoryStore implements Store {
         for (int attempt = 1; ; attempt++) {
             Cell[] cells = new Cell[n];
             for (int i = 0; i < n; i++) {
-                cells[i] = cell(keys[i], storeNow);
+                cells[i] = cell(keys[i], storeNow, true);
             }
             Cell[] order = cells.clone();
             Arrays.sort(order, (a, b) -> Long.compare(a.id, b.id));
@@ -220,8 +236,11 @@ public final class MemoryStore implements Store {
         if (i > 0 && order[i] == order[i - 1]) {
             return lockAndEvaluate(order, i + 1, checks, cells, now, storeNow, last);
         }
-        synchronized (order[i]) {
+        order[i].lock();
+        try {
             return lockAndEvaluate(order, i + 1, checks, cells, now, storeNow, last);
+        } finally {
+            order[i].unlock();
         }
     }
 
@@ -281,23 +300,31 @@ public final class MemoryStore implements Store {
                 ? Algorithms.concurrency().ttlMicros((Concurrency.State) state, now, policy)
                 : ((RateAlgorithm) Algorithms.rate(algorithm))
                         .ttlMicros(state, now + Algorithms.staggerOffsetMicros(check.key(), policy), policy);
-        cell.algorithm = algorithm;
+        if (cell.algorithm != algorithm) {
+            cell.algorithm = algorithm;       // only on change: see evaluateOne
+        }
         if (PrimitiveSteps.supports(algorithm)) {
             PrimitiveSteps.fromState(algorithm, state, cell);
-            cell.state = null;
+            if (cell.state != null) {
+                cell.state = null;
+            }
         } else {
             cell.state = state;
         }
         cell.expiresAt = storeNow + Math.max(1, ttl);
     }
 
-    /** @return the cell of {@code key}, created empty when absent */
-    private Cell cell(StateKey key, long storeNow) {
+    /**
+     * @param sample whether to count this hit here for Caffeine's policy (the single-check path counts under the
+     *     cell's lock instead, and records after releasing it)
+     * @return the cell of {@code key}, created empty when absent
+     */
+    private Cell cell(StateKey key, long storeNow, boolean sample) {
         Cell cell = policy.getIfPresentQuietly(key);
         if (cell != null) {
             // W-TinyLFU learns from a sample of the hits: a hot key is still seen as hot, at a fraction of the cost of
             // recording every read (a shared buffer and its draining on the caller's thread)
-            if ((++cell.hits & (RECORD_EVERY - 1)) == 0) {
+            if (sample && (++cell.hits & (RECORD_EVERY - 1)) == 0) {
                 states.getIfPresent(key);
             }
             return cell;
@@ -333,11 +360,14 @@ public final class MemoryStore implements Store {
                     continue;
                 }
                 boolean expired;
-                synchronized (cell) {
+                cell.lock();
+                try {
                     expired = !cell.removed && cell.algorithm != null && cell.expiresAt <= expiredBy;
                     if (expired) {
                         cell.removed = true;
                     }
+                } finally {
+                    cell.unlock();
                 }
                 if (expired) {
                     map.remove(e.getKey(), cell);
@@ -360,7 +390,8 @@ public final class MemoryStore implements Store {
                 }
                 boolean removed;
                 boolean drop = false;
-                synchronized (cell) {
+                cell.lock();
+                try {
                     removed = cell.removed;
                     Object state = removed ? null : cell.state(Algorithm.CONCURRENCY, storeNow);
                     if (state != null) {
@@ -375,6 +406,8 @@ public final class MemoryStore implements Store {
                         cell.removed = true;          // the last lease is gone: the key is no longer tracked
                         drop = true;
                     }
+                } finally {
+                    cell.unlock();
                 }
                 if (removed || drop) {
                     map.remove(key, cell);            // never under a cell's lock: Caffeine's eviction takes it
@@ -457,12 +490,26 @@ public final class MemoryStore implements Store {
      * the store time at which it stops mattering. {@code removed} once it has left the cache: a holder looks again.
      */
     private static final class Cell extends Slots {
+        private static final VarHandle LOCK;
+        private static final int SPINS = 64;
+        private static final int YIELDS = 1_000;
+        private static final long PARK_NANOS = 10_000;
+
+        static {
+            try {
+                LOCK = MethodHandles.lookup().findVarHandle(Cell.class, "locked", int.class);
+            } catch (ReflectiveOperationException e) {
+                throw new ExceptionInInitializerError(e);
+            }
+        }
+
         final long id;
+        private volatile int locked;    // 1 while a thread holds the cell (lock, unlock)
         Algorithm algorithm;
         Object state;
         long expiresAt = Long.MIN_VALUE;
         boolean removed;
-        int hits;                    // racy on purpose: only samples which hits Caffeine records
+        int hits;                    // racy on the multi-check path: only samples which hits Caffeine records
 
         Cell(long id) {
             this.id = id;
@@ -482,8 +529,43 @@ public final class MemoryStore implements Store {
             expiresAt = Long.MIN_VALUE;
         }
 
-        synchronized void remove() {
-            removed = true;
+        void remove() {
+            lock();
+            try {
+                removed = true;
+            } finally {
+                unlock();
+            }
+        }
+
+        /**
+         * Takes the cell's lock: one compare-and-set when it is free (a monitor costs two, and under contention parks
+         * the thread). Held only for a step over a few longs, never across a call out of the store, so a waiter spins
+         * briefly, then yields, then sleeps a little at a time (a holder may have been descheduled).
+         */
+        void lock() {
+            if (!LOCK.compareAndSet(this, 0, 1)) {
+                lockContended();
+            }
+        }
+
+        private void lockContended() {
+            for (int tries = 1; ; tries++) {
+                if (locked == 0 && LOCK.compareAndSet(this, 0, 1)) {
+                    return;
+                }
+                if (tries < SPINS) {
+                    // a bare re-read: a holder keeps the cell for tens of nanoseconds, less than one spin-wait hint
+                } else if (tries < SPINS + YIELDS) {
+                    Thread.yield();
+                } else {
+                    LockSupport.parkNanos(PARK_NANOS);
+                }
+            }
+        }
+
+        void unlock() {
+            LOCK.setRelease(this, 0);
         }
     }
 

@@ -84,6 +84,44 @@ class MemoryStoreTest {
     }
 
     @Test
+    @Timeout(value = 60, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
+    void requestsLockingSharedKeysInOppositeOrdersNeitherDeadlockNorOverAdmit() throws Exception {
+        // two keys shared by every request, named in opposite orders by half of the threads, plus single checks on one
+        // of them: the cells' locks are taken in one total order, so no two requests wait on each other forever, and
+        // the shared key still admits exactly its limit
+        Policy shared = PolicyParser.parse("limit", "300/1h", Algorithm.GCRA);
+        Policy roomy = PolicyParser.parse("limit", "1000000/1h", Algorithm.FIXED_WINDOW);
+        ExecutorService pool = Executors.newFixedThreadPool(8);
+        CountDownLatch start = new CountDownLatch(1);
+        List<Future<Integer>> admitted = new ArrayList<>();
+        for (int t = 0; t < 8; t++) {
+            int thread = t;
+            admitted.add(pool.submit(() -> {
+                start.await();
+                int n = 0;
+                for (int i = 0; i < 400; i++) {
+                    Check a = Check.of("shared", "hot", shared, 1);
+                    Check b = Check.of("roomy", "warm", roomy, 1);
+                    List<Check> checks = switch ((thread + i) % 3) {
+                        case 0 -> List.of(a, b);
+                        case 1 -> List.of(b, a);
+                        default -> List.of(a);
+                    };
+                    n += store.evaluate(checks, time.nowMicros()).get(checks.indexOf(a)).allowed() ? 1 : 0;
+                }
+                return n;
+            }));
+        }
+        start.countDown();
+        int total = 0;
+        for (Future<Integer> f : admitted) {
+            total += f.get(30, TimeUnit.SECONDS);
+        }
+        pool.shutdown();
+        assertThat(total).isEqualTo(300);
+    }
+
+    @Test
     void aMillionDistinctKeysKeepMemoryBounded() {
         MemoryStore bounded = MemoryStore.builder().timeSource(time).maximumKeys(10_000).build();
         Policy policy = Policy.parse("5/1h");
