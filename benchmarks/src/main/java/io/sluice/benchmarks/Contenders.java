@@ -6,6 +6,7 @@ import io.github.resilience4j.ratelimiter.RateLimiter;
 import io.github.resilience4j.ratelimiter.RateLimiterConfig;
 import io.sluice.core.Algorithm;
 import io.sluice.core.Engine;
+import io.sluice.core.KeyLimiter;
 import io.sluice.core.Policy;
 import io.sluice.core.store.MemoryStore;
 import java.time.Duration;
@@ -18,8 +19,10 @@ import java.util.function.Function;
  * limit. No contender reaches that rate on this machine, so (almost) every call takes the allowed path, the path
  * a healthy service takes on nearly every request; the denied counters of the benchmarks show it.
  *
- * <p>Sluice is measured through {@link Engine#tryAcquire(String, String, Policy, long)}, its programmatic API, over
- * the default {@link MemoryStore}. The peers are measured through their own try-acquire calls; keyed peers hold one
+ * <p>Sluice is measured through its programmatic API over the default {@link MemoryStore}: keyed, through
+ * {@code Limiter.tryAcquire(key)} (what {@link Engine#tryAcquire(String, String, Policy, long)} does); on one key,
+ * through the key's handle {@code Limiter.key(key).tryAcquire()}, as the peers' single-key limiters are objects for
+ * one key (the keyed call on that one key is measured beside it, {@value #SLUICE_GCRA_KEYED_CALL}). The peers are measured through their own try-acquire calls; keyed peers hold one
  * limiter per key in a {@link ConcurrentHashMap} (get, then computeIfAbsent on a miss: the usual idiom).
  */
 final class Contenders {
@@ -32,6 +35,8 @@ final class Contenders {
     static final String SLUICE_TOKEN_BUCKET = "sluice-token-bucket";
     static final String SLUICE_FIXED_WINDOW = "sluice-fixed-window";
     static final String SLUICE_SLIDING_WINDOW = "sluice-sliding-window";
+    /** Single key only: Sluice's GCRA through the keyed call ({@code Limiter.tryAcquire(key)}), a lookup per call. */
+    static final String SLUICE_GCRA_KEYED_CALL = "sluice-gcra-keyed-call";
     static final String GUAVA = "guava";
     static final String RESILIENCE4J = "resilience4j";
     static final String BUCKET4J = "bucket4j";
@@ -44,7 +49,11 @@ final class Contenders {
     static Limiter single(String name) {
         String key = "client-42";
         return switch (name) {
-            case SLUICE_GCRA, SLUICE_TOKEN_BUCKET, SLUICE_FIXED_WINDOW, SLUICE_SLIDING_WINDOW -> sluice(name);
+            case SLUICE_GCRA, SLUICE_TOKEN_BUCKET, SLUICE_FIXED_WINDOW, SLUICE_SLIDING_WINDOW -> {
+                KeyLimiter handle = sluiceLimiter(name).key(key);
+                yield k -> handle.tryAcquire();
+            }
+            case SLUICE_GCRA_KEYED_CALL -> sluice(SLUICE_GCRA);
             case GUAVA -> {
                 com.google.common.util.concurrent.RateLimiter limiter = guava();
                 yield k -> limiter.tryAcquire();
@@ -83,10 +92,16 @@ final class Contenders {
         return limiter;
     }
 
+    /** Sluice keyed: {@code Limiter.tryAcquire(key)}, a lookup of the key's state per call. */
     private static Limiter sluice(String name) {
+        io.sluice.core.Limiter limiter = sluiceLimiter(name);
+        return limiter::tryAcquire;
+    }
+
+    private static io.sluice.core.Limiter sluiceLimiter(String name) {
         Policy policy = Policy.of(algorithm(name), LIMIT_PER_SECOND, Duration.ofSeconds(1));
         Engine engine = Engine.builder().store(MemoryStore.create()).build();
-        return k -> engine.tryAcquire("bench", k, policy, 1).allowed();
+        return engine.limiter("bench", policy);
     }
 
     static Algorithm algorithm(String name) {

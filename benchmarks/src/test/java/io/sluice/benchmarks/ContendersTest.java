@@ -14,7 +14,9 @@ class ContendersTest {
 
     @Test
     void everySingleKeyContenderAllowsABurstOfCalls() {
-        for (String name : LIMITERS) {
+        List<String> single = new java.util.ArrayList<>(LIMITERS);
+        single.add(Contenders.SLUICE_GCRA_KEYED_CALL);
+        for (String name : single) {
             Limiter limiter = Contenders.single(name);
             for (int i = 0; i < 1_000; i++) {
                 assertThat(limiter.tryAcquire("client-42")).as(name + " call " + i).isTrue();
@@ -31,6 +33,23 @@ class ContendersTest {
                 assertThat(limiter.tryAcquire(key)).as(name + " " + key).isTrue();
             }
         }
+    }
+
+    @Test
+    void theKeyedFloorAllowsEveryKeyAndDeniesPastItsBurst() {
+        Limiter floor = KeyedFloorBenchmark.floor();
+        for (String key : Keys.distinct(1_000)) {
+            assertThat(floor.tryAcquire(key)).as(key).isTrue();
+        }
+        KeyedFloorBenchmark.Cell cell = new KeyedFloorBenchmark.Cell(1_000, 10_000);
+        long now = 5_000_000_000L;
+        int admitted = 0;
+        while (cell.acquire(now) && admitted <= 100) {
+            admitted++;
+        }
+        assertThat(admitted).as("a burst of tolerance/interval, then no more at the same instant").isEqualTo(10);
+        assertThat(cell.acquire(now + 1_000)).as("one interval later, one more").isTrue();
+        assertThat(cell.acquire(now + 1_000)).isFalse();
     }
 
     @Test

@@ -378,6 +378,14 @@ public final class Engine implements AutoCloseable {
         return new Limiter(this, name, policy);
     }
 
+    /** The handle of {@link Limiter#key(String)}: on the memory store it keeps the key's cell. */
+    KeyLimiter keyLimiter(Limiter limiter, String key) {
+        MemoryStore.KeyHandle handle = store instanceof MemoryStore memory
+                ? memory.handle(limiter.name(), key, limiter.policy(), time)
+                : null;
+        return new KeyLimiter(limiter, key, handle);
+    }
+
     /** {@link #tryAcquire(String, String, Policy, long)} under a name derived from the policy's notation. */
     public Outcome tryAcquire(String key, Policy policy, long cost) {
         return tryAcquire("api-" + Integer.toHexString(PolicyParser.format(policy).hashCode()), key, policy, cost);

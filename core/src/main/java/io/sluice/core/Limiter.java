@@ -34,6 +34,18 @@ public final class Limiter {
         return engine.tryAcquire(name, key, policy, 1).allowed();
     }
 
+    /**
+     * @param key the partition
+     * @return a handle on this limit for {@code key} alone, sharing its counts (see {@link KeyLimiter})
+     * @throws IllegalArgumentException when {@code key} is null
+     */
+    public KeyLimiter key(String key) {
+        if (key == null) {
+            throw new IllegalArgumentException("key is required");
+        }
+        return engine.keyLimiter(this, key);
+    }
+
     /** @return the limit's name (part of the stored key) */
     public String name() {
         return name;

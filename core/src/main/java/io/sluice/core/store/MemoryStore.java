@@ -119,7 +119,7 @@ public final class MemoryStore implements Store {
         long now = clock.nowMicros();
         long storeNow = clock == time ? now : time.nowMicros();
         if (PrimitiveSteps.supports(policy.algorithm())) {
-            return evaluateOne(new StateKey(rule, key), policy, cost, now, storeNow);
+            return evaluateOne(new StateKey(rule, key), policy, cost, now, storeNow, null);
         }
         return evaluate(List.of(Check.of(rule, key, policy, cost)), now, storeNow).get(0);
     }
@@ -131,18 +131,24 @@ public final class MemoryStore implements Store {
             Check check = checks.get(0);
             if (check.leaseId() == null && PrimitiveSteps.supports(check.policy().algorithm())) {
                 return List.of(evaluateOne(new StateKey(check.rule(), check.key()), check.policy(), check.cost(),
-                        nowMicros, storeNow));
+                        nowMicros, storeNow, null));
             }
         }
         return evaluate(checks, nowMicros, storeNow);
     }
 
-    /** The single-check fast path: one lookup, one lock, the primitive step in place. */
-    private Outcome evaluateOne(StateKey key, Policy policy, long cost, long now, long storeNow) {
+    /**
+     * The single-check fast path: one lookup, one lock, the primitive step in place.
+     *
+     * @param handle the caller's handle on this key, whose cell is used instead of a lookup while it has not left the
+     *     cache (then looked up again and remembered); or null
+     */
+    private Outcome evaluateOne(StateKey key, Policy policy, long cost, long now, long storeNow, KeyHandle handle) {
         Algorithm algorithm = policy.algorithm();
         long at = now + Algorithms.staggerOffsetMicros(key.key, policy);
         for (int attempt = 1; ; attempt++) {
-            Cell cell = cell(key, storeNow, false);
+            Cell known = handle != null ? handle.cell : null;
+            Cell cell = known != null && !known.removed ? known : cell(key, storeNow, false);
             Outcome outcome = null;
             boolean empty;
             boolean record;
@@ -176,6 +182,9 @@ public final class MemoryStore implements Store {
                 map.remove(key, cell);
             } else if (record) {
                 states.getIfPresent(key);   // never under a cell's lock: the policy's maintenance may evict (and lock)
+            }
+            if (handle != null && known != cell) {
+                handle.cell = empty ? null : cell;      // written on change only, like the cell's own references
             }
             if (outcome != null) {
                 return outcome;
@@ -375,6 +384,63 @@ public final class MemoryStore implements Store {
             }
         } finally {
             sweeping.unlock();
+        }
+    }
+
+    /**
+     * A handle on one key of one rate policy, for a caller that decides for the same key again and again (one
+     * third-party API, one account): it keeps the key's cell, so a decision skips the lookup. Same answers and same
+     * state as {@link #tryAcquire(String, String, Policy, long, TimeSource)} with the same arguments: the handle
+     * shares the store's cell for the key, and looks it up again once the cell has left the cache (evicted, swept or
+     * reset).
+     *
+     * @param clock the caller's clock, read once per decision
+     * @throws IllegalArgumentException as {@link #tryAcquire(String, String, Policy, long, TimeSource)} does
+     */
+    public KeyHandle handle(String rule, String key, Policy policy, TimeSource clock) {
+        Check.requireValid(rule, key, policy, 0);
+        if (policy.algorithm() == Algorithm.CONCURRENCY) {
+            throw new IllegalArgumentException("a key handle takes no concurrency lease (it could never be released), "
+                    + "got \"" + PolicyParser.format(policy) + "\"");
+        }
+        if (clock == null) {
+            throw new IllegalArgumentException("clock is required");
+        }
+        return new KeyHandle(this, new StateKey(rule, key), policy, clock);
+    }
+
+    /** One key of one rate policy in a {@link MemoryStore}: see {@link MemoryStore#handle}. Thread-safe. */
+    public static final class KeyHandle {
+        private final MemoryStore store;
+        private final StateKey key;
+        private final Policy policy;
+        private final TimeSource clock;
+        private final boolean primitive;
+        private Cell cell;               // the key's cell when last used; racy on purpose, checked under its lock
+
+        private KeyHandle(MemoryStore store, StateKey key, Policy policy, TimeSource clock) {
+            this.store = store;
+            this.key = key;
+            this.policy = policy;
+            this.clock = clock;
+            this.primitive = PrimitiveSteps.supports(policy.algorithm());
+        }
+
+        /**
+         * @param cost the weight, >= 0 (0 peeks)
+         * @return the outcome for the key
+         * @throws IllegalArgumentException when {@code cost} is negative
+         */
+        public Outcome tryAcquire(long cost) {
+            if (cost < 0) {
+                throw new IllegalArgumentException("cost must be >= 0, got " + cost);
+            }
+            long now = clock.nowMicros();
+            long storeNow = clock == store.time ? now : store.time.nowMicros();
+            if (primitive) {
+                return store.evaluateOne(key, policy, cost, now, storeNow, this);
+            }
+            return store.evaluate(List.of(Check.of(key.rule, key.key, policy, cost)), now, storeNow).get(0);
         }
     }
 
