@@ -606,8 +606,10 @@ public final class MemoryStore implements Store {
 
         /**
          * Takes the cell's lock: one compare-and-set when it is free (a monitor costs two, and under contention parks
-         * the thread). Held only for a step over a few longs, never across a call out of the store, so a waiter spins
-         * briefly, then yields, then sleeps a little at a time (a holder may have been descheduled).
+         * the thread). Held for one algorithm step and never across a call out of the store: a step over a few longs
+         * on the single-check path; on the multi-check path the reference step, which for a sliding log or concurrency
+         * copies up to the limit's timestamps. So a waiter spins briefly, then yields, then sleeps a little at a time
+         * (a holder may be descheduled, or stepping a long log).
          */
         void lock() {
             if (!LOCK.compareAndSet(this, 0, 1)) {
