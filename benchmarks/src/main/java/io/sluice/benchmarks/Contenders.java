@@ -9,6 +9,8 @@ import io.sluice.core.Engine;
 import io.sluice.core.KeyLimiter;
 import io.sluice.core.Policy;
 import io.sluice.core.store.MemoryStore;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -42,6 +44,12 @@ final class Contenders {
     static final String BUCKET4J = "bucket4j";
     /** Keyed only: a bare {@link ConcurrentHashMap#get} of the same keys, the floor of any keyed limiter. */
     static final String MAP_LOOKUP = "map-lookup";
+    /**
+     * Keyed only: the least any thread-safe keyed limiter does — a {@link ConcurrentHashMap} lookup, one
+     * {@code System.nanoTime} and one compare-and-set of a GCRA time in a per-key {@link CasCell}; no bound on the
+     * number of keys, no expiry, no outcome numbers. A floor to read the keyed target against, not a contender.
+     */
+    static final String MAP_CLOCK_CAS = "map-clock-cas";
 
     private Contenders() {}
 
@@ -84,6 +92,7 @@ final class Contenders {
                 }
                 yield k -> map.get(k) != null;
             }
+            case MAP_CLOCK_CAS -> perKey(k -> new CasCell(1, 1_000_000_000L), c -> c.acquire(System.nanoTime()));
             default -> throw new IllegalArgumentException("unknown keyed contender " + name);
         };
         for (String k : keys) {
@@ -143,5 +152,41 @@ final class Contenders {
             }
             return acquire.test(limiter);
         };
+    }
+
+    /** One key's GCRA theoretical arrival time, in nanoseconds, moved by compare-and-set ({@link #MAP_CLOCK_CAS}). */
+    static final class CasCell {
+        private static final VarHandle TAT;
+
+        static {
+            try {
+                TAT = MethodHandles.lookup().findVarHandle(CasCell.class, "tat", long.class);
+            } catch (ReflectiveOperationException e) {
+                throw new ExceptionInInitializerError(e);
+            }
+        }
+
+        private final long intervalNanos;
+        private final long toleranceNanos;
+        private volatile long tat = Long.MIN_VALUE / 2;
+
+        /** {@code (1, 10^9)}: {@value #LIMIT_PER_SECOND} per second, one second of burst, as every contender. */
+        CasCell(long intervalNanos, long toleranceNanos) {
+            this.intervalNanos = intervalNanos;
+            this.toleranceNanos = toleranceNanos;
+        }
+
+        boolean acquire(long now) {
+            while (true) {
+                long old = tat;
+                long next = Math.max(old, now) + intervalNanos;
+                if (next - toleranceNanos > now) {
+                    return false;
+                }
+                if (TAT.compareAndSet(this, old, next)) {
+                    return true;
+                }
+            }
+        }
     }
 }

@@ -19,7 +19,8 @@ import org.openjdk.jmh.annotations.Warmup;
  * {@value Keys#COUNT} distinct keys, each call for a uniformly random one: the cost of one decision when the key's
  * state is most likely not in cache (the working set is far larger than L2). Every key is tracked before the first
  * iteration, so the numbers are steady state, not first sight of a key. {@code map-lookup} is the floor: a bare
- * {@code ConcurrentHashMap.get} of the same keys.
+ * {@code ConcurrentHashMap.get} of the same keys; {@code map-clock-cas} is the floor of a thread-safe keyed limiter (a
+ * lookup, a clock read and one compare-and-set per call: {@link Contenders#MAP_CLOCK_CAS}).
  */
 @State(Scope.Benchmark)
 @BenchmarkMode(Mode.AverageTime)
@@ -31,7 +32,7 @@ public class KeyedBenchmark {
 
     @Param({Contenders.SLUICE_GCRA, Contenders.SLUICE_TOKEN_BUCKET, Contenders.SLUICE_FIXED_WINDOW,
             Contenders.SLUICE_SLIDING_WINDOW, Contenders.GUAVA, Contenders.RESILIENCE4J, Contenders.BUCKET4J,
-            Contenders.MAP_LOOKUP})
+            Contenders.MAP_LOOKUP, Contenders.MAP_CLOCK_CAS})
     public String contender;
 
     private String[] keys;

@@ -37,11 +37,12 @@ class ContendersTest {
 
     @Test
     void theKeyedFloorAllowsEveryKeyAndDeniesPastItsBurst() {
-        Limiter floor = KeyedFloorBenchmark.floor();
-        for (String key : Keys.distinct(1_000)) {
+        String[] keys = Keys.distinct(1_000);
+        Limiter floor = Contenders.keyed(Contenders.MAP_CLOCK_CAS, keys);
+        for (String key : keys) {
             assertThat(floor.tryAcquire(key)).as(key).isTrue();
         }
-        KeyedFloorBenchmark.Cell cell = new KeyedFloorBenchmark.Cell(1_000, 10_000);
+        Contenders.CasCell cell = new Contenders.CasCell(1_000, 10_000);
         long now = 5_000_000_000L;
         int admitted = 0;
         while (cell.acquire(now) && admitted <= 100) {
