@@ -28,6 +28,11 @@ public record Check(String rule, String key, Policy policy, long cost, boolean s
         if (rule == null || key == null || policy == null) {
             throw new IllegalArgumentException("rule, key and policy are required");
         }
+        requireCost(cost);
+    }
+
+    /** @throws IllegalArgumentException when {@code cost} is negative, quoting it */
+    public static void requireCost(long cost) {
         if (cost < 0) {
             throw new IllegalArgumentException("cost must be >= 0, got " + cost);
         }

@@ -112,16 +112,26 @@ public final class MemoryStore implements Store {
      */
     public Outcome tryAcquire(String rule, String key, Policy policy, long cost, TimeSource clock) {
         Check.requireValid(rule, key, policy, cost);
+        requireRate(policy, "tryAcquire");
+        return decide(new StateKey(rule, key), policy, cost, clock, null);
+    }
+
+    /** Refuses a concurrency policy to a caller that could never release the lease it would take. */
+    private static void requireRate(Policy policy, String caller) {
         if (policy.algorithm() == Algorithm.CONCURRENCY) {
-            throw new IllegalArgumentException("tryAcquire takes no concurrency lease (it could never be released), got \""
+            throw new IllegalArgumentException(caller + " takes no concurrency lease (it could never be released), got \""
                     + PolicyParser.format(policy) + "\"; use evaluate with a Check holding a lease id, and release");
         }
+    }
+
+    /** One rate check read against {@code clock}: the fast path when the algorithm has one, else the general path. */
+    private Outcome decide(StateKey key, Policy policy, long cost, TimeSource clock, KeyHandle handle) {
         long now = clock.nowMicros();
         long storeNow = clock == time ? now : time.nowMicros();
         if (PrimitiveSteps.supports(policy.algorithm())) {
-            return evaluateOne(new StateKey(rule, key), policy, cost, now, storeNow, null);
+            return evaluateOne(key, policy, cost, now, storeNow, handle);
         }
-        return evaluate(List.of(Check.of(rule, key, policy, cost)), now, storeNow).get(0);
+        return evaluate(List.of(Check.of(key.rule, key.key, policy, cost)), now, storeNow).get(0);
     }
 
     @Override
@@ -399,10 +409,7 @@ public final class MemoryStore implements Store {
      */
     public KeyHandle handle(String rule, String key, Policy policy, TimeSource clock) {
         Check.requireValid(rule, key, policy, 0);
-        if (policy.algorithm() == Algorithm.CONCURRENCY) {
-            throw new IllegalArgumentException("a key handle takes no concurrency lease (it could never be released), "
-                    + "got \"" + PolicyParser.format(policy) + "\"");
-        }
+        requireRate(policy, "a key handle");
         if (clock == null) {
             throw new IllegalArgumentException("clock is required");
         }
@@ -415,7 +422,6 @@ public final class MemoryStore implements Store {
         private final StateKey key;
         private final Policy policy;
         private final TimeSource clock;
-        private final boolean primitive;
         private Cell cell;               // the key's cell when last used; racy on purpose, checked under its lock
 
         private KeyHandle(MemoryStore store, StateKey key, Policy policy, TimeSource clock) {
@@ -423,7 +429,6 @@ public final class MemoryStore implements Store {
             this.key = key;
             this.policy = policy;
             this.clock = clock;
-            this.primitive = PrimitiveSteps.supports(policy.algorithm());
         }
 
         /**
@@ -432,15 +437,8 @@ public final class MemoryStore implements Store {
          * @throws IllegalArgumentException when {@code cost} is negative
          */
         public Outcome tryAcquire(long cost) {
-            if (cost < 0) {
-                throw new IllegalArgumentException("cost must be >= 0, got " + cost);
-            }
-            long now = clock.nowMicros();
-            long storeNow = clock == store.time ? now : store.time.nowMicros();
-            if (primitive) {
-                return store.evaluateOne(key, policy, cost, now, storeNow, this);
-            }
-            return store.evaluate(List.of(Check.of(key.rule, key.key, policy, cost)), now, storeNow).get(0);
+            Check.requireCost(cost);
+            return store.decide(key, policy, cost, clock, this);
         }
     }
 
