@@ -12,9 +12,8 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * One endpoint per algorithm, {@code /api/algorithms/NAME}, each with the policy the README's table lists. Each test
@@ -23,17 +22,8 @@ import org.junit.jupiter.api.Test;
  */
 class AlgorithmsIT {
 
-    private static RunningDemo demo;
-
-    @BeforeAll
-    static void start() throws Exception {
-        demo = RunningDemo.start();
-    }
-
-    @AfterAll
-    static void stop() throws Exception {
-        demo.close();
-    }
+    @RegisterExtension
+    static final RunningDemo demo = RunningDemo.at("/");
 
     private static Burst burst(String algorithm, int count, java.util.function.Predicate<Burst> undisturbed) {
         return demo.burst("/api/algorithms/" + algorithm, count, undisturbed);

@@ -13,25 +13,15 @@ import static org.hamcrest.Matchers.startsWith;
 import io.restassured.response.Response;
 import java.time.Duration;
 import java.util.Collections;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** The demo's stable contract: {@code GET /api/hello}, 5 requests per 10 s per client IP, fixed window. */
 class HelloIT {
 
     private static final Duration WINDOW = Duration.ofSeconds(10);
-    private static RunningDemo demo;
-
-    @BeforeAll
-    static void start() throws Exception {
-        demo = RunningDemo.start();
-    }
-
-    @AfterAll
-    static void stop() throws Exception {
-        demo.close();
-    }
+    @RegisterExtension
+    static final RunningDemo demo = RunningDemo.at("/");
 
     private static Burst helloBurst(int count) {
         return demo.burst("/api/hello", count, b -> b.withinOneWindow(WINDOW));

@@ -11,9 +11,8 @@ import static org.hamcrest.Matchers.startsWith;
 
 import io.restassured.response.Response;
 import java.time.Duration;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * The demo's JAX-RS resource, {@code GET /api/jaxrs/greeting}: limited by its own
@@ -24,17 +23,8 @@ import org.junit.jupiter.api.Test;
 class JaxrsGreetingIT {
 
     private static final Duration REFILL = Duration.ofMillis(3333);
-    private static RunningDemo demo;
-
-    @BeforeAll
-    static void start() throws Exception {
-        demo = RunningDemo.start();
-    }
-
-    @AfterAll
-    static void stop() throws Exception {
-        demo.close();
-    }
+    @RegisterExtension
+    static final RunningDemo demo = RunningDemo.at("/");
 
     private static Burst greetings(int count) {
         return demo.burst("/api/jaxrs/greeting", count, b -> b.shorterThan(REFILL));

@@ -11,6 +11,7 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.openqa.selenium.By;
 import org.openqa.selenium.WebElement;
 import org.openqa.selenium.chrome.ChromeDriver;
@@ -29,14 +30,14 @@ import org.openqa.selenium.support.ui.WebDriverWait;
 class PlaygroundIT {
 
     private static final Duration PATIENCE = Duration.ofSeconds(30);
-    private static RunningDemo demo;
+    @RegisterExtension    // not the root context: the page must call its own WAR
+    static final RunningDemo demo = RunningDemo.at("/demo");
     private static ChromeDriver browser;
 
     @BeforeAll
     static void start() throws Exception {
         Path chromium = executable("chromium.binary", "/usr/bin/chromium");
         Path chromedriver = executable("chromedriver.binary", "/usr/bin/chromedriver");
-        demo = RunningDemo.start("/demo");   // not the root context: the page must call its own WAR
         ChromeOptions options = new ChromeOptions()
                 .setBinary(chromium.toFile())
                 .addArguments("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu",
@@ -60,9 +61,6 @@ class PlaygroundIT {
     static void stop() throws Exception {
         if (browser != null) {
             browser.quit();
-        }
-        if (demo != null) {
-            demo.close();
         }
     }
 

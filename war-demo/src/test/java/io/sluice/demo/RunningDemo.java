@@ -5,6 +5,9 @@ import static io.restassured.RestAssured.given;
 import io.restassured.specification.RequestSpecification;
 import java.nio.file.Path;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.extension.AfterAllCallback;
+import org.junit.jupiter.api.extension.BeforeAllCallback;
+import org.junit.jupiter.api.extension.ExtensionContext;
 
 /**
  * The packaged demo WAR ({@code target/sluice-demo-ee.war}, built by {@code package} before failsafe runs) in embedded
@@ -13,26 +16,31 @@ import java.util.concurrent.atomic.AtomicInteger;
  * <p>Every test counts in keys of its own: the tests arrive "through a proxy" at 127.0.0.1 and name a fresh client in
  * {@code X-Forwarded-For}, which the filter believes because {@code -Dsluice.trusted-proxies=127.0.0.1} is set here —
  * the same system-property override an operator would use, on top of the WAR's {@code web.xml}.
+ *
+ * <p>A JUnit extension: {@code @RegisterExtension static final RunningDemo demo = RunningDemo.at("/");} runs the demo
+ * for the class's tests (started before its {@code @BeforeAll} methods, stopped after its {@code @AfterAll} methods).
  */
-final class RunningDemo implements AutoCloseable {
+final class RunningDemo implements BeforeAllCallback, AfterAllCallback {
 
     private static final AtomicInteger CLIENTS = new AtomicInteger();
 
-    private final DemoServer server;
+    private final String contextPath;
+    private DemoServer server;
 
-    private RunningDemo(DemoServer server) {
-        this.server = server;
-    }
-
-    static RunningDemo start() throws Exception {
-        return start("/");
+    private RunningDemo(String contextPath) {
+        this.contextPath = contextPath;
     }
 
     /** @param contextPath {@code /} or a path such as {@code /demo} */
-    static RunningDemo start(String contextPath) throws Exception {
+    static RunningDemo at(String contextPath) {
+        return new RunningDemo(contextPath);
+    }
+
+    @Override
+    public void beforeAll(ExtensionContext context) throws Exception {
         System.setProperty("sluice.trusted-proxies", "127.0.0.1");
         String webapp = System.getProperty("demo.webapp", "target/sluice-demo-ee.war");
-        return new RunningDemo(DemoServer.start(Path.of(webapp), contextPath, 0));
+        server = DemoServer.start(Path.of(webapp), contextPath, 0);
     }
 
     /** @return a client address no other test has used, from TEST-NET-3 (203.0.113.0/24) and beyond */
@@ -67,7 +75,9 @@ final class RunningDemo implements AutoCloseable {
     }
 
     @Override
-    public void close() throws Exception {
-        server.close();
+    public void afterAll(ExtensionContext context) throws Exception {
+        if (server != null) {
+            server.close();
+        }
     }
 }

@@ -8,9 +8,8 @@ import io.restassured.response.Response;
 import io.sluice.examples.ExampleServer;
 import java.util.ArrayList;
 import java.util.List;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * {@code src/main/webapps/annotations}: {@code @RateLimit} on {@link BookResource}, served by real Jersey in embedded
@@ -18,17 +17,8 @@ import org.junit.jupiter.api.Test;
  */
 class AnnotationsExampleIT {
 
-    private static ExampleServer app;
-
-    @BeforeAll
-    static void start() throws Exception {
-        app = ExampleServer.start("annotations");
-    }
-
-    @AfterAll
-    static void stop() throws Exception {
-        app.close();
-    }
+    @RegisterExtension
+    static final ExampleServer app = ExampleServer.of("annotations");
 
     private static Response get(String apiKey, String path) {
         return app.client().header("X-Api-Key", apiKey).get(path);

@@ -7,9 +7,8 @@ import io.restassured.response.Response;
 import io.sluice.examples.ExampleServer;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * {@code src/main/webapps/cdi}: Sluice configured by what the application produces ({@link RateLimiting}), in embedded
@@ -17,17 +16,8 @@ import org.junit.jupiter.api.Test;
  */
 class CdiExampleIT {
 
-    private static ExampleServer app;
-
-    @BeforeAll
-    static void start() throws Exception {
-        app = ExampleServer.start("cdi");
-    }
-
-    @AfterAll
-    static void stop() throws Exception {
-        app.close();
-    }
+    @RegisterExtension
+    static final ExampleServer app = ExampleServer.of("cdi");
 
     @Test
     void theProducedConfigurationLimitsEveryTenantToThreeRequestsAMinute() {

@@ -4,24 +4,14 @@ import static org.hamcrest.Matchers.equalTo;
 import static org.hamcrest.Matchers.nullValue;
 
 import io.sluice.examples.ExampleServer;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** {@code src/main/webapps/rules-file}: a login rule, API tiers by plan and an allowlist, all in the rules file. */
 class RulesFileExampleIT {
 
-    private static ExampleServer app;
-
-    @BeforeAll
-    static void start() throws Exception {
-        app = ExampleServer.start("rules-file");
-    }
-
-    @AfterAll
-    static void stop() throws Exception {
-        app.close();
-    }
+    @RegisterExtension
+    static final ExampleServer app = ExampleServer.of("rules-file");
 
     @Test
     void aFreeKeyGetsThreeApiCallsAnHour() {

@@ -4,24 +4,14 @@ import static org.hamcrest.Matchers.equalTo;
 import static org.hamcrest.Matchers.nullValue;
 
 import io.sluice.examples.ExampleServer;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** {@code src/main/webapps/web-xml}: 3 requests per minute per API key, from web.xml init parameters alone. */
 class WebXmlExampleIT {
 
-    private static ExampleServer app;
-
-    @BeforeAll
-    static void start() throws Exception {
-        app = ExampleServer.start("web-xml");
-    }
-
-    @AfterAll
-    static void stop() throws Exception {
-        app.close();
-    }
+    @RegisterExtension
+    static final ExampleServer app = ExampleServer.of("web-xml");
 
     @Test
     void eachApiKeyGetsThreeRequestsAMinuteThenAProblemDetails429() {
