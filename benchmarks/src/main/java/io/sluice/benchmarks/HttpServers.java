@@ -31,9 +31,9 @@ public final class HttpServers {
     private HttpServers() {}
 
     public static void main(String[] args) throws Exception {
-        Server plain = server(18081, null, false);
-        Server limited = server(18082, new RateLimitFilter(), true);
-        Server floor = server(18083, new Floor(), true);
+        Server plain = server(18081, null);
+        Server limited = server(18082, new RateLimitFilter());
+        Server floor = server(18083, new Floor());
         plain.start();
         limited.start();
         floor.start();
@@ -41,14 +41,15 @@ public final class HttpServers {
         plain.join();
     }
 
-    private static Server server(int port, jakarta.servlet.Filter filter, boolean filtered) {
+    /** @param filter the filter in front of the servlet, or null for none */
+    private static Server server(int port, jakarta.servlet.Filter filter) {
         Server server = new Server();
         ServerConnector connector = new ServerConnector(server);
         connector.setHost("127.0.0.1");
         connector.setPort(port);
         server.addConnector(connector);
         ServletContextHandler context = new ServletContextHandler("/");
-        if (filtered) {
+        if (filter != null) {
             FilterHolder holder = new FilterHolder(filter);
             holder.setInitParameter("limit", "1000000000/1s");
             holder.setInitParameter("headers", "both");
@@ -72,7 +73,7 @@ public final class HttpServers {
                 jakarta.servlet.FilterChain chain) throws IOException, jakarta.servlet.ServletException {
             HttpServletRequest request = (HttpServletRequest) req;
             HttpServletResponse response = (HttpServletResponse) res;
-            request.setAttribute("io.sluice.decision", this);
+            request.setAttribute(io.sluice.core.http.FrontDoor.DECISION_ATTRIBUTE, this);
             String r = Long.toString(900_000_000 + (remaining.getAndDecrement() & 0xffffff));
             response.addHeader("RateLimit-Policy", "\"per-ip\";q=1000000000;w=1");
             response.addHeader("RateLimit", "\"per-ip\";r=" + r + ";t=1");

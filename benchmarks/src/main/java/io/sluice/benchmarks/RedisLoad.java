@@ -123,6 +123,7 @@ public final class RedisLoad {
         System.out.println();
         System.out.println("Redis MEMORY USAGE per key (SAMPLES 0) after one request, one key per algorithm:");
         long now = System.currentTimeMillis() * 1000;
+        String apiKey = store.key("api", "client-12345");    // Bucket4j is measured under this same key name below
         for (Algorithm a : Algorithm.values()) {
             Policy p = a == Algorithm.CONCURRENCY ? Policy.concurrent(10)
                     : a == Algorithm.SLIDING_LOG ? Policy.parse("10/1m min-interval 0s")
@@ -134,20 +135,19 @@ public final class RedisLoad {
             store.reset("api", "client-12345");
             store.evaluate(List.of(new Check("api", "client-12345", p, 1, false,
                     a == Algorithm.CONCURRENCY ? "lease-1" : null)), now);
-            Object same = jedis.sendCommand(Protocol.Command.MEMORY, "USAGE",
-                    store.key("api", "client-12345"), "SAMPLES", "0");
+            Object same = jedis.sendCommand(Protocol.Command.MEMORY, "USAGE", apiKey, "SAMPLES", "0");
             System.out.printf(Locale.ROOT, "%-16s %5s bytes (key %s)   %5s bytes (key %s)%n", a.id(), bytes,
-                    store.key("mem-" + a.id(), "client-12345"), same, store.key("api", "client-12345"));
+                    store.key("mem-" + a.id(), "client-12345"), same, apiKey);
         }
         bucket4j.builder().build("b4j:client-12345".getBytes(StandardCharsets.UTF_8), () -> config).tryConsume(1);
         Object b4j = jedis.sendCommand(Protocol.Command.MEMORY, "USAGE", "b4j:client-12345", "SAMPLES", "0");
         BucketConfiguration small = BucketConfiguration.builder()
                 .addLimit(l -> l.capacity(10).refillGreedy(10, Duration.ofMinutes(1))).build();
-        jedis.del("sluice:api:client-12345");
-        bucket4j.builder().build("sluice:api:client-12345".getBytes(StandardCharsets.UTF_8), () -> small).tryConsume(1);
-        Object b4jSame = jedis.sendCommand(Protocol.Command.MEMORY, "USAGE", "sluice:api:client-12345", "SAMPLES", "0");
-        System.out.printf(Locale.ROOT, "%-16s %5s bytes (key b4j:client-12345)   %5s bytes (key sluice:api:client-12345)%n",
-                "bucket4j-jedis", b4j, b4jSame);
+        jedis.del(apiKey);
+        bucket4j.builder().build(apiKey.getBytes(StandardCharsets.UTF_8), () -> small).tryConsume(1);
+        Object b4jSame = jedis.sendCommand(Protocol.Command.MEMORY, "USAGE", apiKey, "SAMPLES", "0");
+        System.out.printf(Locale.ROOT, "%-16s %5s bytes (key b4j:client-12345)   %5s bytes (key %s)%n",
+                "bucket4j-jedis", b4j, b4jSame, apiKey);
         store.close();
         jedis.close();
         if (redis != null) {

@@ -168,10 +168,6 @@ public class RateLimitFilter implements Filter {
             }
             waitOnThisThread(decision.delayMicros());
         }
-        if (!FrontDoor.awaitsCompletion(decision)) {
-            chain.doFilter(request, response);     // no lease to release, nothing to charge: completed() would do nothing
-            return;
-        }
         boolean releasedLater = false;
         int failedStatus = 0;
         try {

@@ -5,6 +5,7 @@ import io.sluice.core.DecisionListener;
 import io.sluice.core.Engine;
 import io.sluice.core.RequestMatcher;
 import io.sluice.core.RequestView;
+import io.sluice.core.RuleOutcome;
 import io.sluice.core.Rule;
 import io.sluice.core.config.Allowlist;
 import io.sluice.core.config.ConfigException;
@@ -29,12 +30,13 @@ import java.util.regex.Pattern;
 /**
  * Everything a front door does with one request, independent of the HTTP API: excluded paths, the allowlist, the
  * current rules (reloaded from the rules file), the engine, and the {@link Responder}. The servlet filter and the
- * JAX-RS filter only adapt their request to a {@link RequestView} and apply the {@link Reply}.
+ * JAX-RS filter only adapt their request to a {@link RequestView} and apply what the door answers.
  *
  * <pre>
  * Decision decision = door.check(view);
- * Reply reply = door.reply(decision, view);      // headers always; status and body when denied
- * ... when the response completes: door.release(decision);
+ * if (decision.allowed()) door.allowedHeaders(decision, view, sink);   // the headers, straight onto the response
+ * else apply door.reply(decision, view);                                // status, headers and body
+ * ... when the response completes, if awaitsCompletion(decision): door.completed(view, decision, status);
  * </pre>
  *
  * <p>The limiter must never be the reason a request fails by accident: an unexpected exception inside
@@ -213,7 +215,7 @@ public final class FrontDoor implements AutoCloseable {
     }
 
     private static boolean countsByOutcome(Decision decision) {
-        List<io.sluice.core.RuleOutcome> outcomes = decision.outcomes();
+        List<RuleOutcome> outcomes = decision.outcomes();
         for (int i = 0; i < outcomes.size(); i++) {
             if (outcomes.get(i).rule().countsByOutcome()) {
                 return true;

@@ -109,7 +109,6 @@ public final class Responder {
     private final boolean partitionKey;
     private final List<Reply.Header> denyHeaders;
     private final Formatted[] formatted = new Formatted[16];
-    private LastNumber lastReset;
 
     private Responder(Builder b) {
         this.headerStyle = b.headerStyle;
@@ -231,26 +230,9 @@ public final class Responder {
             headers.add("X-RateLimit-Remaining", remaining);
             long reset = resetFormat == ResetFormat.DELTA_SECONDS ? t
                     : ceilDiv(nowMicros + Math.min(waitMicros, MAX_WAIT_MICROS), 1_000_000);
-            headers.add("X-RateLimit-Reset", resetText(reset));
+            headers.add("X-RateLimit-Reset", Numbers.text(reset));
         }
     }
-
-    /** @return {@code reset} as text; the epoch second changes once a second, so its text is kept from the last call */
-    private String resetText(long reset) {
-        if (reset >= 0 && reset < Numbers.SMALL) {
-            return Numbers.text(reset);
-        }
-        LastNumber last = lastReset;
-        if (last != null && last.value() == reset) {
-            return last.text();
-        }
-        String text = Long.toString(reset);
-        lastReset = new LastNumber(reset, text);
-        return text;
-    }
-
-    /** A number with its text; immutable, so sharing it through a plain field between threads is safe. */
-    private record LastNumber(long value, String text) {}
 
     /**
      * The text of a rule's headers that depends only on the rule, its policy and the limit, formatted once:

@@ -92,13 +92,29 @@ public final class ClientIpResolver {
 
     /** @return the client's canonical IP address, or null when the socket peer is not an IP address */
     public String resolve(RequestView request) {
+        return resolve(request, 128);
+    }
+
+    /**
+     * The client's address as a key: an IPv4 address, or an IPv6 address grouped by its /{@code ipv6PrefixBits} prefix
+     * (masked, with {@code "/bits"} appended; 128: the address itself).
+     *
+     * @return the key text, or null when the socket peer is not an IP address
+     */
+    String resolve(RequestView request, int ipv6PrefixBits) {
         String peer = request.remoteAddress();
         String direct = peerIfClient(peer);
         if (direct != null) {
-            return direct;
+            return direct;                                // an IPv4 peer's text is its canonical address already
         }
-        byte[] address = resolveAddress(request, peer);
-        return address == null ? null : IpAddress.format(address);
+        byte[] a = resolveAddress(request, peer);
+        if (a == null) {
+            return null;
+        }
+        if (a.length == 4 || ipv6PrefixBits >= 128) {
+            return IpAddress.format(a);
+        }
+        return IpAddress.format(IpAddress.mask(a, ipv6PrefixBits)) + "/" + ipv6PrefixBits;
     }
 
     /**
@@ -114,12 +130,8 @@ public final class ClientIpResolver {
         return trusted.isEmpty() || !isTrusted(IpAddress.parse(peer)) ? peer : null;
     }
 
-    byte[] resolveAddress(RequestView request) {
-        return resolveAddress(request, request.remoteAddress());
-    }
-
     /** @param peerText the request's {@link RequestView#remoteAddress()} */
-    byte[] resolveAddress(RequestView request, String peerText) {
+    private byte[] resolveAddress(RequestView request, String peerText) {
         byte[] peer = IpAddress.parse(peerText);
         if (peer == null || !isTrusted(peer)) {
             return peer;

@@ -179,7 +179,7 @@ final class IpAddress {
     /** @return the canonical text of an address: dotted quad, or RFC 5952 IPv6 */
     static String format(byte[] a) {
         if (a.length == 4) {
-            return (a[0] & 0xff) + "." + (a[1] & 0xff) + "." + (a[2] & 0xff) + "." + (a[3] & 0xff);   // one allocation
+            return (a[0] & 0xff) + "." + (a[1] & 0xff) + "." + (a[2] & 0xff) + "." + (a[3] & 0xff);
         }
         int[] g = new int[8];
         for (int i = 0; i < 8; i++) {

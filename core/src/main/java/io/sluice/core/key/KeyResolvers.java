@@ -135,42 +135,11 @@ public final class KeyResolvers {
 
     /** The client IP; IPv6 addresses grouped by their /{@code ipv6PrefixBits} prefix (128: no grouping). */
     public static KeyResolver ip(ClientIpResolver ips, int ipv6PrefixBits) {
-        return new Ip(ips, ipv6PrefixBits);
-    }
-
-    /** {@link #ip(ClientIpResolver, int)}: a class of its own, for the key most rules use on every request. */
-    private static final class Ip implements KeyResolver {
-        private final ClientIpResolver ips;
-        private final int ipv6PrefixBits;
-        private final String suffix;
-
-        Ip(ClientIpResolver ips, int ipv6PrefixBits) {
-            this.ips = ips;
-            this.ipv6PrefixBits = ipv6PrefixBits;
-            this.suffix = "/" + ipv6PrefixBits;
-        }
-
-        @Override
-        public String resolve(RequestView request) {
-            String peer = request.remoteAddress();
-            String direct = ips.peerIfClient(peer);
-            if (direct != null) {
-                return direct;                                // an IPv4 peer's text is its key already
-            }
-            byte[] a = ips.resolveAddress(request, peer);
-            if (a == null) {
-                return bounded(peer);          // a peer that is no IP (a Unix socket): its own text
-            }
-            if (a.length == 4 || ipv6PrefixBits >= 128) {
-                return IpAddress.format(a);
-            }
-            return IpAddress.format(IpAddress.mask(a, ipv6PrefixBits)) + suffix;
-        }
-
-        @Override
-        public String toString() {
-            return ipv6PrefixBits == DEFAULT_IPV6_PREFIX ? "ip" : "ip/" + ipv6PrefixBits;
-        }
+        String spec = ipv6PrefixBits == DEFAULT_IPV6_PREFIX ? "ip" : "ip/" + ipv6PrefixBits;
+        return named(spec, request -> {
+            String key = ips.resolve(request, ipv6PrefixBits);
+            return key != null ? key : bounded(request.remoteAddress());   // a peer that is no IP (a Unix socket)
+        });
     }
 
     /** The client IP, IPv6 grouped by /{@value #DEFAULT_IPV6_PREFIX}. */
