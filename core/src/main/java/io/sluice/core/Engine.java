@@ -348,10 +348,10 @@ public final class Engine implements AutoCloseable {
      * @throws StoreException when the store cannot answer
      */
     public Outcome tryAcquire(String name, String key, Policy policy, long cost) {
-        Check.requireValid(name, key, policy, cost);
-        if (policy.algorithm() != Algorithm.CONCURRENCY && store instanceof MemoryStore memory) {
-            return memory.tryAcquire(name, key, policy, cost, time);     // no Check, no list
+        if (store instanceof MemoryStore memory && policy != null && policy.algorithm() != Algorithm.CONCURRENCY) {
+            return memory.tryAcquire(name, key, policy, cost, time);     // no Check, no list; it checks the arguments
         }
+        Check.requireValid(name, key, policy, cost);
         Check check = new Check(name, key, policy, cost, false,
                 policy.algorithm() == Algorithm.CONCURRENCY ? newLeaseId() : null);
         return store.evaluate(List.of(check), time.nowMicros()).get(0);

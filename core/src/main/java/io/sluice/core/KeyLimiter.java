@@ -7,7 +7,8 @@ import io.sluice.core.store.MemoryStore;
  * code that limits the same partition again and again (calls to one third-party API, one account's jobs). Same answers
  * and same counts as {@link Limiter#tryAcquire(String, long)} with that key (any number of handles, and the keyed
  * calls, share one state); on the {@link MemoryStore} the handle also keeps the key's state at hand, so a decision
- * skips the lookup. Thread-safe.
+ * of GCRA, token bucket, fixed window or sliding window counter skips the lookup (the other algorithms look the key up
+ * as the keyed call does). Thread-safe.
  */
 public final class KeyLimiter {
 

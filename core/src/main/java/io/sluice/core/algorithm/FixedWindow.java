@@ -64,6 +64,11 @@ final class FixedWindow implements RateAlgorithm<FixedWindow.State> {
     /** Until the window ends. */
     @Override
     public long ttlMicros(State state, long nowMicros, Policy policy) {
-        return state == null ? 1 : Math.max(1, state.windowStartMicros() + policy.periodMicros() - nowMicros);
+        return state == null ? 1 : ttlOf(state.windowStartMicros(), policy.periodMicros(), nowMicros);
+    }
+
+    /** How long the count of the window starting at {@code windowStartMicros} matters: to its end, at least 1 µs. */
+    static long ttlOf(long windowStartMicros, long periodMicros, long nowMicros) {
+        return Math.max(1, windowStartMicros + periodMicros - nowMicros);
     }
 }

@@ -61,6 +61,11 @@ final class Gcra implements RateAlgorithm<Gcra.State> {
 
     @Override
     public long ttlMicros(State state, long nowMicros, Policy policy) {
-        return state == null ? 1 : Math.max(1, state.tatMicros() - nowMicros);
+        return state == null ? 1 : ttlOf(state.tatMicros(), nowMicros);
+    }
+
+    /** How long a key whose theoretical arrival time is {@code tatMicros} matters: until then, at least 1 µs. */
+    static long ttlOf(long tatMicros, long nowMicros) {
+        return Math.max(1, tatMicros - nowMicros);
     }
 }

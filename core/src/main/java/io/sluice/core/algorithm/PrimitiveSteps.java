@@ -67,10 +67,10 @@ public final class PrimitiveSteps {
     /** The reference {@link RateAlgorithm#ttlMicros} of the state held in {@code slots}. */
     public static long ttlMicros(Algorithm algorithm, Slots slots, long nowMicros, Policy policy) {
         return switch (algorithm) {
-            case GCRA -> Math.max(1, slots.s0 - nowMicros);
+            case GCRA -> Gcra.ttlOf(slots.s0, nowMicros);
             case TOKEN_BUCKET -> Math.max(1, TokenBucket.fullAfter(slots.s0, slots.s1, nowMicros, policy.capacity(),
                     policy.intervalMicros()));
-            case FIXED_WINDOW -> Math.max(1, slots.s0 + policy.periodMicros() - nowMicros);
+            case FIXED_WINDOW -> FixedWindow.ttlOf(slots.s0, policy.periodMicros(), nowMicros);
             case SLIDING_WINDOW -> Math.max(1, SlidingWindowCounter.resetAfter(slots.s0, slots.s1, slots.s2, nowMicros,
                     policy.periodMicros()));
             default -> throw new IllegalArgumentException("no primitive state for " + algorithm);

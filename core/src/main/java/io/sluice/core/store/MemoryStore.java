@@ -63,6 +63,12 @@ public final class MemoryStore implements Store {
     private static final int RECORD_EVERY = 16;
     /** Lookups of a request's cells before it answers against the ones it holds: {@value}. */
     static final int MAX_ATTEMPTS = 4;
+    /**
+     * The id of a cell that is never in the map: the fresh state of an absent key for an answer that writes nothing.
+     * Real cells count from 1, so it sorts first among the locks of a request (it is private to the request: its lock
+     * is never contended).
+     */
+    private static final long SCRATCH_ID = 0;
 
     private final Cache<StateKey, Cell> states;
     private final Map<StateKey, Cell> map;
@@ -158,7 +164,16 @@ public final class MemoryStore implements Store {
         long at = now + Algorithms.staggerOffsetMicros(key.key, policy);
         for (int attempt = 1; ; attempt++) {
             Cell known = handle != null ? handle.cell : null;
-            Cell cell = known != null && !known.removed ? known : cell(key, storeNow, false);
+            Cell cell = known != null && !known.removed ? known : lookup(key, false);
+            if (cell == null) {
+                // an absent key answers as a fresh one: an answer that writes nothing (a peek, a cost above the
+                // capacity) needs no cell, so it neither inserts one nor makes the bound evict another key
+                Outcome fresh = PrimitiveSteps.step(algorithm, new Cell(SCRATCH_ID), true, at, cost, policy);
+                if (cost == 0 || !fresh.allowed()) {
+                    return fresh;
+                }
+                cell = create(key, storeNow);
+            }
             Outcome outcome = null;
             boolean empty;
             boolean record;
@@ -213,13 +228,21 @@ public final class MemoryStore implements Store {
         for (int attempt = 1; ; attempt++) {
             Cell[] cells = new Cell[n];
             for (int i = 0; i < n; i++) {
-                cells[i] = cell(keys[i], storeNow, true);
+                Check c = checks.get(i);
+                if (c.cost() == 0 && c.policy().algorithm() != Algorithm.CONCURRENCY) {
+                    // a peek writes nothing: an absent key answers as fresh from a cell of its own, never inserted
+                    Cell found = lookup(keys[i], true);
+                    cells[i] = found != null ? found : new Cell(SCRATCH_ID);
+                } else {
+                    cells[i] = cell(keys[i], storeNow, true);
+                }
             }
             Cell[] order = cells.clone();
             Arrays.sort(order, (a, b) -> Long.compare(a.id, b.id));
             List<Outcome> outcomes = lockAndEvaluate(order, 0, checks, cells, now, storeNow, attempt >= MAX_ATTEMPTS);
             for (int i = 0; i < n; i++) {
-                if (cells[i].removed) {       // emptied by this request (nothing written), or evicted before the locks
+                // emptied by this request (nothing written), or evicted before the locks
+                if (cells[i].removed && cells[i].id != SCRATCH_ID) {
                     map.remove(keys[i], cells[i]);
                 }
             }
@@ -333,23 +356,31 @@ public final class MemoryStore implements Store {
         cell.expiresAt = storeNow + Math.max(1, ttl);
     }
 
+    /** @return the cell of {@code key}, created empty when absent */
+    private Cell cell(StateKey key, long storeNow, boolean sample) {
+        Cell cell = lookup(key, sample);
+        return cell != null ? cell : create(key, storeNow);
+    }
+
     /**
      * @param sample whether to count this hit here for Caffeine's policy (the single-check path counts under the
      *     cell's lock instead, and records after releasing it)
-     * @return the cell of {@code key}, created empty when absent
+     * @return the cell of {@code key}, or null when absent
      */
-    private Cell cell(StateKey key, long storeNow, boolean sample) {
+    private Cell lookup(StateKey key, boolean sample) {
         Cell cell = policy.getIfPresentQuietly(key);
-        if (cell != null) {
-            // W-TinyLFU learns from a sample of the hits: a hot key is still seen as hot, at a fraction of the cost of
-            // recording every read (a shared buffer and its draining on the caller's thread)
-            if (sample && (++cell.hits & (RECORD_EVERY - 1)) == 0) {
-                states.getIfPresent(key);
-            }
-            return cell;
+        // W-TinyLFU learns from a sample of the hits: a hot key is still seen as hot, at a fraction of the cost of
+        // recording every read (a shared buffer and its draining on the caller's thread)
+        if (cell != null && sample && (++cell.hits & (RECORD_EVERY - 1)) == 0) {
+            states.getIfPresent(key);
         }
+        return cell;
+    }
+
+    /** @return a new empty cell for {@code key}, or the one another thread has just put there */
+    private Cell create(StateKey key, long storeNow) {
         Cell created = new Cell(ids.incrementAndGet());
-        cell = map.putIfAbsent(key, created);
+        Cell cell = map.putIfAbsent(key, created);
         if (cell != null) {
             return cell;
         }
@@ -399,10 +430,11 @@ public final class MemoryStore implements Store {
 
     /**
      * A handle on one key of one rate policy, for a caller that decides for the same key again and again (one
-     * third-party API, one account): it keeps the key's cell, so a decision skips the lookup. Same answers and same
-     * state as {@link #tryAcquire(String, String, Policy, long, TimeSource)} with the same arguments: the handle
-     * shares the store's cell for the key, and looks it up again once the cell has left the cache (evicted, swept or
-     * reset).
+     * third-party API, one account): it keeps the key's cell, so a decision skips the lookup (GCRA, token bucket, fixed
+     * window and sliding window counter, the algorithms of {@link PrimitiveSteps}; the others look the key up). Same
+     * answers and same state as {@link #tryAcquire(String, String, Policy, long, TimeSource)} with the same arguments:
+     * the handle shares the store's cell for the key, and looks it up again once the cell has left the cache (evicted,
+     * swept or reset).
      *
      * @param clock the caller's clock, read once per decision
      * @throws IllegalArgumentException as {@link #tryAcquire(String, String, Policy, long, TimeSource)} does

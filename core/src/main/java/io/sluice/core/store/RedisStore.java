@@ -117,7 +117,6 @@ public final class RedisStore implements Store {
     private final UnifiedJedis redis;
     private final boolean owned;
     private final boolean cluster;
-    private final String prefix;
     private final String head;
     private final Cache<String, byte[]> ruleHeads = Caffeine.newBuilder().maximumSize(MAX_CACHED)
             .executor(Runnable::run).build();
@@ -131,7 +130,6 @@ public final class RedisStore implements Store {
         this.redis = redis;
         this.owned = owned;
         this.cluster = redis instanceof RedisClusterClient;
-        this.prefix = b.prefix;
         this.hashTag = b.hashTag;
         this.head = (b.hashTag ? "{" + b.prefix + "}" : b.prefix) + ":";
         this.applicationTime = b.applicationTime;
@@ -242,8 +240,8 @@ public final class RedisStore implements Store {
     }
 
     private static byte[][] encode(Policy p) {
-        long cap = p.burst() > 0 ? p.burst() : p.limit();
-        long interval = Math.max(1, p.periodMicros() / p.limit());
+        long cap = p.capacity();
+        long interval = p.intervalMicros();
         long[] numbers = switch (p.algorithm()) {
             case GCRA, TOKEN_BUCKET -> new long[] {cap, interval};
             case LEAKY_BUCKET -> new long[] {cap, interval, p.maxWaitMicros(),
@@ -392,14 +390,8 @@ public final class RedisStore implements Store {
         return true;
     }
 
+    /** Cluster without a hash tag: the indexes of the checks, grouped by the hash slot of their keys. */
     private List<List<Integer>> groups(List<Check> checks) {
-        if (!cluster || hashTag || checks.size() == 1) {
-            List<Integer> all = new ArrayList<>(checks.size());
-            for (int i = 0; i < checks.size(); i++) {
-                all.add(i);
-            }
-            return List.of(all);
-        }
         Map<Integer, List<Integer>> bySlot = new LinkedHashMap<>();
         for (int i = 0; i < checks.size(); i++) {
             Check c = checks.get(i);
@@ -413,7 +405,7 @@ public final class RedisStore implements Store {
         long allowed = ((Number) reply.get(at)).longValue();
         long retry = ((Number) reply.get(at + 3)).longValue();
         long limit = switch (p.algorithm()) {
-            case GCRA, TOKEN_BUCKET, LEAKY_BUCKET -> p.burst() > 0 ? p.burst() : p.limit();
+            case GCRA, TOKEN_BUCKET, LEAKY_BUCKET -> p.capacity();
             default -> p.limit();
         };
         return new Outcome(allowed > 0, limit, ((Number) reply.get(at + 1)).longValue(),

@@ -1,7 +1,6 @@
 package io.sluice.core.time;
 
 import java.time.Clock;
-import java.time.Instant;
 import java.util.function.LongSupplier;
 
 /**
@@ -29,7 +28,6 @@ import java.util.function.LongSupplier;
  */
 final class SystemTimeSource implements TimeSource {
 
-    private static final Clock WALL = Clock.systemUTC();
     /** Re-anchor to the wall clock after this many nanoseconds: {@value}. */
     static final long ANCHOR_NANOS = 1_000_000_000L;
     /** An anchor whose two monotonic reads are further apart than this ({@value} ns) is read again. */
@@ -37,7 +35,8 @@ final class SystemTimeSource implements TimeSource {
     /** Reads of one anchor at most: {@value}. */
     static final int ANCHOR_TRIES = 8;
     /** The one instance, {@link TimeSource#system()}. */
-    static final SystemTimeSource INSTANCE = new SystemTimeSource(System::nanoTime, SystemTimeSource::wallMicros);
+    static final SystemTimeSource INSTANCE = new SystemTimeSource(System::nanoTime,
+            WallClockTimeSource.INSTANCE::nowMicros);
 
     /** The wall-clock time {@code epochMicros} read when {@code System.nanoTime()} was {@code nanos}. */
     record Anchor(long epochMicros, long nanos) {}
@@ -58,7 +57,7 @@ final class SystemTimeSource implements TimeSource {
         long nanos = nanoClock.getAsLong();
         Anchor a = anchor;
         long elapsed = nanos - a.nanos;
-        if (elapsed >= ANCHOR_NANOS || elapsed < 0) {
+        if (elapsed >= ANCHOR_NANOS) {      // negative only when another thread has just anchored: floorDiv copes
             a = anchor(nanoClock, wallClock, a);
             anchor = a;               // racing threads each write a fresh anchor: harmless
             elapsed = nanos - a.nanos;
@@ -96,11 +95,6 @@ final class SystemTimeSource implements TimeSource {
             return new Anchor(previous.epochMicros + micros, previous.nanos + micros * 1_000);
         }
         return best != null ? best : new Anchor(wallClock.getAsLong(), nanoClock.getAsLong());
-    }
-
-    private static long wallMicros() {
-        Instant now = WALL.instant();
-        return now.getEpochSecond() * 1_000_000L + now.getNano() / 1_000;
     }
 
     @Override

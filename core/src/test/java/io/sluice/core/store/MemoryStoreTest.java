@@ -242,6 +242,27 @@ class MemoryStoreTest {
     }
 
     @Test
+    void peeksAndHopelessCostsAtUnknownKeysNeitherInsertNorEvict() {
+        MemoryStore bounded = MemoryStore.builder().timeSource(time).maximumKeys(2).build();
+        Policy gcra = Policy.parse("5/1m");
+        Policy log = Policy.parse("5/1m").withAlgorithm(Algorithm.SLIDING_LOG);
+        bounded.evaluate(List.of(Check.of("r", "kept", gcra, 3)), time.nowMicros());
+        bounded.evaluate(List.of(Check.of("l", "kept", log, 3)), time.nowMicros());
+        for (int i = 0; i < 200; i++) {
+            long now = time.nowMicros();
+            assertThat(bounded.evaluate(List.of(Check.of("r", "u" + i, gcra, 0)), now).get(0).remaining()).isEqualTo(5);
+            assertThat(bounded.evaluate(List.of(Check.of("r", "u" + i, gcra, 6)), now).get(0).allowed()).isFalse();
+            assertThat(bounded.tryAcquire("r", "u" + i, gcra, 0, time).remaining()).isEqualTo(5);
+            assertThat(bounded.evaluate(List.of(Check.of("l", "u" + i, log, 0), Check.of("r", "v" + i, gcra, 0)), now))
+                    .extracting(Outcome::remaining).containsExactly(5L, 5L);
+        }
+        assertThat(bounded.cellsInMemory()).as("no cell was inserted for an answer that writes nothing").isEqualTo(2);
+        assertThat(bounded.tryAcquire("r", "kept", gcra, 0, time).remaining()).as("nothing was evicted").isEqualTo(2);
+        assertThat(bounded.evaluate(List.of(Check.of("l", "kept", log, 0)), time.nowMicros()).get(0).remaining())
+                .isEqualTo(2);
+    }
+
+    @Test
     void peeksAtUnknownKeysTrackNothing() {
         for (int i = 0; i < 50; i++) {
             store.evaluate(List.of(Check.of("r", "k" + i, Policy.parse("5/1m"), 0)), time.nowMicros());
