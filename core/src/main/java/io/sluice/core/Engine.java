@@ -159,7 +159,7 @@ public final class Engine implements AutoCloseable {
             byOutcome |= r.countsByOutcome();
         }
         if (!byOutcome) {
-            return store.evaluate(checks, now);
+            return store.evaluate(checks, now, time);
         }
         Outcome[] out = new Outcome[checks.size()];
         List<Integer> counted = new ArrayList<>();
@@ -173,7 +173,7 @@ public final class Engine implements AutoCloseable {
                 others.add(i);
             }
         }
-        List<Outcome> seen = store.evaluate(peeks, now);
+        List<Outcome> seen = store.evaluate(peeks, now, time);
         boolean denied = false;
         for (int k = 0; k < counted.size(); k++) {
             Check c = checks.get(counted.get(k));
@@ -181,7 +181,7 @@ public final class Engine implements AutoCloseable {
             if (o.remaining() < c.cost()) {
                 // no room: the request with its cost is denied (consuming nothing) and says when to retry; should
                 // room have appeared in between, it passes and has been charged already
-                o = store.evaluate(List.of(c), now).get(0);
+                o = store.evaluate(List.of(c), now, time).get(0);
             }
             out[counted.get(k)] = o;
             denied |= !o.allowed() && !c.shadow();
@@ -189,7 +189,8 @@ public final class Engine implements AutoCloseable {
         if (!others.isEmpty()) {
             List<Check> rest = new ArrayList<>(others.size());
             others.forEach(i -> rest.add(checks.get(i)));
-            List<Outcome> results = store.evaluate(denied ? rest.stream().map(c -> c.withCost(0)).toList() : rest, now);
+            List<Check> asked = denied ? rest.stream().map(c -> c.withCost(0)).toList() : rest;
+            List<Outcome> results = store.evaluate(asked, now, time);
             for (int k = 0; k < others.size(); k++) {
                 out[others.get(k)] = results.get(k);
             }
@@ -224,7 +225,8 @@ public final class Engine implements AutoCloseable {
         long now = time.nowMicros();
         try {
             for (Check c : charges) {
-                store.evaluate(List.of(c), now);   // one at a time: one rule's full bucket must not void another's charge
+                // one at a time: one rule's full bucket must not void another's charge
+                store.evaluate(List.of(c), now, time);
             }
             breaker.onSuccess();
         } catch (StoreException e) {
@@ -281,7 +283,7 @@ public final class Engine implements AutoCloseable {
                 localChecks.add(localShare(checks.get(i)));
             }
         }
-        List<Outcome> localOutcomes = localChecks.isEmpty() ? List.of() : local.evaluate(localChecks, now);
+        List<Outcome> localOutcomes = localChecks.isEmpty() ? List.of() : local.evaluate(localChecks, now, time);
         List<RuleOutcome> results = new ArrayList<>(checks.size());
         List<Lease> leases = new ArrayList<>();
         for (int i = 0; i < checks.size(); i++) {

@@ -51,6 +51,31 @@ class EngineTest {
     }
 
     @Test
+    void aRequestReadsTheClockOnceWhenTheStoreSharesTheEnginesClock() {
+        int[] reads = {0};
+        io.sluice.core.time.TimeSource counting = () -> {
+            reads[0]++;
+            return time.nowMicros();
+        };
+        Engine shared = Engine.builder().timeSource(counting)
+                .store(MemoryStore.builder().timeSource(counting).build())
+                .rules(List.of(Rule.builder("per-ip").policy(fixed("2/1m")).key(RequestView::remoteAddress).build(),
+                        Rule.builder("log").policy(PolicyParser.parse("limit", "5/1m", Algorithm.SLIDING_LOG))
+                                .key(RequestView::remoteAddress).build()))
+                .build();
+        reads[0] = 0;
+        assertThat(shared.check(get("/", "a")).allowed()).isTrue();
+        assertThat(reads[0]).as("one read serves the decision and the store's expiry").isEqualTo(1);
+
+        Engine apart = Engine.builder().timeSource(counting).store(MemoryStore.builder().timeSource(time).build())
+                .rules(List.of(Rule.builder("per-ip").policy(fixed("2/1m")).key(RequestView::remoteAddress).build()))
+                .build();
+        reads[0] = 0;
+        assertThat(apart.check(get("/", "a")).allowed()).isTrue();
+        assertThat(reads[0]).as("a store on another clock reads its own").isEqualTo(1);
+    }
+
+    @Test
     void deniedDecisionNamesTheRuleThatDeniedAndItsRetryAfter() {
         Engine engine = engine(Rule.builder("per-ip").policy(fixed("2/1m")).key(RequestView::remoteAddress).build());
         time.advance(Duration.ofSeconds(45));

@@ -137,12 +137,22 @@ public final class MemoryStore implements Store {
         if (PrimitiveSteps.supports(policy.algorithm())) {
             return evaluateOne(key, policy, cost, now, storeNow, handle);
         }
-        return evaluate(List.of(Check.of(key.rule, key.key, policy, cost)), now, storeNow).get(0);
+        return evaluateAll(List.of(Check.of(key.rule, key.key, policy, cost)), now, storeNow).get(0);
     }
 
     @Override
     public List<Outcome> evaluate(List<Check> checks, long nowMicros) {
-        long storeNow = time.nowMicros();
+        return evaluateAt(checks, nowMicros, time.nowMicros());
+    }
+
+    /** When {@code clock} is this store's own clock, {@code nowMicros} also serves expiry: one clock read, not two. */
+    @Override
+    public List<Outcome> evaluate(List<Check> checks, long nowMicros, TimeSource clock) {
+        return evaluateAt(checks, nowMicros, clock == time ? nowMicros : time.nowMicros());
+    }
+
+    /** A single check of an algorithm with a primitive twin takes the fast path; anything else the general one. */
+    private List<Outcome> evaluateAt(List<Check> checks, long nowMicros, long storeNow) {
         if (checks.size() == 1) {
             Check check = checks.get(0);
             if (check.leaseId() == null && PrimitiveSteps.supports(check.policy().algorithm())) {
@@ -150,7 +160,7 @@ public final class MemoryStore implements Store {
                         nowMicros, storeNow, null));
             }
         }
-        return evaluate(checks, nowMicros, storeNow);
+        return evaluateAll(checks, nowMicros, storeNow);
     }
 
     /**
@@ -219,7 +229,7 @@ public final class MemoryStore implements Store {
     }
 
     /** The general path: any algorithm, any number of checks, all or nothing. */
-    private List<Outcome> evaluate(List<Check> checks, long now, long storeNow) {
+    private List<Outcome> evaluateAll(List<Check> checks, long now, long storeNow) {
         int n = checks.size();
         StateKey[] keys = new StateKey[n];
         for (int i = 0; i < n; i++) {

@@ -1,6 +1,7 @@
 package io.sluice.core.store;
 
 import io.sluice.core.Outcome;
+import io.sluice.core.time.TimeSource;
 import java.util.List;
 
 /**
@@ -19,6 +20,16 @@ public interface Store extends AutoCloseable {
      * @throws StoreException when the store cannot answer
      */
     List<Outcome> evaluate(List<Check> checks, long nowMicros);
+
+    /**
+     * {@link #evaluate(List, long)}, knowing the clock {@code nowMicros} was read from: a store that keeps time of its
+     * own (the memory store's expiry) need not read that clock again when it is the same one. The engine calls this.
+     *
+     * @param clock the clock that gave {@code nowMicros}
+     */
+    default List<Outcome> evaluate(List<Check> checks, long nowMicros, TimeSource clock) {
+        return evaluate(checks, nowMicros);
+    }
 
     /**
      * Releases concurrency leases taken by {@link #evaluate}. Releasing an unknown or expired lease does nothing.
