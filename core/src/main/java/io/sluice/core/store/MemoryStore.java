@@ -191,18 +191,9 @@ public final class MemoryStore implements Store {
             try {
                 // a cell that left the cache: look again, or after MAX_ATTEMPTS answer as a fresh key (nothing kept)
                 if (!cell.removed || attempt >= MAX_ATTEMPTS) {
-                    boolean fresh = cell.removed || cell.algorithm != algorithm || cell.expiresAt <= storeNow;
-                    outcome = PrimitiveSteps.step(algorithm, cell, fresh, at, cost, policy);
+                    outcome = PrimitiveSteps.step(algorithm, cell, !cell.holds(algorithm, storeNow), at, cost, policy);
                     if (outcome.allowed() && cost > 0) {
-                        // references are written only when they change: a reference store into an old cell dirties a
-                        // card that the collector's refinement threads must then scan (G1), on every decision
-                        if (cell.algorithm != algorithm) {
-                            cell.algorithm = algorithm;
-                        }
-                        if (cell.state != null) {
-                            cell.state = null;
-                        }
-                        cell.expiresAt = storeNow + PrimitiveSteps.ttlMicros(algorithm, cell, at, policy);
+                        cell.wrotePrimitive(algorithm, at, storeNow, policy);
                     }
                 }
                 empty = cell.removed || cell.algorithm == null;
@@ -298,25 +289,56 @@ public final class MemoryStore implements Store {
 
     private List<Outcome> evaluateLocked(List<Check> checks, Cell[] cells, long now, long storeNow) {
         int n = checks.size();
+        Outcome[] outcomes = new Outcome[n];
         Object[] before = new Object[n];
-        Step<?>[] steps = new Step<?>[n];
+        Object[] after = new Object[n];     // the reference step's new state; or the scratch copy a primitive step wrote
         boolean denied = false;
         for (int i = 0; i < n; i++) {
             Check check = checks.get(i);
-            before[i] = cells[i].removed ? null : cells[i].state(check.policy().algorithm(), storeNow);
-            steps[i] = step(check, before[i], now);
-            denied |= !steps[i].outcome().allowed() && !check.shadow();
+            Policy policy = check.policy();
+            Algorithm algorithm = policy.algorithm();
+            Cell cell = cells[i];
+            if (PrimitiveSteps.supports(algorithm)) {
+                // the primitive step on a copy of the slots, kept until every check has answered (all or nothing)
+                boolean fresh = cell.removed || !cell.holds(algorithm, storeNow);
+                Cell copy = new Cell(SCRATCH_ID);
+                if (!fresh) {
+                    copy.copySlots(cell);
+                }
+                outcomes[i] = PrimitiveSteps.step(algorithm, copy, fresh, at(check, now), check.cost(), policy);
+                after[i] = outcomes[i].allowed() && check.cost() > 0 ? copy : null;
+            } else {
+                before[i] = cell.removed ? null : cell.state(algorithm, storeNow);
+                Step<?> step = step(check, before[i], now);
+                outcomes[i] = step.outcome();
+                after[i] = step.state();
+            }
+            denied |= !outcomes[i].allowed() && !check.shadow();
         }
-        List<Outcome> outcomes = new ArrayList<>(n);
         for (int i = 0; i < n; i++) {
             Check check = checks.get(i);
-            Object after = !denied && steps[i].outcome().allowed() ? steps[i].state() : onDenied(check, before[i], now);
-            if (after != before[i]) {
-                write(cells[i], check, after, now, storeNow);
+            Cell cell = cells[i];
+            if (after[i] instanceof Cell copy) {       // a primitive step that wrote (only SlidingLog acts on denial)
+                if (!denied) {
+                    cell.copySlots(copy);
+                    cell.wrotePrimitive(check.policy().algorithm(), at(check, now), storeNow, check.policy());
+                }
+                continue;
             }
-            outcomes.add(steps[i].outcome());
+            if (PrimitiveSteps.supports(check.policy().algorithm())) {
+                continue;                               // a primitive step that wrote nothing
+            }
+            Object state = !denied && outcomes[i].allowed() ? after[i] : onDenied(check, before[i], now);
+            if (state != before[i]) {
+                write(cell, check, state, now, storeNow);
+            }
         }
-        return outcomes;
+        return Arrays.asList(outcomes);
+    }
+
+    /** The time a check's algorithm sees: {@code now}, staggered per key for a staggered fixed window. */
+    private static long at(Check check, long now) {
+        return now + Algorithms.staggerOffsetMicros(check.key(), check.policy());
     }
 
     @SuppressWarnings({"unchecked", "rawtypes"})
@@ -326,7 +348,7 @@ public final class MemoryStore implements Store {
             return Algorithms.concurrency().acquire((Concurrency.State) state, now, check.cost(), policy, check.leaseId());
         }
         RateAlgorithm algorithm = Algorithms.rate(policy.algorithm());
-        return algorithm.step(state, now + Algorithms.staggerOffsetMicros(check.key(), policy), check.cost(), policy);
+        return algorithm.step(state, at(check, now), check.cost(), policy);
     }
 
     @SuppressWarnings({"unchecked", "rawtypes"})
@@ -336,10 +358,13 @@ public final class MemoryStore implements Store {
             return state;
         }
         RateAlgorithm algorithm = Algorithms.rate(policy.algorithm());
-        return algorithm.onDenied(state, now + Algorithms.staggerOffsetMicros(check.key(), policy), check.cost(), policy);
+        return algorithm.onDenied(state, at(check, now), check.cost(), policy);
     }
 
-    /** Stores {@code state} (null: forget) in a locked cell, with the expiry its algorithm gives it. */
+    /**
+     * Stores {@code state} (null: forget), of an algorithm without a primitive twin, in a locked cell with the expiry
+     * its algorithm gives it (the primitive algorithms write their slots: {@link Cell#wrotePrimitive}).
+     */
     @SuppressWarnings({"unchecked", "rawtypes"})
     private static void write(Cell cell, Check check, Object state, long now, long storeNow) {
         if (state == null) {
@@ -351,18 +376,11 @@ public final class MemoryStore implements Store {
         long ttl = algorithm == Algorithm.CONCURRENCY
                 ? Algorithms.concurrency().ttlMicros((Concurrency.State) state, now, policy)
                 : ((RateAlgorithm) Algorithms.rate(algorithm))
-                        .ttlMicros(state, now + Algorithms.staggerOffsetMicros(check.key(), policy), policy);
+                        .ttlMicros(state, at(check, now), policy);
         if (cell.algorithm != algorithm) {
-            cell.algorithm = algorithm;       // only on change: see evaluateOne
+            cell.algorithm = algorithm;       // only on change: see Cell.wrotePrimitive
         }
-        if (PrimitiveSteps.supports(algorithm)) {
-            PrimitiveSteps.fromState(algorithm, state, cell);
-            if (cell.state != null) {
-                cell.state = null;
-            }
-        } else {
-            cell.state = state;
-        }
+        cell.state = state;
         cell.expiresAt = storeNow + Math.max(1, ttl);
     }
 
@@ -621,12 +639,38 @@ public final class MemoryStore implements Store {
             this.id = id;
         }
 
-        /** @return the reference state for {@code wanted}, or null when empty, expired or of another algorithm */
+        /** @return whether the cell holds live state of {@code wanted} (not empty, not expired, not another's) */
+        boolean holds(Algorithm wanted, long storeNow) {
+            return algorithm == wanted && expiresAt > storeNow;
+        }
+
+        /**
+         * @return the state object of {@code wanted}, an algorithm without a primitive twin (those live in the slots),
+         *     or null when empty, expired or of another algorithm
+         */
         Object state(Algorithm wanted, long storeNow) {
-            if (algorithm != wanted || expiresAt <= storeNow) {
-                return null;
+            return holds(wanted, storeNow) ? state : null;
+        }
+
+        void copySlots(Cell from) {
+            s0 = from.s0;
+            s1 = from.s1;
+            s2 = from.s2;
+        }
+
+        /**
+         * Records that a primitive step of {@code wrote} its new state into the slots: the algorithm, no reference
+         * state, and the expiry the state gives. References are written only when they change: a reference store into a
+         * long-lived cell dirties a card that the collector's refinement threads must then scan (G1), on every decision.
+         */
+        void wrotePrimitive(Algorithm wrote, long at, long storeNow, Policy policy) {
+            if (algorithm != wrote) {
+                algorithm = wrote;
             }
-            return PrimitiveSteps.supports(wanted) ? PrimitiveSteps.toState(wanted, this) : state;
+            if (state != null) {
+                state = null;
+            }
+            expiresAt = storeNow + PrimitiveSteps.ttlMicros(wrote, this, at, policy);
         }
 
         void clear() {
