@@ -356,7 +356,7 @@ public final class Engine implements AutoCloseable {
         Check.requireValid(name, key, policy, cost);
         Check check = new Check(name, key, policy, cost, false,
                 policy.algorithm() == Algorithm.CONCURRENCY ? newLeaseId() : null);
-        return store.evaluate(List.of(check), time.nowMicros()).get(0);
+        return store.evaluate(List.of(check), time.nowMicros(), time).get(0);
     }
 
     /**
@@ -414,7 +414,7 @@ public final class Engine implements AutoCloseable {
         Policy policy = rule.tiers() != null && tier != null
                 ? rule.tiers().policies().getOrDefault(tier, rule.policy()) : rule.policy();
         return store.evaluate(List.of(new Check(rule.name(), key, policy, 0, false,
-                policy.algorithm() == Algorithm.CONCURRENCY ? newLeaseId() : null)), time.nowMicros()).get(0);
+                policy.algorithm() == Algorithm.CONCURRENCY ? newLeaseId() : null)), time.nowMicros(), time).get(0);
     }
 
     /** Forgets a key's state under a rule (admin: reset or unblock). */

@@ -77,8 +77,8 @@ public final class PrimitiveSteps {
         };
     }
 
-    /** @return the reference state record equal to {@code slots} (for the multi-rule path and for tests) */
-    public static Object toState(Algorithm algorithm, Slots slots) {
+    /** @return the reference state record equal to {@code slots} (for {@link #reference} and tests) */
+    static Object toState(Algorithm algorithm, Slots slots) {
         return switch (algorithm) {
             case GCRA -> new Gcra.State(slots.s0);
             case TOKEN_BUCKET -> new TokenBucket.State(slots.s0, slots.s1);
@@ -89,7 +89,7 @@ public final class PrimitiveSteps {
     }
 
     /** Writes the reference state record {@code state} (not null) into {@code slots}. */
-    public static void fromState(Algorithm algorithm, Object state, Slots slots) {
+    static void fromState(Algorithm algorithm, Object state, Slots slots) {
         switch (algorithm) {
             case GCRA -> slots.s0 = ((Gcra.State) state).tatMicros();
             case TOKEN_BUCKET -> {

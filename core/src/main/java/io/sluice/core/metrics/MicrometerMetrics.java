@@ -13,6 +13,7 @@ import io.sluice.core.RuleOutcome;
 import io.sluice.core.store.Check;
 import io.sluice.core.store.Lease;
 import io.sluice.core.store.Store;
+import io.sluice.core.time.TimeSource;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.TimeUnit;
@@ -88,6 +89,16 @@ public final class MicrometerMetrics implements DecisionListener {
                 long start = System.nanoTime();
                 try {
                     return store.evaluate(checks, nowMicros);
+                } finally {
+                    storeLatency.record(System.nanoTime() - start, TimeUnit.NANOSECONDS);
+                }
+            }
+
+            @Override
+            public List<Outcome> evaluate(List<Check> checks, long nowMicros, TimeSource clock) {
+                long start = System.nanoTime();
+                try {
+                    return store.evaluate(checks, nowMicros, clock);   // the store may reuse the clock read
                 } finally {
                     storeLatency.record(System.nanoTime() - start, TimeUnit.NANOSECONDS);
                 }

@@ -15,7 +15,6 @@ import io.sluice.core.config.PolicyParser;
 import io.sluice.core.time.TimeSource;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
-import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Iterator;
 import java.util.List;
@@ -230,8 +229,9 @@ public final class MemoryStore implements Store {
             Cell[] cells = new Cell[n];
             for (int i = 0; i < n; i++) {
                 Check c = checks.get(i);
-                if (c.cost() == 0 && c.policy().algorithm() != Algorithm.CONCURRENCY) {
-                    // a peek writes nothing: an absent key answers as fresh from a cell of its own, never inserted
+                if (c.cost() == 0) {
+                    // a peek writes nothing (a lease of cost 0 neither): an absent key answers as fresh from a cell of
+                    // its own, never inserted
                     Cell found = lookup(keys[i], true);
                     cells[i] = found != null ? found : new Cell(SCRATCH_ID);
                 } else {
@@ -300,7 +300,7 @@ public final class MemoryStore implements Store {
             Cell cell = cells[i];
             if (PrimitiveSteps.supports(algorithm)) {
                 // the primitive step on a copy of the slots, kept until every check has answered (all or nothing)
-                boolean fresh = cell.removed || !cell.holds(algorithm, storeNow);
+                boolean fresh = !cell.holds(algorithm, storeNow);
                 Cell copy = new Cell(SCRATCH_ID);
                 if (!fresh) {
                     copy.copySlots(cell);
@@ -639,9 +639,12 @@ public final class MemoryStore implements Store {
             this.id = id;
         }
 
-        /** @return whether the cell holds live state of {@code wanted} (not empty, not expired, not another's) */
+        /**
+         * @return whether the cell holds live state of {@code wanted}: not removed (a cell that left the cache answers
+         *     as a fresh key), not empty, not expired, not another algorithm's
+         */
         boolean holds(Algorithm wanted, long storeNow) {
-            return algorithm == wanted && expiresAt > storeNow;
+            return !removed && algorithm == wanted && expiresAt > storeNow;
         }
 
         /**

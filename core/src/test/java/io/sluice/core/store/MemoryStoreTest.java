@@ -255,6 +255,8 @@ class MemoryStoreTest {
             assertThat(bounded.tryAcquire("r", "u" + i, gcra, 0, time).remaining()).isEqualTo(5);
             assertThat(bounded.evaluate(List.of(Check.of("l", "u" + i, log, 0), Check.of("r", "v" + i, gcra, 0)), now))
                     .extracting(Outcome::remaining).containsExactly(5L, 5L);
+            assertThat(bounded.evaluate(List.of(new Check("c", "u" + i, Policy.concurrent(2), 0, false, "lease-" + i)),
+                    now).get(0).remaining()).as("a lease of cost 0 peeks too").isEqualTo(2);
         }
         assertThat(bounded.cellsInMemory()).as("no cell was inserted for an answer that writes nothing").isEqualTo(2);
         assertThat(bounded.tryAcquire("r", "kept", gcra, 0, time).remaining()).as("nothing was evicted").isEqualTo(2);
