@@ -129,14 +129,15 @@ public final class Engine implements AutoCloseable {
             return notify(request, onStoreFailure(applied, checks, now), DecisionListener.Event.STORE_FAILURE);
         }
         List<Outcome> outcomes;
+        boolean[] chargedAtCheck = countsByOutcome(applied) ? new boolean[checks.size()] : null;
         try {
-            outcomes = evaluate(applied, checks, now);
+            outcomes = evaluate(applied, checks, now, chargedAtCheck);
             breaker.onSuccess();
         } catch (StoreException e) {
             breaker.onFailure(e);
             return notify(request, onStoreFailure(applied, checks, now), DecisionListener.Event.STORE_FAILURE);
         }
-        Decision decision = decide(applied, checks, outcomes, RuleOutcome.Source.STORE);
+        Decision decision = decide(applied, checks, outcomes, RuleOutcome.Source.STORE, chargedAtCheck);
         if (denials != null && !decision.allowed()) {
             denials.remember(checks, decision, now);
         }
@@ -149,53 +150,52 @@ public final class Engine implements AutoCloseable {
     }
 
     /**
-     * One store call for all checks; rules that count by outcome are checked first, without consuming: such a rule
-     * denies when its key has no room for the request's cost, and the other rules then only report (nothing is
-     * consumed by a denied request).
+     * One store call for all checks, unless a rule counts by outcome. Such a rule is charged when its response is
+     * complete, not now, so its key is first looked at without consuming (cost 0). Then one all-or-nothing call asks
+     * every rule: a counted rule with room for the request's cost at cost 0 again, one without room at its cost (it
+     * denies, consuming nothing, and says when to retry), every other rule at its cost. A denied request therefore
+     * consumes from no rule, as with any other request.
+     *
+     * <p>Should room appear at a counted rule between the two calls (the store's clock rolled its window over, or its
+     * key was reset), its full-cost check passes and has consumed: {@code chargedAtCheck} marks it, so that
+     * {@link #charge} does not take its cost a second time.
+     *
+     * @param chargedAtCheck null when no rule counts by outcome; else one flag per check, set here
      */
-    private List<Outcome> evaluate(List<Rule> applied, List<Check> checks, long now) {
-        boolean byOutcome = false;
-        for (Rule r : applied) {
-            byOutcome |= r.countsByOutcome();
-        }
-        if (!byOutcome) {
+    private List<Outcome> evaluate(List<Rule> applied, List<Check> checks, long now, boolean[] chargedAtCheck) {
+        if (chargedAtCheck == null) {
             return store.evaluate(checks, now, time);
         }
-        Outcome[] out = new Outcome[checks.size()];
-        List<Integer> counted = new ArrayList<>();
-        List<Check> peeks = new ArrayList<>();
-        List<Integer> others = new ArrayList<>();
-        for (int i = 0; i < checks.size(); i++) {
+        int n = checks.size();
+        List<Check> peeks = new ArrayList<>(n);
+        for (int i = 0; i < n; i++) {
             if (applied.get(i).countsByOutcome()) {
-                counted.add(i);
                 peeks.add(checks.get(i).withCost(0));
-            } else {
-                others.add(i);
             }
         }
         List<Outcome> seen = store.evaluate(peeks, now, time);
+        List<Check> asked = new ArrayList<>(n);
+        boolean[] atCost = new boolean[n];
+        boolean consumes = false;
+        for (int i = 0, k = 0; i < n; i++) {
+            Check c = checks.get(i);
+            atCost[i] = !applied.get(i).countsByOutcome() || seen.get(k++).remaining() < c.cost();
+            asked.add(atCost[i] ? c : c.withCost(0));
+            consumes |= atCost[i];
+        }
+        if (!consumes) {
+            return seen;        // only counted rules, each with room: the first look is the answer
+        }
+        List<Outcome> outcomes = store.evaluate(asked, now, time);
         boolean denied = false;
-        for (int k = 0; k < counted.size(); k++) {
-            Check c = checks.get(counted.get(k));
-            Outcome o = seen.get(k);
-            if (o.remaining() < c.cost()) {
-                // no room: the request with its cost is denied (consuming nothing) and says when to retry; should
-                // room have appeared in between, it passes and has been charged already
-                o = store.evaluate(List.of(c), now, time).get(0);
-            }
-            out[counted.get(k)] = o;
-            denied |= !o.allowed() && !c.shadow();
+        for (int i = 0; i < n; i++) {
+            denied |= !outcomes.get(i).allowed() && !checks.get(i).shadow();
         }
-        if (!others.isEmpty()) {
-            List<Check> rest = new ArrayList<>(others.size());
-            others.forEach(i -> rest.add(checks.get(i)));
-            List<Check> asked = denied ? rest.stream().map(c -> c.withCost(0)).toList() : rest;
-            List<Outcome> results = store.evaluate(asked, now, time);
-            for (int k = 0; k < others.size(); k++) {
-                out[others.get(k)] = results.get(k);
-            }
+        for (int i = 0; i < n; i++) {
+            chargedAtCheck[i] = !denied && atCost[i] && applied.get(i).countsByOutcome()
+                    && outcomes.get(i).allowed() && checks.get(i).cost() > 0;
         }
-        return List.of(out);
+        return outcomes;
     }
 
     /**
@@ -207,7 +207,8 @@ public final class Engine implements AutoCloseable {
         List<Check> charges = new ArrayList<>(1);
         for (RuleOutcome o : decision.outcomes()) {
             Rule rule = o.rule();
-            if (!rule.countsByOutcome() || !rule.countStatuses().contains(status) || !o.outcome().allowed()) {
+            if (!rule.countsByOutcome() || !rule.countStatuses().contains(status) || !o.outcome().allowed()
+                    || o.chargedAtCheck()) {
                 continue;
             }
             String key = rule.key().resolve(request);
@@ -252,11 +253,23 @@ public final class Engine implements AutoCloseable {
         return breaker.state();
     }
 
-    private Decision decide(List<Rule> applied, List<Check> checks, List<Outcome> outcomes, RuleOutcome.Source source) {
+    private static boolean countsByOutcome(List<Rule> applied) {
+        for (int i = 0; i < applied.size(); i++) {
+            if (applied.get(i).countsByOutcome()) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** @param chargedAtCheck see {@link #evaluate}; null when no rule counts by outcome */
+    private Decision decide(List<Rule> applied, List<Check> checks, List<Outcome> outcomes, RuleOutcome.Source source,
+            boolean[] chargedAtCheck) {
         if (checks.size() == 1) {
             Check c = checks.get(0);
             Outcome o = outcomes.get(0);
-            return Decision.of(List.of(new RuleOutcome(applied.get(0), c.policy(), o, source)),
+            return Decision.of(List.of(new RuleOutcome(applied.get(0), c.policy(), o, source,
+                            chargedAtCheck != null && chargedAtCheck[0])),
                     c.leaseId() != null && o.allowed() ? List.of(new Lease(c.rule(), c.key(), c.policy(), c.leaseId()))
                             : List.of());
         }
@@ -265,7 +278,7 @@ public final class Engine implements AutoCloseable {
         for (int i = 0; i < checks.size(); i++) {
             Check c = checks.get(i);
             Outcome o = outcomes.get(i);
-            results.add(new RuleOutcome(applied.get(i), c.policy(), o, source));
+            results.add(new RuleOutcome(applied.get(i), c.policy(), o, source, chargedAtCheck != null && chargedAtCheck[i]));
             if (c.leaseId() != null && o.allowed()) {
                 leases.add(new Lease(c.rule(), c.key(), c.policy(), c.leaseId()));
             }

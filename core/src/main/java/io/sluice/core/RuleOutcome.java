@@ -7,8 +7,17 @@ package io.sluice.core;
  * @param policy the policy that applied (the tier's, when the rule has tiers)
  * @param outcome the numbers
  * @param source where the outcome came from: the store, or a fallback while the store failed
+ * @param chargedAtCheck for a rule that {@linkplain Rule#countsByOutcome() counts by outcome}: whether the store
+ *     already took its cost when the request was checked, so that {@link Engine#charge} does not take it again. That
+ *     happens only when the rule had no room at its first look and room appeared before its second (its window rolled
+ *     over on the store's clock, or its key was reset). False for every other rule.
  */
-public record RuleOutcome(Rule rule, Policy policy, Outcome outcome, Source source) {
+public record RuleOutcome(Rule rule, Policy policy, Outcome outcome, Source source, boolean chargedAtCheck) {
+
+    /** An outcome not charged at check time: every rule but a count-by-outcome rule's rare recheck. */
+    public RuleOutcome(Rule rule, Policy policy, Outcome outcome, Source source) {
+        this(rule, policy, outcome, source, false);
+    }
 
     /** Where an outcome came from. */
     public enum Source {

@@ -204,4 +204,111 @@ class EngineTest {
         assertThatThrownBy(() -> engine.inspect("nope", "a", null)).isInstanceOf(ConfigException.class)
                 .hasMessageContaining("\"nope\"");
     }
+
+    /**
+     * A memory store that runs {@code between} once, just before the second store call after {@link #arm}: the
+     * moment between a count-by-outcome rule's first look (cost 0) and the request's all-or-nothing call.
+     */
+    private static final class BetweenCalls implements Store {
+        final MemoryStore memory;
+        private Runnable between;
+        private int calls;
+
+        BetweenCalls(MemoryStore memory) {
+            this.memory = memory;
+        }
+
+        void arm(Runnable between) {
+            this.between = between;
+            this.calls = 0;
+        }
+
+        @Override
+        public List<Outcome> evaluate(List<Check> checks, long nowMicros) {
+            if (between != null && ++calls == 2) {
+                between.run();
+                between = null;
+            }
+            return memory.evaluate(checks, nowMicros);
+        }
+
+        @Override
+        public void release(List<Lease> leases, long nowMicros) {
+            memory.release(leases, nowMicros);
+        }
+
+        @Override
+        public void reset(String rule, String key) {
+            memory.reset(rule, key);
+        }
+    }
+
+    private static Rule failedLogins() {
+        return Rule.builder("failed-logins").policy(fixed("2/1m")).key(RequestView::remoteAddress)
+                .countStatuses(Set.of(401)).build();
+    }
+
+    @Test
+    void aCountedRuleThatGetsRoomBetweenItsLookAndItsCheckIsChargedOnce() {
+        BetweenCalls store = new BetweenCalls(MemoryStore.builder().timeSource(time).build());
+        Engine engine = Engine.builder().timeSource(time).store(store).rule(failedLogins()).build();
+        for (int i = 0; i < 2; i++) {
+            RequestView attempt = get("/sign-in", "a");
+            engine.charge(attempt, engine.check(attempt), 401);
+        }
+        assertThat(engine.inspect("failed-logins", "a", null).remaining()).as("two failures fill 2/1m").isZero();
+
+        store.arm(() -> store.reset("failed-logins", "a"));      // an admin unblocks the key meanwhile
+        RequestView attempt = get("/sign-in", "a");
+        Decision d = engine.check(attempt);
+        assertThat(d.allowed()).isTrue();
+        assertThat(d.outcomes().get(0).chargedAtCheck()).as("its full-cost check consumed").isTrue();
+        engine.charge(attempt, d, 401);
+
+        assertThat(engine.inspect("failed-logins", "a", null).remaining())
+                .as("the failure is counted once, not at the check and again at completion").isEqualTo(1);
+    }
+
+    @Test
+    void aRequestDeniedByAnotherRuleConsumesNothingFromACountedRuleThatGotRoomMeanwhile() {
+        BetweenCalls store = new BetweenCalls(MemoryStore.builder().timeSource(time).build());
+        Rule strict = Rule.builder("strict").matcher(RequestMatcher.of(List.of("/strict"), Set.of()))
+                .policy(fixed("1/1m")).key(RequestView::remoteAddress).build();
+        Engine engine = Engine.builder().timeSource(time).store(store).rules(List.of(failedLogins(), strict)).build();
+        RequestView first = get("/strict", "a");
+        engine.charge(first, engine.check(first), 200);                    // fills "strict"; a 200 is not counted
+        for (int i = 0; i < 2; i++) {
+            RequestView attempt = get("/sign-in", "a");
+            engine.charge(attempt, engine.check(attempt), 401);            // fills "failed-logins"
+        }
+
+        store.arm(() -> store.reset("failed-logins", "a"));
+        Decision d = engine.check(get("/strict", "a"));
+
+        assertThat(d.allowed()).isFalse();
+        assertThat(d.binding().rule().name()).isEqualTo("strict");
+        assertThat(d.outcomes().get(0).chargedAtCheck()).isFalse();
+        assertThat(engine.inspect("failed-logins", "a", null).remaining())
+                .as("a denied request consumes from no rule").isEqualTo(2);
+    }
+
+    @Test
+    void aCountedRuleWithoutRoomDeniesWithItsRetryAfterAndTheOtherRulesConsumeNothing() {
+        Rule perIp = Rule.builder("per-ip").policy(fixed("10/1m")).key(RequestView::remoteAddress).build();
+        Engine engine = engine(failedLogins(), perIp);
+        time.advance(Duration.ofSeconds(20));
+        for (int i = 0; i < 2; i++) {
+            RequestView attempt = get("/sign-in", "a");
+            engine.charge(attempt, engine.check(attempt), 401);
+        }
+        assertThat(engine.inspect("per-ip", "a", null).remaining()).isEqualTo(8);
+
+        Decision d = engine.check(get("/sign-in", "a"));
+
+        assertThat(d.allowed()).isFalse();
+        assertThat(d.binding().rule().name()).isEqualTo("failed-logins");
+        assertThat(d.retryAfterMicros()).isEqualTo(40_000_000);
+        assertThat(engine.inspect("per-ip", "a", null).remaining()).isEqualTo(8);
+        assertThat(engine.inspect("failed-logins", "a", null).remaining()).isZero();
+    }
 }
