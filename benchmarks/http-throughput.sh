@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # HTTP throughput with and without the Sluice filter, side by side in one run (issue: the filter costs <= 5%).
 # Needs wrk (Debian: apt-get install wrk). Usage: benchmarks/http-throughput.sh [rounds] [seconds-per-run]
-# SKIP_BUILD=1 uses benchmarks/target/benchmarks.jar as built; MVN_OPTS="-o" builds offline; FLOOR=1 adds a third
-# run per round against :18083, a filter that only sets the attribute and adds the same five headers (see HttpServers).
+# SKIP_BUILD=1 uses benchmarks/target/benchmarks.jar as built; MVN_OPTS="-o" builds offline; FLOOR=1 adds a run per
+# round against :18083, a filter that only sets the attribute and adds the same five headers (see HttpServers); IETF=1
+# adds one against :18084, Sluice with headers=ietf (the two standard fields only).
 # On a shared machine, run it under a lock so that no other benchmark runs meanwhile:
 #   flock /tmp/sluice-bench.lock benchmarks/http-throughput.sh 9 10
 set -euo pipefail
@@ -24,6 +25,7 @@ done
 wrk -t1 -c16 -d5s http://127.0.0.1:18081/ >/dev/null    # warm-up, both
 wrk -t1 -c16 -d5s http://127.0.0.1:18082/ >/dev/null
 if [ "${FLOOR:-0}" = 1 ]; then wrk -t1 -c16 -d5s http://127.0.0.1:18083/ >/dev/null; fi
+if [ "${IETF:-0}" = 1 ]; then wrk -t1 -c16 -d5s http://127.0.0.1:18084/ >/dev/null; fi
 plain=(); sluice=(); ratios=(); cpus=()
 ticks() { awk '{print $14 + $15}' "/proc/$server/stat"; }     # the server JVM's user + system CPU, in clock ticks
 # one run: "requests/s CPU-µs-per-request" (the server's CPU over the run divided by the requests wrk completed)
@@ -35,7 +37,11 @@ run() {
   echo "$out" | awk -v t=$((after - before)) -v hz="$(getconf CLK_TCK)" \
     '/requests in/ {n=$1} /Requests\/sec/ {rps=$2} END {printf "%s %.2f\n", rps, t / hz * 1e6 / n}'
 }
-floor=(); floors=()
+# extra runs per round, each compared with that round's plain run: "port label"
+extras=()
+if [ "${FLOOR:-0}" = 1 ]; then extras+=("18083 floor filter (attribute and the five headers, fixed text)"); fi
+if [ "${IETF:-0}" = 1 ]; then extras+=("18084 Sluice with headers=ietf"); fi
+declare -A xr xc     # per extra: its per-round ratios and CPU ratios, space-separated
 for r in $(seq 1 "$rounds"); do
   # the runs of a round are back to back; which goes first alternates, so a drift in machine load favours neither
   if [ $((r % 2)) -eq 1 ]; then pr=$(run 18081); sr=$(run 18082); else sr=$(run 18082); pr=$(run 18081); fi
@@ -43,11 +49,12 @@ for r in $(seq 1 "$rounds"); do
   ratio=$(echo "scale=4; $s / $p" | bc); cpu=$(echo "scale=4; $sc / $pc" | bc)
   plain+=("$p"); sluice+=("$s"); ratios+=("$ratio"); cpus+=("$cpu")
   extra=""
-  if [ "${FLOOR:-0}" = 1 ]; then      # the breakdown: the same attribute and headers with fixed text, no Sluice
-    fr=$(run 18083); f=${fr% *}; fc=${fr#* }
-    floor+=("$(echo "scale=4; $f / $p" | bc)"); floors+=("$(echo "scale=4; $fc / $pc" | bc)")
-    extra=", floor filter $f req/s ($fc µs CPU/req)"
-  fi
+  for x in "${extras[@]}"; do      # the breakdown: each extra against the same round's plain run
+    port=${x%% *}
+    fr=$(run "$port"); f=${fr% *}; fc=${fr#* }
+    xr[$port]+="$(echo "scale=4; $f / $p" | bc) "; xc[$port]+="$(echo "scale=4; $fc / $pc" | bc) "
+    extra+=", :$port $f req/s ($fc µs CPU/req)"
+  done
   echo "round $r: plain $p req/s ($pc µs CPU/req), with Sluice $s req/s ($sc µs CPU/req)$extra, ratio $ratio, CPU/req x$cpu (load $(cut -d' ' -f1 /proc/loadavg))"
 done
 median() { printf '%s\n' "$@" | sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
@@ -55,7 +62,11 @@ mp=$(median "${plain[@]}"); ms=$(median "${sluice[@]}"); mr=$(median "${ratios[@
 # each round measures both back to back: the median of the per-round ratios is the figure, not a ratio of medians
 echo "median: plain $mp req/s, with Sluice $ms req/s; median per-round ratio $mr, cost $(echo "scale=2; (1 - $mr) * 100" | bc)%"
 echo "server CPU per request with Sluice / without: median x$mc (process CPU time; noisy too on a shared VM)"
-if [ "${FLOOR:-0}" = 1 ]; then
-  echo "floor filter (attribute and the five headers, fixed text) / plain: median ratio $(median "${floor[@]}"), CPU/req x$(median "${floors[@]}")"
-fi
+for x in "${extras[@]}"; do
+  port=${x%% *}
+  # shellcheck disable=SC2086
+  mx=$(median ${xr[$port]})
+  # shellcheck disable=SC2086
+  echo ":$port ${x#* } / plain: median per-round ratio $mx, cost $(echo "scale=2; (1 - $mx) * 100" | bc)%, CPU/req x$(median ${xc[$port]})"
+done
 echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)"

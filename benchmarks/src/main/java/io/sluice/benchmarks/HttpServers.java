@@ -25,24 +25,33 @@ import org.eclipse.jetty.server.ServerConnector;
  * rate-limit headers, of Sluice's names and lengths, with fixed text. The gap between {@code :18081} and
  * {@code :18083} is the cost of the headers and the attribute in the container and the client; the gap between
  * {@code :18083} and {@code :18082} is Sluice's own.
+ *
+ * <p>{@code :18084} is Sluice again with {@code headers=ietf}: only the standard fields ({@code RateLimit-Policy},
+ * {@code RateLimit}), not the {@code X-RateLimit-*} ones as well.
  */
 public final class HttpServers {
 
     private HttpServers() {}
 
     public static void main(String[] args) throws Exception {
-        Server plain = server(18081, null);
-        Server limited = server(18082, new RateLimitFilter());
-        Server floor = server(18083, new Floor());
+        Server plain = server(18081, null, null);
+        Server limited = server(18082, new RateLimitFilter(), "both");
+        Server floor = server(18083, new Floor(), null);
+        Server ietf = server(18084, new RateLimitFilter(), "ietf");
         plain.start();
         limited.start();
         floor.start();
-        System.out.println("plain on :18081, with Sluice on :18082, with the floor filter on :18083");
+        ietf.start();
+        System.out.println("plain on :18081, with Sluice on :18082, with the floor filter on :18083, "
+                + "with Sluice (headers=ietf) on :18084");
         plain.join();
     }
 
-    /** @param filter the filter in front of the servlet, or null for none */
-    private static Server server(int port, jakarta.servlet.Filter filter) {
+    /**
+     * @param filter the filter in front of the servlet, or null for none
+     * @param headers Sluice's {@code headers} parameter
+     */
+    private static Server server(int port, jakarta.servlet.Filter filter, String headers) {
         Server server = new Server();
         ServerConnector connector = new ServerConnector(server);
         connector.setHost("127.0.0.1");
@@ -52,7 +61,9 @@ public final class HttpServers {
         if (filter != null) {
             FilterHolder holder = new FilterHolder(filter);
             holder.setInitParameter("limit", "1000000000/1s");
-            holder.setInitParameter("headers", "both");
+            if (headers != null) {
+                holder.setInitParameter("headers", headers);
+            }
             holder.setAsyncSupported(true);
             context.addFilter(holder, "/*", EnumSet.of(DispatcherType.REQUEST));
         }

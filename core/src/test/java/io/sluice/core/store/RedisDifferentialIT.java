@@ -7,42 +7,81 @@ import io.sluice.core.Outcome;
 import io.sluice.core.Policy;
 import io.sluice.core.testing.ManualTimeSource;
 import io.sluice.core.testing.RedisProcess;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
+import redis.clients.jedis.RedisClient;
+import redis.clients.jedis.params.ScanParams;
+import redis.clients.jedis.resps.ScanResult;
 
 /**
  * Redis and memory give the same answers: seeded random timelines (arrival times that sometimes go backwards, costs
  * from 0 to above the capacity, several keys, several rules per request, shadow rules, leases taken and released)
  * replayed through {@link MemoryStore} and {@link RedisStore} with the same explicit time; every outcome field must be
- * equal. A failure prints the seed, the request and both answers.
+ * equal, and every key the timelines leave in Redis has a time to live. A failure prints the server's version, the
+ * seed, the request and both answers.
+ *
+ * <p>The timelines run on every Redis these tests can start ({@link RedisProcess#binaries()}): the embedded 6.2 and the
+ * {@code redis-server} on the {@code PATH}, which {@code .ci/run} installs (Debian's 7.0), so one run holds the script
+ * to both versions. With {@code SLUICE_REDIS_URL} set they run on that server only.
  */
 class RedisDifferentialIT {
 
-    private static RedisProcess redis;
-    private static RedisStore store;
+    /** A server the timelines run on: its version, a store over it (application time), a client to inspect keys. */
+    private record Server(String version, RedisStore store, RedisClient admin, String prefix) {}
+
+    private static final List<RedisProcess> started = new ArrayList<>();
+    private static final List<Server> servers = new ArrayList<>();
 
     @BeforeAll
     static void startRedis() throws Exception {
-        String url = RedisProcess.external();
-        if (url == null) {
-            redis = RedisProcess.start();
-            url = redis.url();
+        List<String> urls = new ArrayList<>();
+        if (RedisProcess.external() != null) {
+            urls.add(RedisProcess.external());
+        } else {
+            for (Path binary : RedisProcess.binaries()) {
+                RedisProcess redis = RedisProcess.start(binary);
+                started.add(redis);
+                urls.add(redis.url());
+            }
         }
-        store = RedisStore.builder().url(url).applicationTime(true).prefix("diff-" + System.nanoTime())
-                .timeout(Duration.ofSeconds(5)).build();
+        for (String url : urls) {
+            String prefix = "diff-" + System.nanoTime();
+            servers.add(new Server(RedisProcess.version(url), RedisStore.builder().url(url).applicationTime(true)
+                    .prefix(prefix).timeout(Duration.ofSeconds(5)).build(), RedisClient.create(url), prefix));
+        }
     }
 
     @AfterAll
     static void stopRedis() throws Exception {
-        store.close();
-        if (redis != null) {
+        for (Server server : servers) {
+            server.store().close();
+            server.admin().close();
+        }
+        for (RedisProcess redis : started) {
             redis.close();
+        }
+    }
+
+    @Test
+    void theTimelinesRunOnRedis62AndOnTheRedisOfThePath() {
+        List<String> versions = servers.stream().map(Server::version).toList();
+        System.out.println("RedisDifferentialIT ran on Redis " + versions);
+        if (RedisProcess.external() != null) {
+            assertThat(versions).hasSize(1);
+            return;
+        }
+        assertThat(versions).as("the embedded Redis").last().asString().startsWith("6.2.");
+        if (System.getenv("CI") != null) {
+            assertThat(versions).as("on CI, .ci/run installs redis-server (Debian: 7.0) so that the script is tested "
+                    + "on Redis 7 too").anyMatch(v -> v.startsWith("7."));
         }
     }
 
@@ -50,13 +89,22 @@ class RedisDifferentialIT {
     @EnumSource(Algorithm.class)
     void redisAgreesWithMemoryForEveryOutcomeField(Algorithm algorithm) {
         long seed = Long.getLong("sluice.seed", System.nanoTime());
-        Random random = new Random(seed);
-        for (int timeline = 0; timeline < 12; timeline++) {
-            replay(random, seed, timeline, algorithm);
+        for (Server server : servers) {
+            Random random = new Random(seed);
+            for (int timeline = 0; timeline < 12; timeline++) {
+                replay(server, random, seed, timeline, algorithm);
+            }
+            ScanResult<String> keys = server.admin().scan("0", new ScanParams()
+                    .match(server.prefix() + ":" + algorithm.id() + "-t*").count(100_000));
+            for (String key : keys.getResult()) {
+                assertThat(server.admin().pttl(key)).as("Redis %s: PTTL of %s (-1: no time to live; -2: already "
+                        + "expired, which is fine)", server.version(), key).isNotEqualTo(-1);
+            }
         }
     }
 
-    private static void replay(Random random, long seed, int timeline, Algorithm main) {
+    private static void replay(Server server, Random random, long seed, int timeline, Algorithm main) {
+        RedisStore store = server.store();
         MemoryStore memory = MemoryStore.builder().timeSource(new ManualTimeSource()).build();
         List<Policy> policies = new ArrayList<>();
         policies.add(policy(random, main));
@@ -89,8 +137,9 @@ class RedisDifferentialIT {
             }
             List<Outcome> expected = memory.evaluate(checks, at);
             List<Outcome> actual = store.evaluate(checks, at);
-            assertThat(actual).as("seed %d (-Dsluice.seed=%d), timeline %d, step %d at %d: %s", seed, seed, timeline,
-                    step, at - ManualTimeSource.START_MICROS, checks).isEqualTo(expected);
+            assertThat(actual).as("Redis %s, seed %d (-Dsluice.seed=%d), timeline %d, step %d at %d: %s",
+                    server.version(), seed, seed, timeline, step, at - ManualTimeSource.START_MICROS, checks)
+                    .isEqualTo(expected);
             List<Lease> leases = new ArrayList<>();
             boolean allowed = expected.stream().allMatch(o -> o.allowed()) || checks.stream().anyMatch(Check::shadow);
             for (int i = 0; i < checks.size(); i++) {

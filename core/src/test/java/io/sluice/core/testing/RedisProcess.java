@@ -16,11 +16,13 @@ import java.util.concurrent.TimeUnit;
 /**
  * A real {@code redis-server} the tests start and stop themselves, on a free loopback port: the binary on the
  * {@code PATH} when there is one, else the Linux/macOS binary shipped in the {@code com.github.codemonstur:embedded-redis}
- * test dependency (Redis 6.2). {@link #external()} uses the server at {@code SLUICE_REDIS_URL} instead.
+ * test dependency (Redis 6.2). {@link #external()} uses the server at {@code SLUICE_REDIS_URL} instead. Tests that must
+ * hold on every version ({@link #binaries()}) start each binary there is with {@link #start(Path, String...)}.
  */
 public final class RedisProcess implements AutoCloseable {
 
     private static volatile Path binary;
+    private static volatile Path embedded;
 
     private final int port;
     private final List<String> extra;
@@ -28,7 +30,14 @@ public final class RedisProcess implements AutoCloseable {
     private final Path dir;
     private Process process;
 
+    private final Path executable;
+
     private RedisProcess(int port, List<String> extra) throws IOException {
+        this(binary(), port, extra);
+    }
+
+    private RedisProcess(Path executable, int port, List<String> extra) throws IOException {
+        this.executable = executable;
         this.port = port;
         this.extra = extra;
         this.dir = Files.createTempDirectory("sluice-redis-" + port);
@@ -45,6 +54,41 @@ public final class RedisProcess implements AutoCloseable {
         RedisProcess redis = new RedisProcess(freePort(), List.of(extraArgs));
         redis.launch();
         return redis;
+    }
+
+    /** Starts {@code binary} (one of {@link #binaries()}) as a standalone server on a free port. */
+    public static RedisProcess start(Path binary, String... extraArgs) throws IOException {
+        RedisProcess redis = new RedisProcess(binary, freePort(), List.of(extraArgs));
+        redis.launch();
+        return redis;
+    }
+
+    /**
+     * @return every redis-server these tests can start, each once: the one on the {@code PATH} (on CI, Debian's Redis
+     *     7), then the embedded Redis 6.2
+     */
+    public static List<Path> binaries() throws IOException {
+        List<Path> all = new ArrayList<>();
+        onPath().ifPresent(all::add);
+        all.add(embedded());
+        return all;
+    }
+
+    /** @return the {@code redis_version} that the server at {@code url} reports */
+    public static String version(String url) {
+        try (redis.clients.jedis.Jedis jedis = new redis.clients.jedis.Jedis(java.net.URI.create(url))) {
+            for (String line : jedis.info("server").split("\r?\n")) {
+                if (line.startsWith("redis_version:")) {
+                    return line.substring("redis_version:".length()).trim();
+                }
+            }
+            throw new IllegalStateException("no redis_version in INFO server of " + url);
+        }
+    }
+
+    /** @return the binary this process runs */
+    public Path binaryPath() {
+        return executable;
     }
 
     /** Starts a redis-server on a given port (a restart of a killed one, or a cluster node). */
@@ -102,8 +146,8 @@ public final class RedisProcess implements AutoCloseable {
 
     private void launch() throws IOException {
         List<String> command = sentinel
-                ? new ArrayList<>(List.of(binary().toString(), dir.resolve("sentinel.conf").toString(), "--sentinel"))
-                : new ArrayList<>(List.of(binary().toString(), "--port", Integer.toString(port),
+                ? new ArrayList<>(List.of(executable.toString(), dir.resolve("sentinel.conf").toString(), "--sentinel"))
+                : new ArrayList<>(List.of(executable.toString(), "--port", Integer.toString(port),
                         "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", dir.toString(),
                         "--protected-mode", "no"));
         command.addAll(extra);
@@ -158,14 +202,27 @@ public final class RedisProcess implements AutoCloseable {
     }
 
     private static synchronized Path binary() throws IOException {
-        if (binary != null) {
-            return binary;
+        if (binary == null) {
+            binary = onPath().isPresent() ? onPath().get() : embedded();
         }
+        return binary;
+    }
+
+    /** @return the {@code redis-server} on the {@code PATH}, if there is one */
+    public static java.util.Optional<Path> onPath() {
         for (String dir : System.getenv().getOrDefault("PATH", "").split(java.io.File.pathSeparator)) {
             Path candidate = Path.of(dir, "redis-server");
             if (Files.isExecutable(candidate)) {
-                return binary = candidate;
+                return java.util.Optional.of(candidate);
             }
+        }
+        return java.util.Optional.empty();
+    }
+
+    /** @return the Redis 6.2 binary of {@code embedded-redis}, extracted once to a temporary file */
+    public static synchronized Path embedded() throws IOException {
+        if (embedded != null) {
+            return embedded;
         }
         String os = System.getProperty("os.name").toLowerCase();
         String arch = System.getProperty("os.arch");
@@ -174,13 +231,13 @@ public final class RedisProcess implements AutoCloseable {
                 : (arch.contains("aarch64") ? "redis-server-6.2.7-linux-arm64" : "redis-server-6.2.6-v5-linux-amd64");
         try (InputStream in = RedisProcess.class.getClassLoader().getResourceAsStream(resource)) {
             if (in == null) {
-                throw new IOException("no redis-server on the PATH and no " + resource + " in embedded-redis");
+                throw new IOException("no " + resource + " in embedded-redis");
             }
             Path file = Files.createTempFile("redis-server", "");
             Files.copy(in, file, StandardCopyOption.REPLACE_EXISTING);
             file.toFile().setExecutable(true);
             file.toFile().deleteOnExit();
-            return binary = file;
+            return embedded = file;
         }
     }
 }
