@@ -29,6 +29,7 @@ import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.regex.Pattern;
+import java.util.stream.IntStream;
 import org.apache.commons.pool2.impl.GenericObjectPoolConfig;
 import redis.clients.jedis.AbstractPipeline;
 import redis.clients.jedis.Connection;
@@ -155,7 +156,7 @@ public final class RedisStore implements Store {
             }
         }
         if (!cluster || hashTag || n == 1) {
-            List<?> reply = (List<?>) run(n, params(checks, null, now, requestId));
+            List<?> reply = (List<?>) run(n, params(checks, null, null, now, requestId));
             if (n == 1) {
                 return List.of(outcome(reply, 0, checks.get(0).policy()));
             }
@@ -166,10 +167,14 @@ public final class RedisStore implements Store {
             return Arrays.asList(out);
         }
         Outcome[] out = new Outcome[n];
-        List<List<Integer>> groups = groups(checks);
+        byte[][] keys = new byte[n][];        // each key encoded (and hashed when unsafe) once, for its slot and the call
+        for (int i = 0; i < n; i++) {
+            keys[i] = keyBytes(checks.get(i).rule(), checks.get(i).key());
+        }
+        List<List<Integer>> groups = groups(keys);
         List<byte[][]> params = new ArrayList<>(groups.size());
         for (List<Integer> group : groups) {
-            params.add(params(checks, group, now, requestId));
+            params.add(params(checks, group, keys, now, requestId));
         }
         List<Object> replies = groups.size() == 1 ? List.of(run(groups.get(0).size(), params.get(0)))
                 : pipelined(groups, params);
@@ -189,7 +194,8 @@ public final class RedisStore implements Store {
      * library) followed by the application's time when it is passed; in mode {@code E} the request id; per check its algorithm's code (upper case: shadow) followed by its cost
      * unless it is 1, then only the numbers its algorithm reads (cached per policy, already encoded).
      */
-    private byte[][] params(List<Check> checks, List<Integer> group, byte[] now, byte[] requestId) {
+    /** @param keys the checks' keys, already encoded; null to encode them here */
+    private byte[][] params(List<Check> checks, List<Integer> group, byte[][] keys, byte[] now, byte[] requestId) {
         int n = group == null ? checks.size() : group.size();
         byte[][][] specs = new byte[n][][];
         int size = n + 1;
@@ -215,9 +221,10 @@ public final class RedisStore implements Store {
             params[at++] = requestId;
         }
         for (int k = 0; k < n; k++) {
-            Check c = checks.get(group == null ? k : group.get(k));
+            int i = group == null ? k : group.get(k);
+            Check c = checks.get(i);
             byte[][] spec = specs[k];
-            params[k] = keyBytes(c.rule(), c.key());
+            params[k] = keys != null ? keys[i] : keyBytes(c.rule(), c.key());
             byte[] code = spec[c.shadow() ? 1 : 0];
             params[at++] = c.cost() == 1 ? code : concat(code, Long.toString(c.cost()).getBytes(StandardCharsets.US_ASCII));
             for (int f = 2; f < spec.length; f++) {
@@ -319,19 +326,20 @@ public final class RedisStore implements Store {
         if (leases.isEmpty()) {
             return;
         }
-        Map<Integer, List<Lease>> bySlot = new LinkedHashMap<>();
-        for (Lease l : leases) {
-            bySlot.computeIfAbsent(cluster && !hashTag ? JedisClusterCRC16.getSlot(key(l.rule(), l.key())) : 0,
-                    s -> new ArrayList<>()).add(l);
+        byte[][] keys = new byte[leases.size()][];
+        for (int i = 0; i < keys.length; i++) {
+            keys[i] = keyBytes(leases.get(i).rule(), leases.get(i).key());
         }
-        for (List<Lease> group : bySlot.values()) {
+        List<List<Integer>> groups = cluster && !hashTag ? groups(keys)
+                : List.of(IntStream.range(0, keys.length).boxed().toList());
+        for (List<Integer> group : groups) {
             int n = group.size();
             byte[][] params = new byte[2 * n + 1][];
             params[n] = (applicationTime ? "r" + nowMicros : "r").getBytes(StandardCharsets.US_ASCII);
-            for (int i = 0; i < n; i++) {
-                Lease l = group.get(i);
-                params[i] = keyBytes(l.rule(), l.key());
-                params[n + 1 + i] = l.id().getBytes(StandardCharsets.UTF_8);
+            for (int k = 0; k < n; k++) {
+                int i = group.get(k);
+                params[k] = keys[i];
+                params[n + 1 + k] = leases.get(i).id().getBytes(StandardCharsets.UTF_8);
             }
             run(n, params);
         }
@@ -391,11 +399,11 @@ public final class RedisStore implements Store {
     }
 
     /** Cluster without a hash tag: the indexes of the checks, grouped by the hash slot of their keys. */
-    private List<List<Integer>> groups(List<Check> checks) {
+    /** @return the indexes of {@code keys} grouped by hash slot, in order of first appearance */
+    private static List<List<Integer>> groups(byte[][] keys) {
         Map<Integer, List<Integer>> bySlot = new LinkedHashMap<>();
-        for (int i = 0; i < checks.size(); i++) {
-            Check c = checks.get(i);
-            bySlot.computeIfAbsent(JedisClusterCRC16.getSlot(key(c.rule(), c.key())), s -> new ArrayList<>()).add(i);
+        for (int i = 0; i < keys.length; i++) {
+            bySlot.computeIfAbsent(JedisClusterCRC16.getSlot(keys[i]), s -> new ArrayList<>()).add(i);
         }
         return new ArrayList<>(bySlot.values());
     }

@@ -141,4 +141,30 @@ class RedisClusterIT {
             assertThat(second.get(0).remaining()).isEqualTo(8);
         }
     }
+
+    @Test
+    void leasesOnSeveralMastersAndOnHashedKeysAreTakenAndReleased() {
+        try (RedisStore redis = RedisStore.builder().cluster(seeds()).applicationTime(true).prefix("leases")
+                .timeout(Duration.ofSeconds(2)).build()) {
+            Policy one = Policy.concurrent(1);
+            List<String> keys = List.of("a", "b", "c", "d", "e", "\u0000{odd}" + "x".repeat(300));
+            assertThat(redis.key("conn", keys.get(5))).as("an unsafe key is stored under its hash").contains(":#");
+            Set<Integer> masters = new LinkedHashSet<>();
+            keys.forEach(k -> masters.add(JedisClusterCRC16.getSlot(redis.key("conn", k)) * 3 / 16384));
+            assertThat(masters).as("the keys live on more than one master").hasSizeGreaterThan(1);
+
+            List<Check> first = leases(keys, one, "first");
+            assertThat(redis.evaluate(first, T0)).allMatch(Outcome::allowed);
+            assertThat(redis.evaluate(leases(keys, one, "second"), T0)).noneMatch(Outcome::allowed);
+
+            redis.release(first.stream().map(c -> new Lease(c.rule(), c.key(), c.policy(), c.leaseId())).toList(), T0);
+            assertThat(redis.evaluate(leases(keys, one, "third"), T0)).as("every lease was released, on every master")
+                    .allMatch(Outcome::allowed);
+        }
+    }
+
+    private static List<Check> leases(List<String> keys, Policy policy, String round) {
+        return keys.stream().map(k -> new Check("conn", k, policy, 1, false, round + "-" + k.length() + k.charAt(0)))
+                .toList();
+    }
 }
