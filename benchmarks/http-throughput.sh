@@ -49,7 +49,7 @@ for r in $(seq 1 "$rounds"); do
   ratio=$(echo "scale=4; $s / $p" | bc); cpu=$(echo "scale=4; $sc / $pc" | bc)
   plain+=("$p"); sluice+=("$s"); ratios+=("$ratio"); cpus+=("$cpu")
   extra=""
-  for x in "${extras[@]}"; do      # the breakdown: each extra against the same round's plain run
+  for x in ${extras[@]+"${extras[@]}"}; do      # the breakdown: each extra against the same round's plain run
     port=${x%% *}
     fr=$(run "$port"); f=${fr% *}; fc=${fr#* }
     xr[$port]+="$(echo "scale=4; $f / $p" | bc) "; xc[$port]+="$(echo "scale=4; $fc / $pc" | bc) "
@@ -62,7 +62,7 @@ mp=$(median "${plain[@]}"); ms=$(median "${sluice[@]}"); mr=$(median "${ratios[@
 # each round measures both back to back: the median of the per-round ratios is the figure, not a ratio of medians
 echo "median: plain $mp req/s, with Sluice $ms req/s; median per-round ratio $mr, cost $(echo "scale=2; (1 - $mr) * 100" | bc)%"
 echo "server CPU per request with Sluice / without: median x$mc (process CPU time; noisy too on a shared VM)"
-for x in "${extras[@]}"; do
+for x in ${extras[@]+"${extras[@]}"}; do
   port=${x%% *}
   # shellcheck disable=SC2086
   mx=$(median ${xr[$port]})

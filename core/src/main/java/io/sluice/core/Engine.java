@@ -10,6 +10,7 @@ import io.sluice.core.store.StoreException;
 import io.sluice.core.time.TimeSource;
 import java.lang.System.Logger.Level;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.ThreadLocalRandom;
 
@@ -151,14 +152,19 @@ public final class Engine implements AutoCloseable {
 
     /**
      * One store call for all checks, unless a rule counts by outcome. Such a rule is charged when its response is
-     * complete, not now, so its key is first looked at without consuming (cost 0). Then one all-or-nothing call asks
-     * every rule: a counted rule with room for the request's cost at cost 0 again, one without room at its cost (it
-     * denies, consuming nothing, and says when to retry), every other rule at its cost. A denied request therefore
-     * consumes from no rule, as with any other request.
+     * complete, not now, so its key is first looked at without consuming (cost 0). Then:
+     * <ul>
+     *   <li>each counted rule has room for the request's cost: one call asks the other rules at their cost (the
+     *       counted ones at cost 0 again); none, when every rule counts by outcome;</li>
+     *   <li>a counted rule has no room: one call asks each such rule at its cost (it denies, consuming nothing, and
+     *       says when to retry) and every other rule at cost 0, so a denied attempt consumes from no other rule, even
+     *       across the slots of a Redis Cluster, and a sliding log counting rejected attempts does not count it.</li>
+     * </ul>
      *
-     * <p>Should room appear at a counted rule between the two calls (the store's clock rolled its window over, or its
-     * key was reset), its full-cost check passes and has consumed: {@code chargedAtCheck} marks it, so that
-     * {@link #charge} does not take its cost a second time.
+     * <p>Should room appear at such a rule between the look and the call (the store's clock rolled its window over, or
+     * its key was reset), its check passes and has consumed: {@code chargedAtCheck} marks it, so that {@link #charge}
+     * does not take its cost a second time, and the other rules are then asked at their cost in one more call. If one
+     * of them denies, the counted rule keeps that charge: the one case in which a denied request consumes.
      *
      * @param chargedAtCheck null when no rule counts by outcome; else one flag per check, set here
      */
@@ -174,28 +180,48 @@ public final class Engine implements AutoCloseable {
             }
         }
         List<Outcome> seen = store.evaluate(peeks, now, time);
-        List<Check> asked = new ArrayList<>(n);
-        boolean[] atCost = new boolean[n];
-        boolean consumes = false;
+        boolean[] others = new boolean[n];      // the rules that do not count by outcome
+        boolean[] noRoom = new boolean[n];      // the counted rules without room for the request's cost
+        boolean anyOther = false;
+        boolean anyNoRoom = false;
         for (int i = 0, k = 0; i < n; i++) {
-            Check c = checks.get(i);
-            atCost[i] = !applied.get(i).countsByOutcome() || seen.get(k++).remaining() < c.cost();
-            asked.add(atCost[i] ? c : c.withCost(0));
-            consumes |= atCost[i];
+            if (applied.get(i).countsByOutcome()) {
+                noRoom[i] = seen.get(k++).remaining() < checks.get(i).cost();
+                anyNoRoom |= noRoom[i];
+            } else {
+                others[i] = true;
+                anyOther = true;
+            }
         }
-        if (!consumes) {
-            return seen;        // only counted rules, each with room: the first look is the answer
+        if (!anyNoRoom) {
+            return anyOther ? store.evaluate(atCost(checks, others), now, time) : seen;
         }
-        List<Outcome> outcomes = store.evaluate(asked, now, time);
+        List<Outcome> first = store.evaluate(atCost(checks, noRoom), now, time);
         boolean denied = false;
         for (int i = 0; i < n; i++) {
-            denied |= !outcomes.get(i).allowed() && !checks.get(i).shadow();
+            denied |= !first.get(i).allowed() && !checks.get(i).shadow();
         }
         for (int i = 0; i < n; i++) {
-            chargedAtCheck[i] = !denied && atCost[i] && applied.get(i).countsByOutcome()
-                    && outcomes.get(i).allowed() && checks.get(i).cost() > 0;
+            chargedAtCheck[i] = noRoom[i] && first.get(i).allowed() && !denied;
         }
-        return outcomes;
+        if (denied || !anyOther) {
+            return first;
+        }
+        List<Outcome> second = store.evaluate(atCost(checks, others), now, time);
+        Outcome[] out = new Outcome[n];
+        for (int i = 0; i < n; i++) {
+            out[i] = others[i] ? second.get(i) : first.get(i);
+        }
+        return Arrays.asList(out);
+    }
+
+    /** @return {@code checks}, those not marked in {@code charged} at cost 0 */
+    private static List<Check> atCost(List<Check> checks, boolean[] charged) {
+        List<Check> asked = new ArrayList<>(checks.size());
+        for (int i = 0; i < checks.size(); i++) {
+            asked.add(charged[i] ? checks.get(i) : checks.get(i).withCost(0));
+        }
+        return asked;
     }
 
     /**
@@ -204,6 +230,9 @@ public final class Engine implements AutoCloseable {
      * in flight together before any is charged: the limit then holds within the number in flight.
      */
     public void charge(RequestView request, Decision decision, int status) {
+        if (!decision.allowed()) {
+            return;             // a denied attempt is not counted (it never reached the application)
+        }
         List<Check> charges = new ArrayList<>(1);
         for (RuleOutcome o : decision.outcomes()) {
             Rule rule = o.rule();

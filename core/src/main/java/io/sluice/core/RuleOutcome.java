@@ -10,7 +10,8 @@ package io.sluice.core;
  * @param chargedAtCheck for a rule that {@linkplain Rule#countsByOutcome() counts by outcome}: whether the store
  *     already took its cost when the request was checked, so that {@link Engine#charge} does not take it again. That
  *     happens only when the rule had no room at its first look and room appeared before its second (its window rolled
- *     over on the store's clock, or its key was reset). False for every other rule.
+ *     over on the store's clock, or its key was reset); the request is then counted whatever its response's status.
+ *     False for every other rule.
  */
 public record RuleOutcome(Rule rule, Policy policy, Outcome outcome, Source source, boolean chargedAtCheck) {
 

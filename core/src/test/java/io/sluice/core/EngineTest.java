@@ -270,26 +270,47 @@ class EngineTest {
     }
 
     @Test
-    void aRequestDeniedByAnotherRuleConsumesNothingFromACountedRuleThatGotRoomMeanwhile() {
+    void aRequestDeniedByAnotherCountedRuleConsumesNothingFromOneThatGotRoomMeanwhile() {
         BetweenCalls store = new BetweenCalls(MemoryStore.builder().timeSource(time).build());
-        Rule strict = Rule.builder("strict").matcher(RequestMatcher.of(List.of("/strict"), Set.of()))
-                .policy(fixed("1/1m")).key(RequestView::remoteAddress).build();
-        Engine engine = Engine.builder().timeSource(time).store(store).rules(List.of(failedLogins(), strict)).build();
-        RequestView first = get("/strict", "a");
-        engine.charge(first, engine.check(first), 200);                    // fills "strict"; a 200 is not counted
+        Rule perHour = Rule.builder("failed-logins-hourly").policy(fixed("2/1h")).key(RequestView::remoteAddress)
+                .countStatuses(Set.of(401)).build();
+        Engine engine = Engine.builder().timeSource(time).store(store).rules(List.of(failedLogins(), perHour)).build();
         for (int i = 0; i < 2; i++) {
             RequestView attempt = get("/sign-in", "a");
-            engine.charge(attempt, engine.check(attempt), 401);            // fills "failed-logins"
+            engine.charge(attempt, engine.check(attempt), 401);
         }
+        assertThat(engine.inspect("failed-logins", "a", null).remaining()).isZero();
+        assertThat(engine.inspect("failed-logins-hourly", "a", null).remaining()).isZero();
 
         store.arm(() -> store.reset("failed-logins", "a"));
-        Decision d = engine.check(get("/strict", "a"));
+        Decision d = engine.check(get("/sign-in", "a"));
 
         assertThat(d.allowed()).isFalse();
-        assertThat(d.binding().rule().name()).isEqualTo("strict");
-        assertThat(d.outcomes().get(0).chargedAtCheck()).isFalse();
+        assertThat(d.binding().rule().name()).isEqualTo("failed-logins-hourly");
+        assertThat(d.outcomes()).noneMatch(RuleOutcome::chargedAtCheck);
         assertThat(engine.inspect("failed-logins", "a", null).remaining())
-                .as("a denied request consumes from no rule").isEqualTo(2);
+                .as("checked with the rule that denied, all or nothing: a denied request consumes nothing").isEqualTo(2);
+    }
+
+    @Test
+    void aDeniedAttemptIsNotCountedByASlidingLogThatCountsRejections() {
+        Rule log = Rule.builder("hammering").policy(PolicyParser.parse("limit", "5/1h", Algorithm.SLIDING_LOG)
+                .withCountRejected(true)).key(RequestView::remoteAddress).build();
+        Engine engine = engine(failedLogins(), log);
+        for (int i = 0; i < 2; i++) {
+            RequestView attempt = get("/sign-in", "a");
+            engine.charge(attempt, engine.check(attempt), 401);
+        }
+        assertThat(engine.inspect("hammering", "a", null).remaining()).isEqualTo(3);
+
+        for (int i = 0; i < 3; i++) {
+            Decision d = engine.check(get("/sign-in", "a"));
+            assertThat(d.allowed()).isFalse();
+            assertThat(d.binding().rule().name()).isEqualTo("failed-logins");
+        }
+
+        assertThat(engine.inspect("hammering", "a", null).remaining())
+                .as("the other rules only looked at the attempts the counted rule denied").isEqualTo(3);
     }
 
     @Test

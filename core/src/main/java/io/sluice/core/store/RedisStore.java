@@ -19,6 +19,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Base64;
+import java.util.Collections;
 import java.util.EnumSet;
 import java.util.HexFormat;
 import java.util.LinkedHashMap;
@@ -29,7 +30,6 @@ import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.regex.Pattern;
-import java.util.stream.IntStream;
 import org.apache.commons.pool2.impl.GenericObjectPoolConfig;
 import redis.clients.jedis.AbstractPipeline;
 import redis.clients.jedis.Connection;
@@ -193,8 +193,10 @@ public final class RedisStore implements Store {
      * The script's arguments, keys first: the mode ({@code e}: every check inline; {@code E}: some need the script's
      * library) followed by the application's time when it is passed; in mode {@code E} the request id; per check its algorithm's code (upper case: shadow) followed by its cost
      * unless it is 1, then only the numbers its algorithm reads (cached per policy, already encoded).
+     *
+     * @param group the indexes of the checks of one hash slot; null for all of them
+     * @param keys the checks' keys, already encoded; null to encode them here
      */
-    /** @param keys the checks' keys, already encoded; null to encode them here */
     private byte[][] params(List<Check> checks, List<Integer> group, byte[][] keys, byte[] now, byte[] requestId) {
         int n = group == null ? checks.size() : group.size();
         byte[][][] specs = new byte[n][][];
@@ -330,14 +332,13 @@ public final class RedisStore implements Store {
         for (int i = 0; i < keys.length; i++) {
             keys[i] = keyBytes(leases.get(i).rule(), leases.get(i).key());
         }
-        List<List<Integer>> groups = cluster && !hashTag ? groups(keys)
-                : List.of(IntStream.range(0, keys.length).boxed().toList());
-        for (List<Integer> group : groups) {
-            int n = group.size();
+        List<List<Integer>> groups = cluster && !hashTag ? groups(keys) : Collections.singletonList(null);
+        for (List<Integer> group : groups) {     // null: one call for all
+            int n = group == null ? keys.length : group.size();
             byte[][] params = new byte[2 * n + 1][];
             params[n] = (applicationTime ? "r" + nowMicros : "r").getBytes(StandardCharsets.US_ASCII);
             for (int k = 0; k < n; k++) {
-                int i = group.get(k);
+                int i = group == null ? k : group.get(k);
                 params[k] = keys[i];
                 params[n + 1 + k] = leases.get(i).id().getBytes(StandardCharsets.UTF_8);
             }
@@ -398,8 +399,10 @@ public final class RedisStore implements Store {
         return true;
     }
 
-    /** Cluster without a hash tag: the indexes of the checks, grouped by the hash slot of their keys. */
-    /** @return the indexes of {@code keys} grouped by hash slot, in order of first appearance */
+    /**
+     * Cluster without a hash tag: the indexes of the checks (or leases), grouped by the hash slot of their encoded
+     * keys, in order of first appearance.
+     */
     private static List<List<Integer>> groups(byte[][] keys) {
         Map<Integer, List<Integer>> bySlot = new LinkedHashMap<>();
         for (int i = 0; i < keys.length; i++) {

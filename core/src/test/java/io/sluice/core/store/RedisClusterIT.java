@@ -2,8 +2,12 @@ package io.sluice.core.store;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.sluice.core.Decision;
+import io.sluice.core.Engine;
 import io.sluice.core.Outcome;
 import io.sluice.core.Policy;
+import io.sluice.core.RequestView;
+import io.sluice.core.Rule;
 import io.sluice.core.testing.ManualTimeSource;
 import io.sluice.core.testing.RedisProcess;
 import java.time.Duration;
@@ -160,6 +164,34 @@ class RedisClusterIT {
             redis.release(first.stream().map(c -> new Lease(c.rule(), c.key(), c.policy(), c.leaseId())).toList(), T0);
             assertThat(redis.evaluate(leases(keys, one, "third"), T0)).as("every lease was released, on every master")
                     .allMatch(Outcome::allowed);
+        }
+    }
+
+    @Test
+    void anAttemptACountedRuleDeniesConsumesNothingFromARuleOnAnotherMaster() {
+        ManualTimeSource clock = new ManualTimeSource();
+        try (RedisStore redis = RedisStore.builder().cluster(seeds()).applicationTime(true).prefix("counted")
+                .timeout(Duration.ofSeconds(2)).build()) {
+            String client = "a";
+            for (int i = 0; JedisClusterCRC16.getSlot(redis.key("failed-logins", client)) * 3 / 16384
+                    == JedisClusterCRC16.getSlot(redis.key("global", "all")) * 3 / 16384; i++) {
+                client = "a" + i;                               // the two rules' keys on two different masters
+            }
+            Engine engine = Engine.builder().timeSource(clock).store(redis).rules(List.of(
+                    Rule.builder("failed-logins").policy(Policy.parse("2/1m")).key(RequestView::remoteAddress)
+                            .countStatuses(Set.of(401)).build(),
+                    Rule.builder("global").policy(Policy.parse("100/1m")).key(r -> "all").build())).build();
+            for (int i = 0; i < 2; i++) {
+                RequestView attempt = RequestView.builder("POST", "/sign-in").remoteAddress(client).build();
+                engine.charge(attempt, engine.check(attempt), 401);
+            }
+            for (int i = 0; i < 5; i++) {
+                Decision d = engine.check(RequestView.builder("POST", "/sign-in").remoteAddress(client).build());
+                assertThat(d.allowed()).isFalse();
+                assertThat(d.binding().rule().name()).isEqualTo("failed-logins");
+            }
+            assertThat(engine.inspect("global", "all", null).remaining())
+                    .as("only the two admitted attempts, though each call is atomic per slot only").isEqualTo(98);
         }
     }
 

@@ -43,8 +43,9 @@ class RedisDifferentialIT {
     @BeforeAll
     static void startRedis() throws Exception {
         List<String> urls = new ArrayList<>();
-        if (RedisProcess.external() != null) {
-            urls.add(RedisProcess.external());
+        String external = RedisProcess.external();
+        if (external != null) {
+            urls.add(external);
         } else {
             for (Path binary : RedisProcess.binaries()) {
                 RedisProcess redis = RedisProcess.start(binary);
@@ -79,9 +80,10 @@ class RedisDifferentialIT {
             return;
         }
         assertThat(versions).as("the embedded Redis").last().asString().startsWith("6.2.");
-        if (System.getenv("CI") != null) {
+        String ci = System.getenv("CI");
+        if (ci != null && !ci.isBlank() && !ci.equalsIgnoreCase("false")) {
             assertThat(versions).as("on CI, .ci/run installs redis-server (Debian: 7.0) so that the script is tested "
-                    + "on Redis 7 too").anyMatch(v -> v.startsWith("7."));
+                    + "on Redis 7 or newer too").anyMatch(v -> Integer.parseInt(v.substring(0, v.indexOf('.'))) >= 7);
         }
     }
 
@@ -94,9 +96,16 @@ class RedisDifferentialIT {
             for (int timeline = 0; timeline < 12; timeline++) {
                 replay(server, random, seed, timeline, algorithm);
             }
-            ScanResult<String> keys = server.admin().scan("0", new ScanParams()
-                    .match(server.prefix() + ":" + algorithm.id() + "-t*").count(100_000));
-            for (String key : keys.getResult()) {
+            List<String> keys = new ArrayList<>();
+            ScanParams match = new ScanParams().match(server.prefix() + ":" + algorithm.id() + "-t*").count(10_000);
+            String cursor = ScanParams.SCAN_POINTER_START;
+            do {
+                ScanResult<String> page = server.admin().scan(cursor, match);
+                keys.addAll(page.getResult());
+                cursor = page.getCursor();
+            } while (!cursor.equals(ScanParams.SCAN_POINTER_START));
+            assertThat(keys).as("Redis %s: the keys the timelines left", server.version()).isNotEmpty();
+            for (String key : keys) {
                 assertThat(server.admin().pttl(key)).as("Redis %s: PTTL of %s (-1: no time to live; -2: already "
                         + "expired, which is fine)", server.version(), key).isNotEqualTo(-1);
             }

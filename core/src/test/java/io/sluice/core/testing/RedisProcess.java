@@ -203,7 +203,8 @@ public final class RedisProcess implements AutoCloseable {
 
     private static synchronized Path binary() throws IOException {
         if (binary == null) {
-            binary = onPath().isPresent() ? onPath().get() : embedded();
+            java.util.Optional<Path> path = onPath();
+            binary = path.isPresent() ? path.get() : embedded();
         }
         return binary;
     }
