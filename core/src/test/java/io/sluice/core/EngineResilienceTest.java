@@ -4,10 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.sluice.core.config.PolicyParser;
 import io.sluice.core.store.Check;
-import io.sluice.core.store.Lease;
 import io.sluice.core.store.MemoryStore;
 import io.sluice.core.store.Store;
 import io.sluice.core.store.StoreException;
+import io.sluice.core.testing.ForwardingStore;
 import io.sluice.core.testing.ManualTimeSource;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -25,24 +25,13 @@ class EngineResilienceTest {
     private final AtomicBoolean down = new AtomicBoolean();
 
     /** A real MemoryStore behind a switch that makes it fail like an unreachable Redis, counting the calls. */
-    private final Store switchable = new Store() {
+    private final Store switchable = new ForwardingStore(memory) {
         @Override
-        public List<Outcome> evaluate(List<Check> checks, long nowMicros) {
+        protected void beforeEvaluate(List<Check> checks) {
             calls.incrementAndGet();
             if (down.get()) {
                 throw new StoreException("connection refused");
             }
-            return memory.evaluate(checks, nowMicros);
-        }
-
-        @Override
-        public void release(List<Lease> leases, long nowMicros) {
-            memory.release(leases, nowMicros);
-        }
-
-        @Override
-        public void reset(String rule, String key) {
-            memory.reset(rule, key);
         }
     };
 

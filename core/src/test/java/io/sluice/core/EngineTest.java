@@ -10,6 +10,7 @@ import io.sluice.core.store.Lease;
 import io.sluice.core.store.MemoryStore;
 import io.sluice.core.store.Store;
 import io.sluice.core.store.StoreException;
+import io.sluice.core.testing.ForwardingStore;
 import io.sluice.core.testing.ManualTimeSource;
 import java.time.Duration;
 import java.util.List;
@@ -209,13 +210,12 @@ class EngineTest {
      * A memory store that runs {@code between} once, just before the second store call after {@link #arm}: the
      * moment between a count-by-outcome rule's first look (cost 0) and the request's all-or-nothing call.
      */
-    private static final class BetweenCalls implements Store {
-        final MemoryStore memory;
+    private static final class BetweenCalls extends ForwardingStore {
         private Runnable between;
         private int calls;
 
         BetweenCalls(MemoryStore memory) {
-            this.memory = memory;
+            super(memory);
         }
 
         void arm(Runnable between) {
@@ -224,22 +224,11 @@ class EngineTest {
         }
 
         @Override
-        public List<Outcome> evaluate(List<Check> checks, long nowMicros) {
+        protected void beforeEvaluate(List<Check> checks) {
             if (between != null && ++calls == 2) {
                 between.run();
                 between = null;
             }
-            return memory.evaluate(checks, nowMicros);
-        }
-
-        @Override
-        public void release(List<Lease> leases, long nowMicros) {
-            memory.release(leases, nowMicros);
-        }
-
-        @Override
-        public void reset(String rule, String key) {
-            memory.reset(rule, key);
         }
     }
 

@@ -3,10 +3,9 @@ package io.sluice.core;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.sluice.core.store.Check;
-import io.sluice.core.store.Lease;
 import io.sluice.core.store.MemoryStore;
 import io.sluice.core.store.Store;
+import io.sluice.core.testing.ForwardingStore;
 import io.sluice.core.testing.ManualTimeSource;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -133,22 +132,7 @@ class LimiterTest {
     @Test
     void aKeyHandleOverAnotherAlgorithmOrStoreTakesTheGeneralPath() {
         MemoryStore memory = MemoryStore.builder().timeSource(time).build();
-        Store wrapped = new Store() {      // not a MemoryStore: the engine's general path, as with Redis
-            @Override
-            public List<Outcome> evaluate(List<Check> checks, long nowMicros) {
-                return memory.evaluate(checks, nowMicros);
-            }
-
-            @Override
-            public void release(List<Lease> leases, long nowMicros) {
-                memory.release(leases, nowMicros);
-            }
-
-            @Override
-            public void reset(String rule, String key) {
-                memory.reset(rule, key);
-            }
-        };
+        Store wrapped = new ForwardingStore(memory);      // not a MemoryStore: the engine's general path, as with Redis
         for (Store store : List.of(memory, wrapped)) {
             Engine engine = Engine.builder().timeSource(time).store(store).build();
             for (Algorithm algorithm : List.of(Algorithm.SLIDING_LOG, Algorithm.GCRA)) {
