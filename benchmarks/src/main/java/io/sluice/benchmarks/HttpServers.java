@@ -34,6 +34,11 @@ public final class HttpServers {
     private HttpServers() {}
 
     public static void main(String[] args) throws Exception {
+        start().get(0).join();
+    }
+
+    /** @return the four servers, started */
+    static java.util.List<Server> start() throws Exception {
         Server plain = server(18081, null, null);
         Server limited = server(18082, new RateLimitFilter(), "both");
         Server floor = server(18083, new Floor(), null);
@@ -44,7 +49,7 @@ public final class HttpServers {
         ietf.start();
         System.out.println("plain on :18081, with Sluice on :18082, with the floor filter on :18083, "
                 + "with Sluice (headers=ietf) on :18084");
-        plain.join();
+        return java.util.List.of(plain, limited, floor, ietf);
     }
 
     /**
