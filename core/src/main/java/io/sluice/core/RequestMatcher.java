@@ -8,7 +8,9 @@ import java.util.stream.Collectors;
 
 /**
  * Which requests a rule applies to. {@link #of} matches path patterns ({@code /api/**} any depth, {@code /users/*}
- * one segment, {@code /login} exactly) and HTTP methods.
+ * one segment, {@code /login} exactly) and HTTP methods. Trailing slashes do not count, on either side: {@code /login}
+ * matches {@code /login/} too, as JAX-RS runtimes route both to the same resource method (a rule that a trailing slash
+ * could step around would be no limit).
  */
 @FunctionalInterface
 public interface RequestMatcher {
@@ -32,16 +34,22 @@ public interface RequestMatcher {
                 && (patterns.isEmpty() || patterns.stream().anyMatch(p -> p.matcher(request.path()).matches()));
     }
 
-    /** Compiles a path glob: {@code **} any characters, {@code *} within one segment. */
+    /**
+     * Compiles a path glob: {@code **} any characters, {@code *} within one segment; the pattern's trailing slashes
+     * are dropped and the path's are optional.
+     */
     static Pattern glob(String glob) {
+        while (glob.length() > 1 && glob.endsWith("/")) {
+            glob = glob.substring(0, glob.length() - 1);
+        }
         StringBuilder regex = new StringBuilder();
+        int beforeSlash = -1;       // the regex's length before the last '/' of the glob appended so far
         for (int i = 0; i < glob.length(); i++) {
             char c = glob.charAt(i);
             if (c == '*' && i + 1 < glob.length() && glob.charAt(i + 1) == '*') {
-                // "/api/**" also matches "/api" itself
-                if (regex.length() > 0 && regex.charAt(regex.length() - 1) == '/' && i + 2 == glob.length()) {
-                    regex.setLength(regex.length() - 1);
-                    regex.append("(/.*)?");
+                if (i + 2 == glob.length() && i > 0 && glob.charAt(i - 1) == '/') {
+                    regex.setLength(beforeSlash);
+                    regex.append("(/.*)?");         // "/api/**" also matches "/api" itself
                 } else {
                     regex.append(".*");
                 }
@@ -49,9 +57,12 @@ public interface RequestMatcher {
             } else if (c == '*') {
                 regex.append("[^/]*");
             } else {
+                if (c == '/') {
+                    beforeSlash = regex.length();
+                }
                 regex.append(Pattern.quote(String.valueOf(c)));
             }
         }
-        return Pattern.compile(regex.toString());
+        return Pattern.compile(regex.append("/*").toString());
     }
 }

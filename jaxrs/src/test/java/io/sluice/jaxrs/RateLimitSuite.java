@@ -92,6 +92,21 @@ abstract class RateLimitSuite {
     }
 
     @Test
+    void aTrailingSlashDoesNotStepAroundAPathRule() throws Exception {
+        Path rules = dir.resolve("rules.yaml");
+        Files.writeString(rules, """
+                rules:
+                  - name: hello
+                    paths: [/api/hello]
+                    limit: 1/1h
+                """);
+        try (JaxrsServer server = start(new JaxrsServer.Setup().property("sluice.rules", rules.toString()))) {
+            server.client().get("/api/hello").then().statusCode(200).header("RateLimit-Policy", startsWith("\"hello\""));
+            server.client().get("/api/hello/").then().statusCode(429);       // routed to the same method
+        }
+    }
+
+    @Test
     void aRuleThatCountsByOutcomeCountsOnlyFailedLogins() throws Exception {
         Path rules = dir.resolve("rules.yaml");
         Files.writeString(rules, """

@@ -170,9 +170,17 @@ public final class KeyResolvers {
         return named("principal", request -> bounded(request.principal()));
     }
 
-    /** The path inside the application. */
+    /** The path inside the application, without trailing slashes ({@code /a/} counts as {@code /a}, as it is routed). */
     public static KeyResolver path() {
-        return named("path", request -> bounded(request.path()));
+        return named("path", request -> bounded(withoutTrailingSlashes(request.path())));
+    }
+
+    private static String withoutTrailingSlashes(String path) {
+        int end = path == null ? 0 : path.length();
+        while (end > 1 && path.charAt(end - 1) == '/') {
+            end--;
+        }
+        return path == null ? null : path.substring(0, end);
     }
 
     /** The HTTP method. */

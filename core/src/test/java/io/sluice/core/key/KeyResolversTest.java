@@ -36,6 +36,9 @@ class KeyResolversTest {
         assertThat(key("principal")).isEqualTo("alice");
         assertThat(key("query:client")).isEqualTo("c|1");
         assertThat(key("path")).isEqualTo("/api/orders");
+        assertThat(KeyResolvers.parse("path", DIRECT).resolve(RequestView.builder("GET", "/api/orders//").build()))
+                .as("as routed: a trailing slash is no other key").isEqualTo("/api/orders");
+        assertThat(KeyResolvers.parse("path", DIRECT).resolve(RequestView.builder("GET", "/").build())).isEqualTo("/");
         assertThat(key("method")).isEqualTo("POST");
         assertThat(key("global")).isEqualTo("global");
     }
