@@ -1,11 +1,10 @@
 package io.sluice.filter;
 
 import io.sluice.core.RequestView;
+import io.sluice.core.http.QueryStrings;
 import io.sluice.core.http.Responder;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
-import java.net.URLDecoder;
-import java.nio.charset.StandardCharsets;
 import java.security.Principal;
 import java.util.Collections;
 import java.util.Enumeration;
@@ -20,9 +19,6 @@ import java.util.Locale;
  * {@code getParameter}, which would consume a form body the application has yet to read.
  */
 final class ServletRequestView implements RequestView, Responder.HeaderSink {
-
-    /** Query strings longer than this are not searched: {@value} characters. */
-    static final int MAX_QUERY_LENGTH = 8192;
 
     private final HttpServletRequest request;
     private final HttpServletResponse response;
@@ -87,26 +83,6 @@ final class ServletRequestView implements RequestView, Responder.HeaderSink {
 
     @Override
     public String queryParameter(String name) {
-        String query = request.getQueryString();
-        if (query == null || query.length() > MAX_QUERY_LENGTH) {
-            return null;
-        }
-        for (String pair : query.split("&")) {
-            int eq = pair.indexOf('=');
-            String key = decode(eq < 0 ? pair : pair.substring(0, eq));
-            if (name.equals(key)) {
-                return eq < 0 ? "" : decode(pair.substring(eq + 1));
-            }
-        }
-        return null;
-    }
-
-    /** @return the decoded text, or null when it is malformed (such a parameter has no value) */
-    private static String decode(String s) {
-        try {
-            return URLDecoder.decode(s, StandardCharsets.UTF_8);
-        } catch (IllegalArgumentException e) {
-            return null;
-        }
+        return QueryStrings.parameter(request.getQueryString(), name);
     }
 }

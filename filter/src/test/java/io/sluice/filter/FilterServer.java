@@ -27,6 +27,8 @@ import org.eclipse.jetty.ee10.servlet.FilterHolder;
 import org.eclipse.jetty.ee10.servlet.ServletContextHandler;
 import org.eclipse.jetty.ee10.servlet.ServletHolder;
 import org.eclipse.jetty.server.Server;
+import org.eclipse.jetty.server.HttpConfiguration;
+import org.eclipse.jetty.server.HttpConnectionFactory;
 import org.eclipse.jetty.server.ServerConnector;
 
 /**
@@ -47,7 +49,9 @@ final class FilterServer implements AutoCloseable {
 
     private FilterServer(Map<String, String> parameters, Path webRoot) throws Exception {
         server = new Server();
-        ServerConnector connector = new ServerConnector(server);
+        HttpConfiguration http = new HttpConfiguration();
+        http.setRequestHeaderSize(64 * 1024);      // long query strings, as Undertow (WildFly) accepts up to 1 MiB
+        ServerConnector connector = new ServerConnector(server, new HttpConnectionFactory(http));
         connector.setHost("127.0.0.1");
         connector.setPort(0);
         server.addConnector(connector);

@@ -58,6 +58,18 @@ class KeysIT {
     }
 
     @Test
+    void paddingTheQueryStringDoesNotSkipAQueryKeyedRule() throws Exception {
+        String pad = "x".repeat(9_000);
+        try (FilterServer server = FilterServer.start(Map.of("limit", "1/1m", "key", "query:client"))) {
+            server.client().queryParam("client", "c1").queryParam("pad", pad).get("/").then().statusCode(200);
+            server.client().queryParam("client", "c1").queryParam("pad", pad).get("/").then().statusCode(429);
+            // a parameter beyond the first 8,192 characters is not looked for: such requests share one key
+            server.client().queryParam("pad", pad).queryParam("client", "c2").get("/").then().statusCode(200);
+            server.client().queryParam("pad", pad).queryParam("client", "c3").get("/").then().statusCode(429);
+        }
+    }
+
+    @Test
     void pathKeysEachPath() throws Exception {
         try (FilterServer server = FilterServer.start(Map.of("limit", "1/1m", "key", "path"))) {
             server.client().get("/a").then().statusCode(200);

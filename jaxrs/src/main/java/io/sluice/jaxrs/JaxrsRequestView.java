@@ -1,9 +1,8 @@
 package io.sluice.jaxrs;
 
 import io.sluice.core.RequestView;
+import io.sluice.core.http.QueryStrings;
 import jakarta.ws.rs.container.ContainerRequestContext;
-import java.net.URLDecoder;
-import java.nio.charset.StandardCharsets;
 import java.security.Principal;
 import java.util.List;
 import java.util.Locale;
@@ -16,9 +15,6 @@ import java.util.Locale;
  * sets it; attributes are request properties (servlet request attributes in a servlet container).
  */
 final class JaxrsRequestView implements RequestView {
-
-    /** Query strings longer than this are not searched: {@value} characters (as the servlet filter). */
-    static final int MAX_QUERY_LENGTH = 8192;
 
     /**
      * What only the servlet request knows.
@@ -79,26 +75,6 @@ final class JaxrsRequestView implements RequestView {
 
     @Override
     public String queryParameter(String name) {
-        String query = request.getUriInfo().getRequestUri().getRawQuery();
-        if (query == null || query.length() > MAX_QUERY_LENGTH) {
-            return null;
-        }
-        for (String pair : query.split("&")) {
-            int eq = pair.indexOf('=');
-            String key = decode(eq < 0 ? pair : pair.substring(0, eq));
-            if (name.equals(key)) {
-                return eq < 0 ? "" : decode(pair.substring(eq + 1));
-            }
-        }
-        return null;
-    }
-
-    /** @return the decoded text, or null when it is malformed (such a parameter has no value) */
-    private static String decode(String s) {
-        try {
-            return URLDecoder.decode(s, StandardCharsets.UTF_8);
-        } catch (IllegalArgumentException e) {
-            return null;
-        }
+        return QueryStrings.parameter(request.getUriInfo().getRequestUri().getRawQuery(), name);
     }
 }

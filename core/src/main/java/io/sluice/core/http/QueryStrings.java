@@ -1,0 +1,64 @@
+package io.sluice.core.http;
+
+import java.net.URLDecoder;
+import java.nio.charset.StandardCharsets;
+
+/**
+ * One parameter of a raw query string, for the {@code query:NAME} key, read without the container's
+ * {@code getParameter} (which would consume a form body the application has yet to read).
+ *
+ * <p>The work per request is bounded: only parameters that start within the first {@value #MAX_SCANNED} characters
+ * are looked at. A longer query without the parameter there answers {@link #TOO_LONG} rather than "no such parameter",
+ * so padding a query can never make a rule skip a request: such requests all count under that one key.
+ */
+public final class QueryStrings {
+
+    /** Characters of a query string within which a parameter must start to be found: {@value}. */
+    public static final int MAX_SCANNED = 8192;
+
+    /** The value of a parameter not found within the first {@value #MAX_SCANNED} characters of a longer query. */
+    public static final String TOO_LONG = "#query-too-long";
+
+    private QueryStrings() {}
+
+    /**
+     * @param rawQuery the query string as sent (percent-encoded), or null
+     * @return the first value of {@code name}, percent-decoded (as sent when its encoding is malformed); {@code ""}
+     *     for a parameter without {@code =}; null when the query has no such parameter; {@link #TOO_LONG} (see above)
+     */
+    public static String parameter(String rawQuery, String name) {
+        if (rawQuery == null) {
+            return null;
+        }
+        int length = rawQuery.length();
+        int longest = name.length() * 12;       // a name's encoded form: at most 4 UTF-8 bytes per char, each as %XX
+        int start = 0;
+        while (start < length && start < MAX_SCANNED) {
+            int end = start;
+            int eq = -1;
+            for (char c; end < length && (c = rawQuery.charAt(end)) != '&'; end++) {
+                if (c == '=' && eq < 0) {
+                    eq = end;
+                }
+            }
+            int nameEnd = eq >= 0 ? eq : end;
+            if (nameEnd - start <= longest && name.equals(decode(rawQuery.substring(start, nameEnd)))) {
+                return eq < 0 ? "" : decode(rawQuery.substring(eq + 1, end));
+            }
+            start = end + 1;
+        }
+        return start < length ? TOO_LONG : null;
+    }
+
+    /** @return {@code s} percent-decoded ({@code +} as a space), or as it is when its encoding is malformed */
+    private static String decode(String s) {
+        if (s.indexOf('%') < 0 && s.indexOf('+') < 0) {
+            return s;
+        }
+        try {
+            return URLDecoder.decode(s, StandardCharsets.UTF_8);
+        } catch (IllegalArgumentException e) {
+            return s;
+        }
+    }
+}
