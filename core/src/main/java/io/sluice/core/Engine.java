@@ -134,8 +134,10 @@ public final class Engine implements AutoCloseable {
         try {
             outcomes = evaluate(applied, checks, now, chargedAtCheck);
             breaker.onSuccess();
-        } catch (StoreException e) {
-            breaker.onFailure(e);
+        } catch (RuntimeException e) {
+            // any exception, not only StoreException: a store's bug must neither fail the request nor leave the
+            // breaker's probe taken for good
+            storeFailed(e);
             return notify(request, onStoreFailure(applied, checks, now), DecisionListener.Event.STORE_FAILURE);
         }
         Decision decision = decide(applied, checks, outcomes, RuleOutcome.Source.STORE, chargedAtCheck);
@@ -259,8 +261,8 @@ public final class Engine implements AutoCloseable {
                 store.evaluate(List.of(c), now, time);
             }
             breaker.onSuccess();
-        } catch (StoreException e) {
-            breaker.onFailure(e);
+        } catch (RuntimeException e) {
+            storeFailed(e);
             LOG.log(Level.WARNING, "could not charge " + charges.size() + " rule(s) that count by outcome: " + e.getMessage());
         }
     }
@@ -280,6 +282,14 @@ public final class Engine implements AutoCloseable {
     /** @return the state of the circuit breaker around the store */
     public CircuitBreaker.State storeCircuit() {
         return breaker.state();
+    }
+
+    /** A store call failed: the breaker counts it; an exception other than {@link StoreException} is a bug, logged. */
+    private void storeFailed(RuntimeException e) {
+        if (!(e instanceof StoreException)) {
+            LOG.log(Level.WARNING, "the rate-limit store failed unexpectedly; the rules' on-store-failure modes answer", e);
+        }
+        breaker.onFailure(e);
     }
 
     private static boolean countsByOutcome(List<Rule> applied) {

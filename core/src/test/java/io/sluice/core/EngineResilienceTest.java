@@ -23,6 +23,7 @@ class EngineResilienceTest {
     private final MemoryStore memory = MemoryStore.builder().timeSource(time).build();
     private final AtomicInteger calls = new AtomicInteger();
     private final AtomicBoolean down = new AtomicBoolean();
+    private final AtomicBoolean broken = new AtomicBoolean();
 
     /** A real MemoryStore behind a switch that makes it fail like an unreachable Redis, counting the calls. */
     private final Store switchable = new ForwardingStore(memory) {
@@ -31,6 +32,9 @@ class EngineResilienceTest {
             calls.incrementAndGet();
             if (down.get()) {
                 throw new StoreException("connection refused");
+            }
+            if (broken.get()) {
+                throw new IllegalStateException("a bug in a store, not a failure to reach it");
             }
         }
     };
@@ -110,6 +114,32 @@ class EngineResilienceTest {
         Decision probe = engine.check(REQUEST);
         assertThat(probe.binding().source()).isEqualTo(RuleOutcome.Source.STORE);
         assertThat(engine.storeCircuit()).isEqualTo(io.sluice.core.store.CircuitBreaker.State.CLOSED);
+    }
+
+    @Test
+    void anUnexpectedExceptionFromTheStoreIsAFailureAndDoesNotLeaveTheProbeOpenForever() {
+        Engine engine = engine("100/1m", Algorithm.FIXED_WINDOW).build();
+        down.set(true);
+        for (int i = 0; i < 3; i++) {
+            engine.check(REQUEST);
+        }
+        down.set(false);
+        broken.set(true);
+        time.advance(Duration.ofMillis(500));
+        Decision probe = engine.check(REQUEST);
+        assertThat(probe.allowed()).as("answered by the rule's failure mode, not a 500").isTrue();
+        assertThat(probe.binding().source()).isEqualTo(RuleOutcome.Source.FAILURE_ALLOWED);
+        assertThat(engine.storeCircuit()).isEqualTo(io.sluice.core.store.CircuitBreaker.State.OPEN);
+
+        broken.set(false);
+        time.advance(Duration.ofMillis(500));
+        assertThat(engine.check(REQUEST).binding().source()).as("the next probe is let through")
+                .isEqualTo(RuleOutcome.Source.STORE);
+        assertThat(engine.storeCircuit()).isEqualTo(io.sluice.core.store.CircuitBreaker.State.CLOSED);
+
+        broken.set(true);
+        assertThat(engine.check(REQUEST).binding().source()).as("a closed circuit counts it as a failure too")
+                .isEqualTo(RuleOutcome.Source.FAILURE_ALLOWED);
     }
 
     @Test
