@@ -102,7 +102,7 @@ public final class Engine implements AutoCloseable {
         if (!rule.matcher().matches(request)) {
             return null;
         }
-        String key = rule.key().resolve(request);
+        String key = rule.resolveKey(request);
         if (key == null) {
             if (rule.onMissingKey() == Rule.MissingKey.SKIP) {
                 return null;
@@ -242,7 +242,7 @@ public final class Engine implements AutoCloseable {
                     || o.chargedAtCheck()) {
                 continue;
             }
-            String key = rule.key().resolve(request);
+            String key = rule.resolveKey(request);
             if (key == null) {
                 if (rule.onMissingKey() == Rule.MissingKey.SKIP) {
                     continue;

@@ -40,6 +40,12 @@ public record Rule(
 
     /** The key a request counts under when its key cannot be resolved and the rule says {@link MissingKey#ANONYMOUS}. */
     public static final String ANONYMOUS_KEY = "anonymous";
+
+    /**
+     * The key of every request whose key resolver threw: such requests count together under it, so that a request
+     * crafted to break an application's resolver can neither step around the rule nor fail.
+     */
+    public static final String FAILED_KEY = "#key-failed";
     private static final Pattern NAME = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._-]{0,63}");
 
     public Rule {
@@ -91,7 +97,46 @@ public record Rule(
 
     /** @return the policy that applies to {@code request}: its tier's, or the rule's */
     public Policy policyFor(RequestView request) {
-        return tiers == null ? policy : tiers.select(request, policy);
+        if (tiers == null) {
+            return policy;
+        }
+        try {
+            return tiers.select(request, policy);
+        } catch (RuntimeException e) {
+            ResolverFailures.log(name, "tier", e);
+            return policy;          // the rule's own policy, as for a request without a tier
+        }
+    }
+
+    /**
+     * @return this rule's key for {@code request}: null when it has none (see {@link #onMissingKey()}), and
+     *     {@link #FAILED_KEY} when the key resolver throws (logged at most once a minute)
+     */
+    public String resolveKey(RequestView request) {
+        try {
+            return key.resolve(request);
+        } catch (RuntimeException e) {
+            ResolverFailures.log(name, "key", e);
+            return FAILED_KEY;
+        }
+    }
+
+    /** Logs a resolver's exception at most once a minute, with its stack trace: a hostile request may cause many. */
+    private static final class ResolverFailures {
+        private static final long EVERY_NANOS = 60_000_000_000L;
+        private static final System.Logger LOG = System.getLogger(Rule.class.getName());
+        private static final java.util.concurrent.atomic.AtomicLong NEXT = new java.util.concurrent.atomic.AtomicLong(
+                System.nanoTime());
+
+        static void log(String rule, String what, RuntimeException e) {
+            long now = System.nanoTime();
+            long next = NEXT.get();
+            if (now - next >= 0 && NEXT.compareAndSet(next, now + EVERY_NANOS)) {
+                LOG.log(System.Logger.Level.WARNING, "rule \"" + rule + "\": the " + what + " resolver threw; "
+                        + (what.equals("key") ? "such requests count under the key " + FAILED_KEY
+                        : "the rule's own policy applies") + " (logged at most once a minute)", e);
+            }
+        }
     }
 
     /** @return whether this rule only reports */

@@ -206,6 +206,31 @@ class EngineTest {
                 .hasMessageContaining("\"nope\"");
     }
 
+    @Test
+    void aKeyResolverThatThrowsCountsTheRequestUnderOneKeyInsteadOfFailingOrSkipping() {
+        Rule byToken = Rule.builder("per-token").policy(fixed("2/1m")).key(r -> {
+            String token = r.header("Authorization");
+            if (token != null && !token.startsWith("Bearer ")) {
+                throw new IllegalArgumentException("malformed token");      // an application's resolver, say
+            }
+            return token;
+        }).build();
+        Rule tiered = Rule.builder("tiered").policy(fixed("5/1m")).key(RequestView::remoteAddress)
+                .tiers(new Rule.Tiers(r -> { throw new IllegalStateException("no plan"); }, Map.of("pro", fixed("50/1m"))))
+                .build();
+        Engine engine = engine(byToken, tiered);
+        RequestView hostile = RequestView.builder("GET", "/").remoteAddress("a").header("Authorization", "junk").build();
+
+        Decision first = engine.check(hostile);
+        assertThat(first.allowed()).isTrue();
+        assertThat(first.outcomes()).extracting(o -> o.rule().name()).containsExactly("per-token", "tiered");
+        assertThat(first.outcomes().get(1).outcome().limit()).as("a failing tier selector: the rule's own policy")
+                .isEqualTo(5);
+        engine.check(RequestView.builder("GET", "/").remoteAddress("b").header("Authorization", "other junk").build());
+        assertThat(engine.check(hostile).allowed()).as("every such request shares " + Rule.FAILED_KEY).isFalse();
+        assertThat(engine.inspect("per-token", Rule.FAILED_KEY, null).remaining()).isZero();
+    }
+
     /**
      * A memory store that runs {@code between} once, just before the second store call after {@link #arm}: the
      * moment between a count-by-outcome rule's first look (cost 0) and the request's all-or-nothing call.

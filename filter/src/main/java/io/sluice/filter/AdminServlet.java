@@ -2,6 +2,7 @@ package io.sluice.filter;
 
 import io.sluice.core.Outcome;
 import io.sluice.core.http.FrontDoor;
+import io.sluice.core.store.StoreException;
 import jakarta.servlet.ServletException;
 import jakarta.servlet.http.HttpServlet;
 import jakarta.servlet.http.HttpServletRequest;
@@ -48,7 +49,13 @@ public class AdminServlet extends HttpServlet {
         if (door == null) {
             return;
         }
-        Outcome o = door.inspect(request.getParameter("rule"), request.getParameter("key"), request.getParameter("tier"));
+        Outcome o;
+        try {
+            o = door.inspect(request.getParameter("rule"), request.getParameter("key"), request.getParameter("tier"));
+        } catch (StoreException e) {
+            storeUnavailable(response, e);
+            return;
+        }
         if (o == null) {
             json(response, 404, "{\"error\":\"no rule named " + escape(request.getParameter("rule")) + "\"}");
             return;
@@ -63,11 +70,24 @@ public class AdminServlet extends HttpServlet {
         if (door == null) {
             return;
         }
-        if (!door.reset(request.getParameter("rule"), request.getParameter("key"))) {
+        boolean known;
+        try {
+            known = door.reset(request.getParameter("rule"), request.getParameter("key"));
+        } catch (StoreException e) {
+            storeUnavailable(response, e);
+            return;
+        }
+        if (!known) {
             json(response, 404, "{\"error\":\"no rule named " + escape(request.getParameter("rule")) + "\"}");
             return;
         }
         response.setStatus(204);
+    }
+
+    /** The store cannot be reached: 503 with a retry hint, not a 500 (the message names no key). */
+    private static void storeUnavailable(HttpServletResponse response, StoreException e) throws IOException {
+        response.setHeader("Retry-After", "1");
+        json(response, 503, "{\"error\":\"the rate-limit store is unavailable: " + escape(e.getMessage()) + "\"}");
     }
 
     /** Checks the caller and the parameters; answers and returns null when the request cannot proceed. */

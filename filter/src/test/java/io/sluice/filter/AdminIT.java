@@ -41,4 +41,22 @@ class AdminIT {
                     .queryParam("rule", "per-ip").get("/sluice-admin").then().statusCode(400);
         }
     }
+
+    @Test
+    void anUnreachableStoreIsA503NotA500() throws Exception {
+        int closed;
+        try (java.net.ServerSocket s = new java.net.ServerSocket(0)) {
+            closed = s.getLocalPort();                   // nothing listens there once the socket is closed
+        }
+        try (FilterServer server = FilterServer.start(Map.of("limit", "2/1m", "exclude", "/sluice-admin",
+                "store", "redis://127.0.0.1:" + closed))) {
+            server.client().get("/").then().statusCode(200);        // the rule's failure mode: allow
+            server.client().header("X-Test-User", "ops").header("X-Test-Role", "sluice-admin")
+                    .queryParam("rule", "per-ip").queryParam("key", "127.0.0.1").get("/sluice-admin")
+                    .then().statusCode(503).header("Retry-After", "1").body(containsString("store is unavailable"));
+            server.client().header("X-Test-User", "ops").header("X-Test-Role", "sluice-admin")
+                    .queryParam("rule", "per-ip").queryParam("key", "127.0.0.1").delete("/sluice-admin")
+                    .then().statusCode(503);
+        }
+    }
 }

@@ -121,9 +121,13 @@ final class MethodRules {
         return entries.stream().filter(e -> e.reference() != null).map(Entry::reference).toList();
     }
 
+    /** The rules file version a missing reference was last logged for. */
+    private volatile RuleSet warnedFor;
+
     /** @return the rules of this method now: references looked up in {@code current}, applying to every request */
     List<Rule> resolve(RuleSet current) {
         List<Rule> out = new ArrayList<>(entries.size());
+        boolean warn = warnedFor != current;
         for (Entry e : entries) {
             if (e.inline() != null) {
                 out.add(e.inline());
@@ -131,12 +135,17 @@ final class MethodRules {
             }
             Rule r = find(current, e.reference());
             if (r == null) {
-                LOG.log(System.Logger.Level.WARNING, "@RateLimit on " + where + ": rule \"" + e.reference()
-                        + "\" is no longer in the rules file; not applied");
+                if (warn) {         // once per rules file version, not once per request
+                    LOG.log(System.Logger.Level.WARNING, "@RateLimit on " + where + ": rule \"" + e.reference()
+                            + "\" is no longer in the rules file; not applied");
+                }
                 continue;
             }
             out.add(new Rule(r.name(), RequestMatcher.ALL, r.key(), r.policy(), r.tiers(), e.cost() < 0 ? r.cost() : e.cost(),
                     r.mode(), r.onStoreFailure(), r.onMissingKey(), r.countStatuses(), r.denialCache()));
+        }
+        if (warn && out.size() < entries.size()) {
+            warnedFor = current;
         }
         return out;
     }

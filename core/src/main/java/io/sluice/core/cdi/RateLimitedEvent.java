@@ -30,7 +30,7 @@ public record RateLimitedEvent(String rule, String keyHash, long retryAfterMicro
     static RateLimitedEvent of(RequestView request, Decision decision) {
         RuleOutcome binding = decision.binding();
         Rule rule = binding.rule();
-        String key = rule.key().resolve(request);
+        String key = rule.resolveKey(request);
         return new RateLimitedEvent(rule.name(), key == null ? null : hash(rule.name(), key),
                 decision.retryAfterMicros(), decision.storeUnavailable(), request.method(), request.path());
     }

@@ -3,8 +3,10 @@ package io.sluice.core.config;
 import io.sluice.core.RequestMatcher;
 import io.sluice.core.Rule;
 import io.sluice.core.key.Cidr;
+import io.sluice.core.key.KeyResolvers;
 import java.util.List;
 import java.util.Set;
+import java.util.stream.Collectors;
 
 /**
  * Requests that are never limited: clients whose IP lies in one of {@code addresses} bypass every rule, and a rule
@@ -20,7 +22,8 @@ public record Allowlist(List<Cidr> addresses, Set<String> keys) {
 
     public Allowlist {
         addresses = List.copyOf(addresses);
-        keys = Set.copyOf(keys);
+        // as resolvers give them: a long API key is held as its hash, and must match that
+        keys = keys.stream().map(KeyResolvers::normalized).collect(Collectors.toUnmodifiableSet());
     }
 
     /** @return whether a client IP (as {@link io.sluice.core.key.ClientIpResolver} resolves it) is never limited */
@@ -46,7 +49,7 @@ public record Allowlist(List<Cidr> addresses, Set<String> keys) {
             if (!matcher.matches(request)) {
                 return false;
             }
-            String key = rule.key().resolve(request);
+            String key = rule.resolveKey(request);
             return key == null || !keys.contains(key);
         };
         return new Rule(rule.name(), unlessAllowed, rule.key(), rule.policy(), rule.tiers(), rule.cost(), rule.mode(),

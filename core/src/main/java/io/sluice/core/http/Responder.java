@@ -339,7 +339,7 @@ public final class Responder {
     }
 
     private static String partitionKey(Rule rule, RequestView request) {
-        String key = rule.key().resolve(request);
+        String key = rule.resolveKey(request);
         try {
             MessageDigest sha = MessageDigest.getInstance("SHA-256");
             sha.update(rule.name().getBytes(StandardCharsets.UTF_8));

@@ -221,6 +221,23 @@ public final class KeyResolvers {
         return value.replace("%", "%25").replace("|", "%7C");
     }
 
+    /**
+     * @param key a key as written in configuration (an allowlisted API key, say), parts of a combination joined with
+     *     {@code |}
+     * @return the form a resolver gives that key: each part trimmed, and hashed when longer than
+     *     {@value #MAX_RAW_LENGTH} characters, so that a long configured key matches the resolved one
+     */
+    public static String normalized(String key) {
+        StringBuilder out = new StringBuilder(key.length());
+        int start = 0;
+        for (int bar; (bar = key.indexOf('|', start)) >= 0; start = bar + 1) {
+            String part = bounded(key.substring(start, bar));
+            out.append(part == null ? "" : part).append('|');
+        }
+        String last = bounded(key.substring(start));
+        return out.append(last == null ? "" : last).toString();
+    }
+
     /** @return the trimmed value, null when blank, a hash when longer than {@value #MAX_RAW_LENGTH} characters */
     static String bounded(String value) {
         if (value == null) {

@@ -100,6 +100,12 @@ class RulesFileTest {
 
         assertThat(rule.matcher().matches(RequestView.builder("GET", "/").header("X-Api-Key", "monitoring").build())).isFalse();
         assertThat(rule.matcher().matches(RequestView.builder("GET", "/").header("X-Api-Key", "other").build())).isTrue();
+
+        String longKey = "sk_live_" + "0123456789abcdef".repeat(5);       // over 64 characters: resolved as its hash
+        Rule withLongKey = parse("allowlist: {keys: [\" " + longKey + " \"]}\n"
+                + "rules: [{name: api, key: \"header:X-Api-Key\", limit: 10/s}]").allowlist().applyTo(rule);
+        assertThat(withLongKey.matcher().matches(RequestView.builder("GET", "/").header("X-Api-Key", longKey).build()))
+                .as("a long allowlisted key matches the hashed key the resolver gives").isFalse();
         assertThat(rule.matcher().matches(RequestView.builder("GET", "/").build())).as("no key: the rule decides").isTrue();
     }
 
