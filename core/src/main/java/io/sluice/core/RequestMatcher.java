@@ -8,9 +8,9 @@ import java.util.stream.Collectors;
 
 /**
  * Which requests a rule applies to. {@link #of} matches path patterns ({@code /api/**} any depth, {@code /users/*}
- * one segment, {@code /login} exactly) and HTTP methods. Trailing slashes do not count, on either side: {@code /login}
- * matches {@code /login/} too, as JAX-RS runtimes route both to the same resource method (a rule that a trailing slash
- * could step around would be no limit).
+ * one segment, {@code /login} exactly) and HTTP methods. Trailing slashes do not count, on either side: a path is
+ * matched {@linkplain #normalized(String) without them}, so {@code /login} matches {@code /login/} too, as JAX-RS
+ * runtimes route both to the same resource method (a rule that a trailing slash could step around would be no limit).
  */
 @FunctionalInterface
 public interface RequestMatcher {
@@ -31,12 +31,25 @@ public interface RequestMatcher {
             return ALL;
         }
         return request -> (upper.isEmpty() || upper.contains(request.method()))
-                && (patterns.isEmpty() || patterns.stream().anyMatch(p -> p.matcher(request.path()).matches()));
+                && (patterns.isEmpty() || patterns.stream().anyMatch(p -> p.matcher(normalized(request.path())).matches()));
+    }
+
+    /** @return {@code path} without trailing slashes ({@code /} stays {@code /}): the form patterns are matched against */
+    static String normalized(String path) {
+        if (path == null) {
+            return null;
+        }
+        int end = path.length();
+        while (end > 1 && path.charAt(end - 1) == '/') {
+            end--;
+        }
+        return end == path.length() ? path : path.substring(0, end);
     }
 
     /**
-     * Compiles a path glob: {@code **} any characters, {@code *} within one segment; the pattern's trailing slashes
-     * are dropped and the path's are optional.
+     * Compiles a path glob: {@code **} any characters ({@code /a/**} also matches {@code /a}, and {@code /a/**}{@code /b}
+     * also {@code /a/b}), {@code *} within one segment; the pattern's trailing slashes are dropped, as the paths it is
+     * matched against have none ({@link #normalized}).
      */
     static Pattern glob(String glob) {
         while (glob.length() > 1 && glob.endsWith("/")) {
@@ -47,9 +60,10 @@ public interface RequestMatcher {
         for (int i = 0; i < glob.length(); i++) {
             char c = glob.charAt(i);
             if (c == '*' && i + 1 < glob.length() && glob.charAt(i + 1) == '*') {
-                if (i + 2 == glob.length() && i > 0 && glob.charAt(i - 1) == '/') {
+                boolean afterSlash = i > 0 && glob.charAt(i - 1) == '/';
+                if (afterSlash && (i + 2 == glob.length() || glob.charAt(i + 2) == '/')) {
                     regex.setLength(beforeSlash);
-                    regex.append("(/.*)?");         // "/api/**" also matches "/api" itself
+                    regex.append("(/.*)?");         // "/api/**" also matches "/api"; "/a/**/b" also "/a/b"
                 } else {
                     regex.append(".*");
                 }
@@ -63,6 +77,6 @@ public interface RequestMatcher {
                 regex.append(Pattern.quote(String.valueOf(c)));
             }
         }
-        return Pattern.compile(regex.append("/*").toString());
+        return Pattern.compile(regex.toString());
     }
 }

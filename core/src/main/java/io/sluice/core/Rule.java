@@ -121,21 +121,34 @@ public record Rule(
         }
     }
 
-    /** Logs a resolver's exception at most once a minute, with its stack trace: a hostile request may cause many. */
+    /**
+     * Logs a resolver's exception at most once a minute per rule and kind (key or tier), with its stack trace and how
+     * many went unlogged since: a hostile request may cause many.
+     */
     private static final class ResolverFailures {
         private static final long EVERY_NANOS = 60_000_000_000L;
         private static final System.Logger LOG = System.getLogger(Rule.class.getName());
-        private static final java.util.concurrent.atomic.AtomicLong NEXT = new java.util.concurrent.atomic.AtomicLong(
-                System.nanoTime());
+        /** Per rule name and kind: the time the next may be logged, and the failures not logged since the last. */
+        private static final java.util.concurrent.ConcurrentMap<String, long[]> STATE =
+                new java.util.concurrent.ConcurrentHashMap<>();
 
         static void log(String rule, String what, RuntimeException e) {
-            long now = System.nanoTime();
-            long next = NEXT.get();
-            if (now - next >= 0 && NEXT.compareAndSet(next, now + EVERY_NANOS)) {
-                LOG.log(System.Logger.Level.WARNING, "rule \"" + rule + "\": the " + what + " resolver threw; "
-                        + (what.equals("key") ? "such requests count under the key " + FAILED_KEY
-                        : "the rule's own policy applies") + " (logged at most once a minute)", e);
+            long[] state = STATE.computeIfAbsent(rule + "/" + what, k -> new long[] {System.nanoTime(), 0});
+            long skipped;
+            synchronized (state) {      // one lock per rule and kind, taken only when a resolver throws
+                long now = System.nanoTime();
+                if (now - state[0] < 0) {
+                    state[1]++;
+                    return;
+                }
+                state[0] = now + EVERY_NANOS;
+                skipped = state[1];
+                state[1] = 0;
             }
+            LOG.log(System.Logger.Level.WARNING, "rule \"" + rule + "\": the " + what + " resolver threw; "
+                    + (what.equals("key") ? "such requests count under the key " + FAILED_KEY
+                    : "the rule's own policy applies") + " (logged at most once a minute; " + skipped
+                    + " not logged since the last)", e);
         }
     }
 

@@ -27,6 +27,11 @@ class RequestMatcherTest {
             "/api/**, /api/, true",
             "/api/**, /api/a/b/, true",
             "/api/**, /apix, false",
+            "/a/**/b, /a/b, true",
+            "/a/**/b, /a/x/y/b, true",
+            "/a/**/b, /a/xb, false",
+            "/users/*, /users/, false",             // the path /users: no segment where the pattern needs one
+            "/users/*, /users, false",
             "/, /, true",
             "/, /a, false",
     })

@@ -149,6 +149,12 @@ class RulesIT {
             }
             server.client().get("/").then().statusCode(200).header("RateLimit", "\"per-ip\";r=0;t=60");
             server.client().get("/healthz").then().statusCode(429);
+            server.client().get("/health/").then().statusCode(200).header("X-Decision-Binding", "none");
+        }
+        try (FilterServer server = FilterServer.start(Map.of("limit", "1/1m", "exclude", "/users/*"))) {
+            server.client().get("/users/7").then().statusCode(200).header("X-Decision-Binding", "none");
+            server.client().get("/users").then().statusCode(200).header("X-Decision-Binding", "per-ip");
+            server.client().get("/users/").then().statusCode(429);   // the path /users, not an excluded empty segment
         }
     }
 

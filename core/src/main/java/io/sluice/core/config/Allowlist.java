@@ -6,14 +6,14 @@ import io.sluice.core.key.Cidr;
 import io.sluice.core.key.KeyResolvers;
 import java.util.List;
 import java.util.Set;
-import java.util.stream.Collectors;
 
 /**
  * Requests that are never limited: clients whose IP lies in one of {@code addresses} bypass every rule, and a rule
  * skips a request whose key under that rule is one of {@code keys} (an API key of the monitoring system, say).
  *
  * @param addresses client address blocks that are never limited
- * @param keys key values that no rule limits
+ * @param keys key values that no rule limits, in the form resolvers give them ({@link KeyResolvers#normalized}: a key
+ *     over 64 characters as its hash); the rules file's {@code allowlist.keys} are normalized when read
  */
 public record Allowlist(List<Cidr> addresses, Set<String> keys) {
 
@@ -22,8 +22,7 @@ public record Allowlist(List<Cidr> addresses, Set<String> keys) {
 
     public Allowlist {
         addresses = List.copyOf(addresses);
-        // as resolvers give them: a long API key is held as its hash, and must match that
-        keys = keys.stream().map(KeyResolvers::normalized).collect(Collectors.toUnmodifiableSet());
+        keys = Set.copyOf(keys);
     }
 
     /** @return whether a client IP (as {@link io.sluice.core.key.ClientIpResolver} resolves it) is never limited */

@@ -229,7 +229,11 @@ public final class RulesFile {
         for (String entry : strings(a, "addresses", "allowlist")) {
             addresses.add(Cidr.parse(field("allowlist", "addresses"), entry));
         }
-        return new Allowlist(addresses, new HashSet<>(strings(a, "keys", "allowlist")));
+        Set<String> keys = new HashSet<>();
+        for (String key : strings(a, "keys", "allowlist")) {
+            keys.addAll(KeyResolvers.normalized(key));      // as resolvers give them: a long API key as its hash
+        }
+        return new Allowlist(addresses, keys);
     }
 
     private long cost(Map<String, Object> f, String at) {

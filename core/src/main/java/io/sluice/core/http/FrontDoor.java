@@ -228,7 +228,7 @@ public final class FrontDoor implements AutoCloseable {
         if (exclude.isEmpty()) {
             return false;       // without patterns the path is not even built
         }
-        String path = request.path();
+        String path = io.sluice.core.RequestMatcher.normalized(request.path());   // as rules match it
         for (Pattern p : exclude) {
             if (p.matcher(path).matches()) {
                 return true;

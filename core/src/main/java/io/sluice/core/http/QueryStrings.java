@@ -8,8 +8,9 @@ import java.nio.charset.StandardCharsets;
  * {@code getParameter} (which would consume a form body the application has yet to read).
  *
  * <p>The work per request is bounded: only parameters that start within the first {@value #MAX_SCANNED} characters
- * are looked at. A longer query without the parameter there answers {@link #TOO_LONG} rather than "no such parameter",
- * so padding a query can never make a rule skip a request: such requests all count under that one key.
+ * are looked at (the one that straddles the bound is read to its end). A longer query without the parameter there
+ * answers {@link #TOO_LONG} rather than "no such parameter", so padding a query can never make a rule skip a request:
+ * such requests all count under that one key, as do malformed values ({@link #MALFORMED}).
  */
 public final class QueryStrings {
 
@@ -17,14 +18,25 @@ public final class QueryStrings {
     public static final int MAX_SCANNED = 8192;
 
     /** The value of a parameter not found within the first {@value #MAX_SCANNED} characters of a longer query. */
-    public static final String TOO_LONG = "#query-too-long";
+    @SuppressWarnings("StringOperationCanBeSimplified")
+    public static final String TOO_LONG = new String("#query-too-long");     // an instance of its own: see below
+
+    /**
+     * The value of a parameter whose percent-encoding is malformed: one key for all of them, as a container may skip
+     * such a pair and give the application a later, valid value of the same name.
+     */
+    @SuppressWarnings("StringOperationCanBeSimplified")
+    public static final String MALFORMED = new String("#query-malformed");
+    // Each constant is a String instance of its own, not the interned literal: the query key tells them from the same
+    // text sent by a client (or returned by another RequestView) by identity, and hashes the latter like any "#..."
 
     private QueryStrings() {}
 
     /**
      * @param rawQuery the query string as sent (percent-encoded), or null
-     * @return the first value of {@code name}, percent-decoded (as sent when its encoding is malformed); {@code ""}
-     *     for a parameter without {@code =}; null when the query has no such parameter; {@link #TOO_LONG} (see above)
+     * @return the first value of {@code name}, percent-decoded ({@link #MALFORMED} when its encoding is malformed);
+     *     {@code ""} for a parameter without {@code =}; null when the query has no such parameter; {@link #TOO_LONG}
+     *     (see above)
      */
     public static String parameter(String rawQuery, String name) {
         if (rawQuery == null) {
@@ -43,14 +55,15 @@ public final class QueryStrings {
             }
             int nameEnd = eq >= 0 ? eq : end;
             if (nameEnd - start <= longest && name.equals(decode(rawQuery.substring(start, nameEnd)))) {
-                return eq < 0 ? "" : decode(rawQuery.substring(eq + 1, end));
+                String value = eq < 0 ? "" : decode(rawQuery.substring(eq + 1, end));
+                return value != null ? value : MALFORMED;
             }
             start = end + 1;
         }
         return start < length ? TOO_LONG : null;
     }
 
-    /** @return {@code s} percent-decoded ({@code +} as a space), or as it is when its encoding is malformed */
+    /** @return {@code s} percent-decoded ({@code +} as a space), or null when its encoding is malformed */
     private static String decode(String s) {
         if (s.indexOf('%') < 0 && s.indexOf('+') < 0) {
             return s;
@@ -58,7 +71,7 @@ public final class QueryStrings {
         try {
             return URLDecoder.decode(s, StandardCharsets.UTF_8);
         } catch (IllegalArgumentException e) {
-            return s;
+            return null;
         }
     }
 }

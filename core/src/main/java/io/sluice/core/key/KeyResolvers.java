@@ -1,7 +1,9 @@
 package io.sluice.core.key;
 
+import io.sluice.core.RequestMatcher;
 import io.sluice.core.RequestView;
 import io.sluice.core.config.ConfigException;
+import io.sluice.core.http.QueryStrings;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
@@ -9,6 +11,7 @@ import java.util.ArrayList;
 import java.util.Base64;
 import java.util.List;
 import java.util.Locale;
+import java.util.Set;
 import java.util.function.Function;
 import java.util.regex.Pattern;
 
@@ -162,7 +165,11 @@ public final class KeyResolvers {
 
     /** The first value of a query parameter. */
     public static KeyResolver query(String name) {
-        return named("query:" + name, request -> bounded(request.queryParameter(name)));
+        return named("query:" + name, request -> {
+            String value = request.queryParameter(name);
+            // QueryStrings' own constants (the very instances) pass as they are; a client's "#..." is hashed
+            return value == QueryStrings.TOO_LONG || value == QueryStrings.MALFORMED ? value : bounded(value);
+        });
     }
 
     /** The authenticated principal's name. */
@@ -172,15 +179,7 @@ public final class KeyResolvers {
 
     /** The path inside the application, without trailing slashes ({@code /a/} counts as {@code /a}, as it is routed). */
     public static KeyResolver path() {
-        return named("path", request -> bounded(withoutTrailingSlashes(request.path())));
-    }
-
-    private static String withoutTrailingSlashes(String path) {
-        int end = path == null ? 0 : path.length();
-        while (end > 1 && path.charAt(end - 1) == '/') {
-            end--;
-        }
-        return path == null ? null : path.substring(0, end);
+        return named("path", request -> bounded(RequestMatcher.normalized(request.path())));
     }
 
     /** The HTTP method. */
@@ -224,10 +223,18 @@ public final class KeyResolvers {
     /**
      * @param key a key as written in configuration (an allowlisted API key, say), parts of a combination joined with
      *     {@code |}
-     * @return the form a resolver gives that key: each part trimmed, and hashed when longer than
-     *     {@value #MAX_RAW_LENGTH} characters, so that a long configured key matches the resolved one
+     * @return the forms a resolver may give that key, as one value and as the parts of a combination: trimmed, and
+     *     hashed when longer than {@value #MAX_RAW_LENGTH} characters or starting with {@code #}, so that a long
+     *     configured key matches the resolved one
      */
-    public static String normalized(String key) {
+    public static Set<String> normalized(String key) {
+        String whole = bounded(key);
+        String parts = normalizedParts(key);
+        return whole == null || whole.equals(parts) ? Set.of(parts) : Set.of(whole, parts);
+    }
+
+    /** Each {@code |}-separated part of {@code key} as {@link #bounded} gives it. */
+    private static String normalizedParts(String key) {
         StringBuilder out = new StringBuilder(key.length());
         int start = 0;
         for (int bar; (bar = key.indexOf('|', start)) >= 0; start = bar + 1) {
@@ -238,7 +245,11 @@ public final class KeyResolvers {
         return out.append(last == null ? "" : last).toString();
     }
 
-    /** @return the trimmed value, null when blank, a hash when longer than {@value #MAX_RAW_LENGTH} characters */
+    /**
+     * @return the trimmed value, null when blank, a hash ({@code #...}) when longer than {@value #MAX_RAW_LENGTH}
+     *     characters or starting with {@code #}: a client can send neither a stored hash (an allowlisted key's, say)
+     *     nor one of Sluice's own keys ({@code #key-failed}, {@code #query-too-long}) as a key of its own
+     */
     static String bounded(String value) {
         if (value == null) {
             return null;
@@ -247,7 +258,7 @@ public final class KeyResolvers {
         if (v.isEmpty()) {
             return null;
         }
-        return v.length() <= MAX_RAW_LENGTH ? v : "#" + hash(v);
+        return v.length() <= MAX_RAW_LENGTH && v.charAt(0) != '#' ? v : "#" + hash(v);
     }
 
     private static String hash(String value) {

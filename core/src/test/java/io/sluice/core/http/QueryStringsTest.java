@@ -18,9 +18,12 @@ class QueryStringsTest {
     }
 
     @Test
-    void aMalformedEncodingIsTheValueAsSentNotAMissingKey() {
-        assertThat(QueryStrings.parameter("client=c1%", "client")).isEqualTo("c1%");
-        assertThat(QueryStrings.parameter("client=c1%zz", "client")).isEqualTo("c1%zz");
+    void aMalformedValueIsOneKeyNotAMissingOneNorAFreshOneEachTime() {
+        assertThat(QueryStrings.parameter("client=c1%", "client")).isEqualTo(QueryStrings.MALFORMED);
+        assertThat(QueryStrings.parameter("client=%zzR2&client=K", "client")).as("not the raw text, which a client "
+                + "could vary while the container gives the application K").isEqualTo(QueryStrings.MALFORMED);
+        assertThat(QueryStrings.parameter("cl%zz=1&client=c1", "client")).as("a malformed name is no match")
+                .isEqualTo("c1");
     }
 
     @Test

@@ -39,6 +39,20 @@ class KeyResolversTest {
         assertThat(KeyResolvers.parse("path", DIRECT).resolve(RequestView.builder("GET", "/api/orders//").build()))
                 .as("as routed: a trailing slash is no other key").isEqualTo("/api/orders");
         assertThat(KeyResolvers.parse("path", DIRECT).resolve(RequestView.builder("GET", "/").build())).isEqualTo("/");
+    }
+
+    @Test
+    void aClientCannotSendOneOfSluicesOwnKeysOrAStoredHash() {
+        for (String forged : List.of(io.sluice.core.Rule.FAILED_KEY, io.sluice.core.http.QueryStrings.TOO_LONG, "#abc")) {
+            String key = KeyResolvers.parse("header:X-Api-Key", DIRECT)
+                    .resolve(RequestView.builder("GET", "/").header("X-Api-Key", forged).build());
+            assertThat(key).startsWith("#").isNotEqualTo(forged).hasSize(23);
+        }
+        assertThat(KeyResolvers.parse("query:client", DIRECT).resolve(RequestView.builder("GET", "/")
+                .query("client", "#query-too-long").build())).as("as sent by a client, not the parser's constant")
+                .isNotEqualTo(io.sluice.core.http.QueryStrings.TOO_LONG);
+        assertThat(KeyResolvers.normalized(" a | b ")).as("one value, or the parts of a combination")
+                .containsExactlyInAnyOrder("a | b", "a|b");
         assertThat(key("method")).isEqualTo("POST");
         assertThat(key("global")).isEqualTo("global");
     }
