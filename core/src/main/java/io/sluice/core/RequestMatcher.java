@@ -30,8 +30,21 @@ public interface RequestMatcher {
         if (patterns.isEmpty() && upper.isEmpty()) {
             return ALL;
         }
-        return request -> (upper.isEmpty() || upper.contains(request.method()))
-                && (patterns.isEmpty() || patterns.stream().anyMatch(p -> p.matcher(normalized(request.path())).matches()));
+        return request -> {
+            if (!upper.isEmpty() && !upper.contains(request.method())) {
+                return false;
+            }
+            if (patterns.isEmpty()) {
+                return true;
+            }
+            String path = normalized(request.path());
+            for (Pattern p : patterns) {
+                if (p.matcher(path).matches()) {
+                    return true;
+                }
+            }
+            return false;
+        };
     }
 
     /** @return {@code path} without trailing slashes ({@code /} stays {@code /}): the form patterns are matched against */

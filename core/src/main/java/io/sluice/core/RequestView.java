@@ -29,7 +29,11 @@ public interface RequestView {
     /** @return request attribute {@code name} (set by an earlier filter, such as a tenant), or null */
     Object attribute(String name);
 
-    /** @return the first value of query parameter {@code name}, or null */
+    /**
+     * @return the first value of query parameter {@code name}, or null when the query has none; never null for a value
+     *     that is there but unreadable ({@link io.sluice.core.http.QueryStrings} answers its constants), or a rule
+     *     keyed on it would skip the request
+     */
     String queryParameter(String name);
 
     /** @return a builder of a view, for the programmatic API and tests */

@@ -218,7 +218,8 @@ public final class RulesFile {
                     "expected a mapping of tier to limit, such as {free: 100/1h, pro: 10000/1h}");
         }
         Map<String, Policy> out = new LinkedHashMap<>();
-        p.forEach((tier, limit) -> out.put(String.valueOf(tier),
+        // keyed by the form the selector gives ("#vip", or a name over 64 characters, as its hash)
+        p.forEach((tier, limit) -> out.put(KeyResolvers.stored(String.valueOf(tier)),
                 PolicyParser.parse(field(at, "policies." + tier), scalar(limit, field(at, "policies." + tier)), algorithm)));
         return new Rule.Tiers(selector, out);
     }

@@ -233,16 +233,25 @@ public final class KeyResolvers {
         return whole == null || whole.equals(parts) ? Set.of(parts) : Set.of(whole, parts);
     }
 
-    /** Each {@code |}-separated part of {@code key} as {@link #bounded} gives it. */
+    /**
+     * @param value a value as a client sends it (a header, a tier name)
+     * @return the form a single-part key holds it in: trimmed; a hash when longer than {@value #MAX_RAW_LENGTH}
+     *     characters or starting with {@code #}; null when blank
+     */
+    public static String stored(String value) {
+        return bounded(value);
+    }
+
+    /** Each {@code |}-separated part of {@code key} as {@link #bounded} gives it, escaped as in a combination. */
     private static String normalizedParts(String key) {
         StringBuilder out = new StringBuilder(key.length());
         int start = 0;
         for (int bar; (bar = key.indexOf('|', start)) >= 0; start = bar + 1) {
             String part = bounded(key.substring(start, bar));
-            out.append(part == null ? "" : part).append('|');
+            out.append(part == null ? "" : escape(part)).append('|');
         }
         String last = bounded(key.substring(start));
-        return out.append(last == null ? "" : last).toString();
+        return out.append(last == null ? "" : escape(last)).toString();
     }
 
     /**

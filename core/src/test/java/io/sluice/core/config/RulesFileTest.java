@@ -71,6 +71,10 @@ class RulesFileTest {
         RequestView unknownTier = RequestView.builder("GET", "/api").attribute("plan", "gold").build();
         assertThat(api.policyFor(pro).limit()).isEqualTo(10_000);
         assertThat(api.policyFor(unknownTier).limit()).as("the rule's limit").isEqualTo(100);
+        Rule hashTier = parse("rules: [{name: t, limit: 1/1h, tiers: {by: 'header:X-Plan', policies: {'#vip': 7/1h}}}]")
+                .rules().get(0);
+        assertThat(hashTier.policyFor(RequestView.builder("GET", "/").header("X-Plan", "#vip").build()).limit())
+                .as("a tier name is looked up in the form the selector gives").isEqualTo(7);
 
         assertThat(set.allowlist().containsAddress("10.9.9.9")).isTrue();
         assertThat(set.allowlist().containsAddress("2001:db8::5")).isTrue();
@@ -106,6 +110,12 @@ class RulesFileTest {
                 + "rules: [{name: api, key: \"header:X-Api-Key\", limit: 10/s}]").allowlist().applyTo(rule);
         assertThat(withLongKey.matcher().matches(RequestView.builder("GET", "/").header("X-Api-Key", longKey).build()))
                 .as("a long allowlisted key matches the hashed key the resolver gives").isFalse();
+
+        Rule combined = parse("allowlist: {keys: [\"k%1|x\"]}\n"
+                + "rules: [{name: api, key: \"header:A+header:B\", limit: 10/s}]").allowlist().applyTo(
+                parse("rules: [{name: api, key: \"header:A+header:B\", limit: 10/s}]").rules().get(0));
+        assertThat(combined.matcher().matches(RequestView.builder("GET", "/").header("A", "k%1").header("B", "x").build()))
+                .as("the parts of a combination, escaped as the resolver joins them").isFalse();
         assertThat(rule.matcher().matches(RequestView.builder("GET", "/").build())).as("no key: the rule decides").isTrue();
     }
 
