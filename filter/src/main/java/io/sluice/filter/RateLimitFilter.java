@@ -23,12 +23,7 @@ import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
 import java.lang.System.Logger.Level;
-import java.net.MalformedURLException;
-import java.net.URL;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.InvalidPathException;
-import java.nio.file.Path;
 import java.util.Collections;
 import java.util.HashMap;
 import java.util.List;
@@ -235,19 +230,7 @@ public class RateLimitFilter implements Filter {
 
     /** {@code /WEB-INF/...}: inside the WAR (reloadable when the WAR is exploded); anything else: a file path. */
     private static RulesSource rulesSource(ServletContext context, String value) {
-        try {
-            if (value.startsWith("/WEB-INF/")) {
-                String real = context.getRealPath(value);
-                if (real != null && Files.isRegularFile(Path.of(real))) {
-                    return RulesSource.file(Path.of(real));
-                }
-                URL url = context.getResource(value);
-                return url == null ? null : RulesSource.url(value, url);
-            }
-            return RulesSource.file(Path.of(value));
-        } catch (MalformedURLException | InvalidPathException e) {
-            return null;
-        }
+        return RulesSource.inWebApp(context::getRealPath, context::getResource, value);
     }
 
     /** @return the servlet context attribute holding the front door of the filter named {@code filterName} */

@@ -63,6 +63,36 @@ public interface RulesSource {
         };
     }
 
+    /** {@code ServletContext::getResource}: the resource at a path inside the WAR, or null. */
+    @FunctionalInterface
+    interface Resources {
+        URL resource(String path) throws java.net.MalformedURLException;
+    }
+
+    /**
+     * The {@code rules} parameter's value in a web application: {@code /WEB-INF/...} inside the WAR (a file, so
+     * reloadable, when the WAR is exploded), anything else a file path.
+     *
+     * @param realPath {@code ServletContext::getRealPath}: the file behind a path of an exploded WAR, or null
+     * @param resources {@code ServletContext::getResource}
+     * @return the source, or null when {@code value} names nothing in the WAR or is no valid path
+     */
+    static RulesSource inWebApp(java.util.function.UnaryOperator<String> realPath, Resources resources, String value) {
+        try {
+            if (value.startsWith("/WEB-INF/")) {
+                String real = realPath.apply(value);
+                if (real != null && Files.isRegularFile(Path.of(real))) {
+                    return file(Path.of(real));
+                }
+                URL url = resources.resource(value);
+                return url == null ? null : url(value, url);
+            }
+            return file(Path.of(value));
+        } catch (java.net.MalformedURLException | java.nio.file.InvalidPathException e) {
+            return null;
+        }
+    }
+
     /** @return a resource such as {@code ServletContext.getResource("/WEB-INF/sluice-rules.yaml")} */
     static RulesSource url(String name, URL url) {
         return new RulesSource() {

@@ -62,4 +62,23 @@ class RulesSourceTest {
                 .hasMessage("larger than 1048576 bytes");
         assertThatThrownBy(() -> RulesSource.file(latin1).read()).isInstanceOf(IOException.class);
     }
+
+    @Test
+    void inAWebAppWebInfIsTheExplodedFileThenTheResourceAndAnythingElseAFilePath() throws IOException {
+        Path exploded = dir.resolve("WEB-INF/sluice-rules.yaml");
+        Files.createDirectories(exploded.getParent());
+        Files.writeString(exploded, "rules: []");
+        URL packed = exploded.toUri().toURL();
+
+        RulesSource file = RulesSource.inWebApp(path -> exploded.toString(), path -> null, "/WEB-INF/sluice-rules.yaml");
+        assertThat(file.name()).as("an exploded WAR: the file, reloadable").isEqualTo(exploded.toString());
+
+        RulesSource resource = RulesSource.inWebApp(path -> null, path -> packed, "/WEB-INF/sluice-rules.yaml");
+        assertThat(resource.name()).as("a packed WAR: the resource").isEqualTo("/WEB-INF/sluice-rules.yaml");
+        assertThat(resource.read()).isEqualTo("rules: []");
+
+        assertThat(RulesSource.inWebApp(path -> null, path -> null, "/WEB-INF/missing.yaml")).isNull();
+        assertThat(RulesSource.inWebApp(path -> null, path -> null, exploded.toString()).name())
+                .as("a file path").isEqualTo(exploded.toString());
+    }
 }
