@@ -382,9 +382,14 @@ public final class Engine implements AutoCloseable {
         boolean fromLocal = decision.outcomes().stream().anyMatch(o -> o.source() == RuleOutcome.Source.LOCAL_FALLBACK);
         try {
             (fromLocal ? local : store).release(decision.leases(), now);
-        } catch (StoreException e) {
-            LOG.log(Level.WARNING, "could not release " + decision.leases().size()
-                    + " concurrency lease(s); they expire on their own: " + e.getMessage());
+        } catch (RuntimeException e) {
+            String message = "could not release " + decision.leases().size()
+                    + " concurrency lease(s); they expire on their own: " + e.getMessage();
+            if (e instanceof StoreException) {
+                LOG.log(Level.WARNING, message);
+            } else {
+                LOG.log(Level.WARNING, message, e);     // a store's bug: with its stack trace
+            }
         }
     }
 
