@@ -9,7 +9,6 @@ import io.sluice.core.Rule;
 import io.sluice.core.config.PolicyParser;
 import io.sluice.core.store.MemoryStore;
 import java.util.List;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.LongAdder;
 
 /**
@@ -38,16 +37,16 @@ public final class ContendedKey {
                 Rule.builder("rate").policy(Policy.parse("1000000000/1s")).key(r -> "k").build())).build();
         RequestView request = RequestView.builder("GET", "/").remoteAddress("192.0.2.1").build();
         for (int threads : new int[] {1, 2, 4, 8, 16}) {
-            AtomicBoolean stop = new AtomicBoolean();
             LongAdder decisions = new LongAdder();
             LongAdder allowed = new LongAdder();
             long[] slowest = new long[threads];
             Thread[] workers = new Thread[threads];
+            long t0 = System.nanoTime();
+            long end = t0 + seconds * 1_000_000_000L;
             for (int t = 0; t < threads; t++) {
                 int id = t;
                 workers[t] = new Thread(() -> {
-                    while (!stop.get()) {
-                        long start = System.nanoTime();
+                    for (long start = System.nanoTime(); start < end; start = System.nanoTime()) {
                         Decision d = engine.check(request);
                         slowest[id] = Math.max(slowest[id], System.nanoTime() - start);
                         decisions.increment();
@@ -57,14 +56,11 @@ public final class ContendedKey {
                     }
                 });
             }
-            long t0 = System.nanoTime();
             for (Thread w : workers) {
                 w.start();
             }
-            Thread.sleep(seconds * 1000L);
-            stop.set(true);
             for (Thread w : workers) {
-                w.join();
+                w.join();               // each worker stops at the step's end by itself
             }
             double elapsed = (System.nanoTime() - t0) / 1e9;
             long worst = 0;

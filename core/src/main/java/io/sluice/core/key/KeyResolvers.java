@@ -141,7 +141,7 @@ public final class KeyResolvers {
         String spec = ipv6PrefixBits == DEFAULT_IPV6_PREFIX ? "ip" : "ip/" + ipv6PrefixBits;
         return named(spec, request -> {
             String key = ips.resolve(request, ipv6PrefixBits);
-            return key != null ? key : bounded(request.remoteAddress());   // a peer that is no IP (a Unix socket)
+            return key != null ? key : stored(request.remoteAddress());   // a peer that is no IP (a Unix socket)
         });
     }
 
@@ -152,14 +152,14 @@ public final class KeyResolvers {
 
     /** The first value of a request header, such as an API key. */
     public static KeyResolver header(String name) {
-        return named("header:" + name, request -> bounded(request.header(name)));
+        return named("header:" + name, request -> stored(request.header(name)));
     }
 
     /** A request attribute set by an earlier filter (its {@code toString()}), such as a tenant. */
     public static KeyResolver attribute(String name) {
         return named("attribute:" + name, request -> {
             Object value = request.attribute(name);
-            return value == null ? null : bounded(value.toString());
+            return value == null ? null : stored(value.toString());
         });
     }
 
@@ -168,23 +168,23 @@ public final class KeyResolvers {
         return named("query:" + name, request -> {
             String value = request.queryParameter(name);
             // QueryStrings' own constants (the very instances) pass as they are; a client's "#..." is hashed
-            return value == QueryStrings.TOO_LONG || value == QueryStrings.MALFORMED ? value : bounded(value);
+            return value == QueryStrings.TOO_LONG || value == QueryStrings.MALFORMED ? value : stored(value);
         });
     }
 
     /** The authenticated principal's name. */
     public static KeyResolver principal() {
-        return named("principal", request -> bounded(request.principal()));
+        return named("principal", request -> stored(request.principal()));
     }
 
     /** The path inside the application, without trailing slashes ({@code /a/} counts as {@code /a}, as it is routed). */
     public static KeyResolver path() {
-        return named("path", request -> bounded(RequestMatcher.normalized(request.path())));
+        return named("path", request -> stored(RequestMatcher.normalized(request.path())));
     }
 
     /** The HTTP method. */
     public static KeyResolver method() {
-        return named("method", request -> bounded(request.method()));
+        return named("method", request -> stored(request.method()));
     }
 
     /** One key for every request: {@code global}. */
@@ -228,38 +228,31 @@ public final class KeyResolvers {
      *     configured key matches the resolved one
      */
     public static Set<String> normalized(String key) {
-        String whole = bounded(key);
+        String whole = stored(key);
         String parts = normalizedParts(key);
         return whole == null || whole.equals(parts) ? Set.of(parts) : Set.of(whole, parts);
     }
 
-    /**
-     * @param value a value as a client sends it (a header, a tier name)
-     * @return the form a single-part key holds it in: trimmed; a hash when longer than {@value #MAX_RAW_LENGTH}
-     *     characters or starting with {@code #}; null when blank
-     */
-    public static String stored(String value) {
-        return bounded(value);
-    }
-
-    /** Each {@code |}-separated part of {@code key} as {@link #bounded} gives it, escaped as in a combination. */
+    /** Each {@code |}-separated part of {@code key} as {@link #stored} gives it, escaped as in a combination. */
     private static String normalizedParts(String key) {
         StringBuilder out = new StringBuilder(key.length());
         int start = 0;
         for (int bar; (bar = key.indexOf('|', start)) >= 0; start = bar + 1) {
-            String part = bounded(key.substring(start, bar));
+            String part = stored(key.substring(start, bar));
             out.append(part == null ? "" : escape(part)).append('|');
         }
-        String last = bounded(key.substring(start));
+        String last = stored(key.substring(start));
         return out.append(last == null ? "" : escape(last)).toString();
     }
 
     /**
+     * The form a single-part key holds a value in (a header, a tier name, a key an admin looks up).
+     *
      * @return the trimmed value, null when blank, a hash ({@code #...}) when longer than {@value #MAX_RAW_LENGTH}
      *     characters or starting with {@code #}: a client can send neither a stored hash (an allowlisted key's, say)
      *     nor one of Sluice's own keys ({@code #key-failed}, {@code #query-too-long}) as a key of its own
      */
-    static String bounded(String value) {
+    public static String stored(String value) {
         if (value == null) {
             return null;
         }

@@ -60,25 +60,13 @@ class MemoryStoreTest {
         for (Algorithm algorithm : List.of(Algorithm.FIXED_WINDOW, Algorithm.SLIDING_LOG, Algorithm.TOKEN_BUCKET,
                 Algorithm.GCRA, Algorithm.LEAKY_BUCKET)) {
             Policy policy = PolicyParser.parse("limit", "100/1h", algorithm);
-            ExecutorService pool = Executors.newFixedThreadPool(16);
-            CountDownLatch start = new CountDownLatch(1);
-            List<Future<Integer>> admitted = new ArrayList<>();
-            for (int t = 0; t < 16; t++) {
-                admitted.add(pool.submit(() -> {
-                    start.await();
-                    int n = 0;
-                    for (int i = 0; i < 500; i++) {
-                        n += one(algorithm.id(), "hot", policy).allowed() ? 1 : 0;
-                    }
-                    return n;
-                }));
-            }
-            start.countDown();
-            int total = 0;
-            for (Future<Integer> f : admitted) {
-                total += f.get(30, TimeUnit.SECONDS);
-            }
-            pool.shutdown();
+            int total = admittedTogether(16, thread -> {
+                int n = 0;
+                for (int i = 0; i < 500; i++) {
+                    n += one(algorithm.id(), "hot", policy).allowed() ? 1 : 0;
+                }
+                return n;
+            });
             assertThat(total).as(algorithm.id()).isEqualTo(100);
         }
     }
@@ -91,34 +79,50 @@ class MemoryStoreTest {
         // the shared key still admits exactly its limit
         Policy shared = PolicyParser.parse("limit", "300/1h", Algorithm.GCRA);
         Policy roomy = PolicyParser.parse("limit", "1000000/1h", Algorithm.FIXED_WINDOW);
-        ExecutorService pool = Executors.newFixedThreadPool(8);
-        CountDownLatch start = new CountDownLatch(1);
-        List<Future<Integer>> admitted = new ArrayList<>();
-        for (int t = 0; t < 8; t++) {
-            int thread = t;
-            admitted.add(pool.submit(() -> {
-                start.await();
-                int n = 0;
-                for (int i = 0; i < 400; i++) {
-                    Check a = Check.of("shared", "hot", shared, 1);
-                    Check b = Check.of("roomy", "warm", roomy, 1);
-                    List<Check> checks = switch ((thread + i) % 3) {
-                        case 0 -> List.of(a, b);
-                        case 1 -> List.of(b, a);
-                        default -> List.of(a);
-                    };
-                    n += store.evaluate(checks, time.nowMicros()).get(checks.indexOf(a)).allowed() ? 1 : 0;
-                }
-                return n;
-            }));
-        }
-        start.countDown();
-        int total = 0;
-        for (Future<Integer> f : admitted) {
-            total += f.get(30, TimeUnit.SECONDS);
-        }
-        pool.shutdown();
+        int total = admittedTogether(8, thread -> {
+            int n = 0;
+            for (int i = 0; i < 400; i++) {
+                Check a = Check.of("shared", "hot", shared, 1);
+                Check b = Check.of("roomy", "warm", roomy, 1);
+                List<Check> checks = switch ((thread + i) % 3) {
+                    case 0 -> List.of(a, b);
+                    case 1 -> List.of(b, a);
+                    default -> List.of(a);
+                };
+                n += store.evaluate(checks, time.nowMicros()).get(checks.indexOf(a)).allowed() ? 1 : 0;
+            }
+            return n;
+        });
         assertThat(total).isEqualTo(300);
+    }
+
+    /**
+     * Runs {@code work} on {@code threads} threads released together.
+     *
+     * @param work given the thread's index, returns how many requests it saw admitted
+     * @return the admitted requests of all threads
+     */
+    private static int admittedTogether(int threads, java.util.function.IntFunction<Integer> work) throws Exception {
+        ExecutorService pool = Executors.newFixedThreadPool(threads);
+        try {
+            CountDownLatch start = new CountDownLatch(1);
+            List<Future<Integer>> admitted = new ArrayList<>();
+            for (int t = 0; t < threads; t++) {
+                int thread = t;
+                admitted.add(pool.submit(() -> {
+                    start.await();
+                    return work.apply(thread);
+                }));
+            }
+            start.countDown();
+            int total = 0;
+            for (Future<Integer> f : admitted) {
+                total += f.get(30, TimeUnit.SECONDS);
+            }
+            return total;
+        } finally {
+            pool.shutdown();
+        }
     }
 
     @Test
