@@ -42,8 +42,10 @@ public record Rule(
     public static final String ANONYMOUS_KEY = "anonymous";
 
     /**
-     * The key of every request whose key resolver threw: such requests count together under it, so that a request
-     * crafted to break an application's resolver can neither step around the rule nor fail.
+     * The key of a request whose key resolver threw, so that a request crafted to break an application's resolver can
+     * neither step around the rule nor fail: all such requests count together under it, unless the resolver gives a
+     * key of its own for them ({@link KeyResolver#keyOnFailure}; the resolvers parsed from configuration append the
+     * client's address: {@code #key-failed|203.0.113.9}).
      */
     public static final String FAILED_KEY = "#key-failed";
     private static final Pattern NAME = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._-]{0,63}");
@@ -109,15 +111,21 @@ public record Rule(
     }
 
     /**
-     * @return this rule's key for {@code request}: null when it has none (see {@link #onMissingKey()}), and
-     *     {@link #FAILED_KEY} when the key resolver throws (logged at most once a minute)
+     * @return this rule's key for {@code request}: null when it has none (see {@link #onMissingKey()}), and the
+     *     resolver's {@link KeyResolver#keyOnFailure} ({@link #FAILED_KEY} by default) when it throws (logged at most
+     *     once a minute)
      */
     public String resolveKey(RequestView request) {
         try {
             return key.resolve(request);
         } catch (RuntimeException e) {
             ResolverFailures.log(name, "key", e);
-            return FAILED_KEY;
+            try {
+                String failed = key.keyOnFailure(request);
+                return failed != null ? failed : FAILED_KEY;
+            } catch (RuntimeException again) {
+                return FAILED_KEY;
+            }
         }
     }
 
@@ -147,7 +155,7 @@ public record Rule(
             }
             LOG.log(System.Logger.Level.WARNING, "rule \"" + rule + "\": the " + what + " resolver threw; "
                     + (what.equals("key") ? "such requests count under the key " + FAILED_KEY
-                    : "the rule's own policy applies") + " (logged at most once a minute; " + skipped
+                            + " (per client for a key from configuration)" : "the rule's own policy applies") + " (logged at most once a minute; " + skipped
                     + " not logged since the last)", e);
         }
     }

@@ -5,6 +5,9 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.sluice.core.config.ConfigException;
 import io.sluice.core.config.PolicyParser;
+import io.sluice.core.key.ClientIpResolver;
+import io.sluice.core.key.KeyResolver;
+import io.sluice.core.key.KeyResolvers;
 import io.sluice.core.store.Check;
 import io.sluice.core.store.Lease;
 import io.sluice.core.store.MemoryStore;
@@ -229,6 +232,22 @@ class EngineTest {
         engine.check(RequestView.builder("GET", "/").remoteAddress("b").header("Authorization", "other junk").build());
         assertThat(engine.check(hostile).allowed()).as("every such request shares " + Rule.FAILED_KEY).isFalse();
         assertThat(engine.inspect("per-token", Rule.FAILED_KEY, null).remaining()).isZero();
+    }
+
+    @Test
+    void aKeyFromConfigurationCountsTheRequestsItFailsOnPerClient() {
+        KeyResolver token = KeyResolvers.parse("key", "token", ClientIpResolver.direct(), Map.of("token", r -> {
+            throw new IllegalArgumentException("malformed token");
+        }));
+        Engine engine = engine(Rule.builder("per-token").policy(fixed("1/1m")).key(token).build());
+        RequestView attacker = RequestView.builder("GET", "/").remoteAddress("198.51.100.7").build();
+        RequestView other = RequestView.builder("GET", "/").remoteAddress("203.0.113.9").build();
+
+        assertThat(engine.check(attacker).allowed()).isTrue();
+        assertThat(engine.check(attacker).allowed()).as("the failing client's own share is used up").isFalse();
+        assertThat(engine.check(other).allowed()).as("another client's failing requests have a share of their own")
+                .isTrue();
+        assertThat(engine.inspect("per-token", Rule.FAILED_KEY + "|198.51.100.7", null).remaining()).isZero();
     }
 
     /**

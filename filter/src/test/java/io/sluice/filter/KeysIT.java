@@ -1,5 +1,7 @@
 package io.sluice.filter;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import io.restassured.specification.RequestSpecification;
 import java.util.HashMap;
 import java.util.Map;
@@ -63,9 +65,35 @@ class KeysIT {
         try (FilterServer server = FilterServer.start(Map.of("limit", "1/1m", "key", "query:client"))) {
             server.client().queryParam("client", "c1").queryParam("pad", pad).get("/").then().statusCode(200);
             server.client().queryParam("client", "c1").queryParam("pad", pad).get("/").then().statusCode(429);
-            // a parameter beyond the first 8,192 characters is not looked for: such requests share one key
+            // a parameter beyond the first 8,192 characters is not looked for: one client's such requests share a key
             server.client().queryParam("pad", pad).queryParam("client", "c2").get("/").then().statusCode(200);
             server.client().queryParam("pad", pad).queryParam("client", "c3").get("/").then().statusCode(429);
+        }
+    }
+
+    @Test
+    void oneClientPaddingItsQueriesExhaustsOnlyItsOwnShareOfTheFallbackKey() throws Exception {
+        String pad = "x".repeat(9_000);
+        try (FilterServer server = FilterServer.start(Map.of("limit", "1/1m", "key", "query:client",
+                "trusted-proxies", "127.0.0.1"))) {
+            server.from("198.51.100.1").queryParam("pad", pad).queryParam("client", "c1").get("/").then().statusCode(200);
+            server.from("198.51.100.1").queryParam("pad", pad).queryParam("client", "c2").get("/").then().statusCode(429);
+            server.from("198.51.100.2").queryParam("pad", pad).queryParam("client", "c3").get("/").then().statusCode(200);
+            // a malformed value (sent raw: HTTP clients refuse to): one key per client as well
+            assertThat(status(server, "198.51.100.2", "/app/?client=c%ZZ")).isEqualTo(200);
+            assertThat(status(server, "198.51.100.3", "/app/?client=c%ZZ")).isEqualTo(200);
+            assertThat(status(server, "198.51.100.3", "/app/?client=c%Z1")).isEqualTo(429);
+        }
+    }
+
+    /** @return the status of one GET of {@code target}, sent as written, through the trusted proxy from {@code client} */
+    private static int status(FilterServer server, String client, String target) throws Exception {
+        try (java.net.Socket socket = new java.net.Socket("127.0.0.1", server.port())) {
+            socket.getOutputStream().write(("GET " + target + " HTTP/1.1\r\nHost: localhost\r\nX-Forwarded-For: "
+                    + client + "\r\nConnection: close\r\n\r\n").getBytes(java.nio.charset.StandardCharsets.ISO_8859_1));
+            String statusLine = new java.io.BufferedReader(new java.io.InputStreamReader(socket.getInputStream(),
+                    java.nio.charset.StandardCharsets.ISO_8859_1)).readLine();
+            return Integer.parseInt(statusLine.split(" ")[1]);
         }
     }
 

@@ -101,7 +101,7 @@ final class MethodRules {
         String s = spec.isBlank() ? DEFAULT_KEY : spec.trim();
         KeyResolver named = custom.get(s);
         if (named != null && !BUILT_IN_KEYS.contains(s)) {
-            return named;
+            return KeyResolvers.perClientFailures(named, ips);
         }
         return KeyResolvers.parse(at, s, ips);
     }

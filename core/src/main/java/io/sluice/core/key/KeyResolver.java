@@ -1,6 +1,7 @@
 package io.sluice.core.key;
 
 import io.sluice.core.RequestView;
+import io.sluice.core.Rule;
 
 /** Finds the partition a rule counts a request in: client IP, API key, tenant, principal, or a combination. */
 @FunctionalInterface
@@ -11,4 +12,18 @@ public interface KeyResolver {
      *     the request or counts it under an anonymous key
      */
     String resolve(RequestView request);
+
+    /**
+     * The key a rule counts a request under when {@link #resolve} threw on it (an application's resolver on a malformed
+     * token, say): the request neither fails nor skips the rule.
+     *
+     * <p>By default {@link Rule#FAILED_KEY}, one key for every such request. The resolvers parsed from configuration
+     * ({@link KeyResolvers#parse}) answer {@code #key-failed|<client address>} instead, so one client that keeps
+     * failing exhausts only its own share.
+     *
+     * @return the key; null stands for {@link Rule#FAILED_KEY}
+     */
+    default String keyOnFailure(RequestView request) {
+        return Rule.FAILED_KEY;
+    }
 }

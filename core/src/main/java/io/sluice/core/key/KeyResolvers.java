@@ -2,6 +2,7 @@ package io.sluice.core.key;
 
 import io.sluice.core.RequestMatcher;
 import io.sluice.core.RequestView;
+import io.sluice.core.Rule;
 import io.sluice.core.config.ConfigException;
 import io.sluice.core.http.QueryStrings;
 import java.nio.charset.StandardCharsets;
@@ -83,10 +84,50 @@ public final class KeyResolvers {
                 if (custom == null) {
                     throw unknown;
                 }
-                parts.add(custom);
+                parts.add(named(part, custom::resolve));      // printed by its name in the effective configuration
             }
         }
-        return parts.size() == 1 ? parts.get(0) : combine(parts);
+        return perClientFailures(parts.size() == 1 ? parts.get(0) : combine(parts), ips);
+    }
+
+    /**
+     * {@code resolver}, with the keys of requests it cannot key kept per client. When it throws
+     * ({@link KeyResolver#keyOnFailure}), or a query parameter cannot be read ({@link QueryStrings#TOO_LONG},
+     * {@link QueryStrings#MALFORMED}), the request counts under that marker joined with the client's address, such as
+     * {@code #query-too-long|203.0.113.9}, not under one key for every client: one client that keeps sending such
+     * requests exhausts only its own share. {@link #parse} applies it to every key it parses.
+     *
+     * @param ips finds the client's address, as the {@code ip} key does (IPv6 grouped by its /64)
+     */
+    public static KeyResolver perClientFailures(KeyResolver resolver, ClientIpResolver ips) {
+        if (resolver instanceof PerClientFailures) {
+            return resolver;
+        }
+        return new PerClientFailures(resolver, ip(ips != null ? ips : ClientIpResolver.direct()));
+    }
+
+    private record PerClientFailures(KeyResolver resolver, KeyResolver client) implements KeyResolver {
+        @Override
+        public String resolve(RequestView request) {
+            String key = resolver.resolve(request);
+            // the parser's own constants, by identity: a client's "#query-too-long" was hashed already
+            return key == QueryStrings.TOO_LONG || key == QueryStrings.MALFORMED ? withClient(key, request) : key;
+        }
+
+        @Override
+        public String keyOnFailure(RequestView request) {
+            return withClient(Rule.FAILED_KEY, request);
+        }
+
+        private String withClient(String marker, RequestView request) {
+            String client = client().resolve(request);
+            return client == null ? marker : marker + "|" + escape(client);
+        }
+
+        @Override
+        public String toString() {
+            return resolver.toString();
+        }
     }
 
     private static KeyResolver part(String parameter, String spec, String part, ClientIpResolver ips) {

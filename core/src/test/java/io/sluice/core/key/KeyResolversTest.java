@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.sluice.core.RequestView;
 import io.sluice.core.config.ConfigException;
+import io.sluice.core.http.QueryStrings;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -122,6 +123,40 @@ class KeyResolversTest {
 
         assertThat(KeyResolvers.parse("ip", DIRECT).resolve(unixSocket)).isEqualTo("/run/app.sock");
         assertThat(KeyResolvers.parse("ip", DIRECT).resolve(none)).isNull();
+    }
+
+    @Test
+    void requestsThatCannotBeKeyedCountPerClientNotUnderOneKeyForAll() {
+        ClientIpResolver proxied = ClientIpResolver.trusting(List.of(Cidr.parse("t", "127.0.0.1")),
+                ClientIpResolver.Header.X_FORWARDED_FOR);
+        KeyResolver query = KeyResolvers.parse("query:client", proxied);
+        KeyResolver throwing = KeyResolvers.parse("key", "token", proxied, java.util.Map.of("token", r -> {
+            throw new IllegalArgumentException("malformed token");
+        }));
+
+        assertThat(query.resolve(from("198.51.100.7", QueryStrings.TOO_LONG)))
+                .as("the client behind the trusted proxy").isEqualTo("#query-too-long|198.51.100.7");
+        assertThat(query.resolve(from("198.51.100.8", QueryStrings.TOO_LONG))).isEqualTo("#query-too-long|198.51.100.8");
+        assertThat(query.resolve(from("2001:db8::1", QueryStrings.MALFORMED))).as("IPv6 grouped as the ip key groups it")
+                .isEqualTo("#query-malformed|2001:db8::/64");
+        assertThat(query.resolve(from("198.51.100.7", "#query-too-long"))).as("a client's own \"#...\" is hashed")
+                .startsWith("#").doesNotContain("|").hasSize(23);
+        assertThat(query.resolve(from("198.51.100.7", "c1"))).isEqualTo("c1");
+
+        assertThatThrownBy(() -> throwing.resolve(from("198.51.100.7", "c1"))).hasMessage("malformed token");
+        assertThat(throwing.keyOnFailure(from("198.51.100.7", "c1"))).isEqualTo("#key-failed|198.51.100.7");
+        assertThat(throwing.keyOnFailure(RequestView.builder("GET", "/").remoteAddress("").build()))
+                .as("no client address at all: the one shared key").isEqualTo(io.sluice.core.Rule.FAILED_KEY);
+        assertThat(((KeyResolver) r -> "k").keyOnFailure(REQUEST)).as("a resolver of the application's own")
+                .isEqualTo(io.sluice.core.Rule.FAILED_KEY);
+        assertThat(KeyResolvers.perClientFailures(query, DIRECT)).as("applied once").isSameAs(query);
+        assertThat(throwing).hasToString("token");
+    }
+
+    /** A request from {@code client}, behind a proxy at 127.0.0.1, whose query parameter {@code client} is {@code value}. */
+    private static RequestView from(String client, String value) {
+        return RequestView.builder("GET", "/").remoteAddress("127.0.0.1").header("X-Forwarded-For", client)
+                .query("client", value).build();
     }
 
     @Test
