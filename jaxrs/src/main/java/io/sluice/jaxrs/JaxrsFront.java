@@ -4,6 +4,7 @@ import io.sluice.core.cdi.CdiIntegration;
 import io.sluice.core.config.MicroProfileConfig;
 import io.sluice.core.config.Parameters;
 import io.sluice.core.config.SluiceConfig;
+import io.sluice.core.config.WebApps;
 import io.sluice.core.http.FrontDoor;
 import io.sluice.core.key.KeyResolver;
 import io.sluice.core.time.TimeSource;
@@ -56,7 +57,7 @@ final class JaxrsFront {
         }
         SluiceConfig config = explicit != null ? explicit : SluiceConfig.loadWithoutRules(
                 MicroProfileConfig.addTo(Parameters.of(Parameters.DEFAULT_PREFIX, properties(configuration),
-                        "JAX-RS property")), SluiceConfig.files());
+                        "JAX-RS property")), WebApps.rulesSources());
         FrontDoor door = cdi == null ? FrontDoor.open(config, time)
                 : FrontDoor.open(config, time, cdi.store(), List.of(cdi.events()));
         LOG.log(Level.INFO, "Sluice rate limiting (JAX-RS): " + door.rules().names() + " and @RateLimit annotations\n  "

@@ -5,6 +5,7 @@ import static org.hamcrest.Matchers.equalTo;
 import static org.hamcrest.Matchers.startsWith;
 
 import io.restassured.response.Response;
+import io.sluice.core.config.WebApps;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -89,6 +90,32 @@ abstract class RateLimitSuite {
             server.client().get("/api/hello").then().statusCode(200)
                     .header("X-RateLimit-Remaining", "97").header("RateLimit-Policy", startsWith("\"everything\""));        // denied consumed nothing; hello is not counted by exports
         }
+    }
+
+    @Test
+    void theRulesFileIsReadFromInsideTheWarThroughTheServletContainerInitializer() throws Exception {
+        Path war = dir.resolve("war");
+        Files.createDirectories(war.resolve("WEB-INF"));
+        Files.writeString(war.resolve("WEB-INF/sluice-rules.yaml"), """
+                rules:
+                  - name: from-the-war
+                    paths: [/api/hello]
+                    limit: 1/1h
+                """);
+        JaxrsServer.Setup setup = new JaxrsServer.Setup().property("sluice.rules", "/WEB-INF/sluice-rules.yaml");
+        setup.beforeStart = context -> {
+            context.setBaseResourceAsPath(war);
+            context.addServletContainerInitializer(new WebAppInitializer());    // as a container finds it in the jar
+        };
+        try (JaxrsServer server = start(setup)) {
+            server.client().get("/api/hello").then().statusCode(200)
+                    .header("RateLimit-Policy", "\"from-the-war\";q=1;w=3600");
+            server.client().get("/api/hello").then().statusCode(429);
+            assertThat(WebApps.rulesSources().apply("/WEB-INF/sluice-rules.yaml").name())
+                    .isEqualTo(war.resolve("WEB-INF/sluice-rules.yaml").toString());
+        }
+        assertThat(WebApps.rulesSources().apply("/WEB-INF/sluice-rules.yaml").name())
+                .as("a stopped application is forgotten: a plain file path again").isEqualTo("/WEB-INF/sluice-rules.yaml");
     }
 
     @Test

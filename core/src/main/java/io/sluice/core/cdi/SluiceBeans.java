@@ -5,6 +5,7 @@ import io.sluice.core.Engine;
 import io.sluice.core.config.MicroProfileConfig;
 import io.sluice.core.config.Parameters;
 import io.sluice.core.config.SluiceConfig;
+import io.sluice.core.config.WebApps;
 import io.sluice.core.http.FrontDoor;
 import io.sluice.core.key.KeyResolver;
 import io.sluice.core.store.Store;
@@ -115,7 +116,7 @@ public class SluiceBeans implements CdiIntegration {
     private synchronized FrontDoor programmatic() {
         if (programmatic == null) {
             Parameters parameters = MicroProfileConfig.addTo(Parameters.of(Parameters.DEFAULT_PREFIX, Map.of(), "CDI"));
-            programmatic = FrontDoor.open(SluiceConfig.loadWithoutRules(parameters, SluiceConfig.files()), clock(),
+            programmatic = FrontDoor.open(SluiceConfig.loadWithoutRules(parameters, WebApps.rulesSources()), clock(),
                     store(), List.of(events()));
         }
         return programmatic;

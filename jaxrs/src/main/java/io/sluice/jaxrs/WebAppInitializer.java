@@ -1,0 +1,37 @@
+package io.sluice.jaxrs;
+
+import io.sluice.core.config.RulesSource;
+import io.sluice.core.config.WebApps;
+import jakarta.servlet.ServletContainerInitializer;
+import jakarta.servlet.ServletContext;
+import jakarta.servlet.ServletContextEvent;
+import jakarta.servlet.ServletContextListener;
+import java.util.Set;
+import java.util.function.Function;
+
+/**
+ * Lets the JAX-RS filter (and the CDI engine) read {@code rules=/WEB-INF/...} from the WAR, as the servlet filter does:
+ * registers the starting web application with {@link WebApps}, and removes it when the application stops. A container
+ * runs it at start-up, before any servlet (so before the JAX-RS application), because {@code sluice-jaxrs} lists it in
+ * {@code META-INF/services/jakarta.servlet.ServletContainerInitializer}.
+ */
+public final class WebAppInitializer implements ServletContainerInitializer {
+
+    @Override
+    public void onStartup(Set<Class<?>> classes, ServletContext context) {
+        ClassLoader loader = context.getClassLoader() != null ? context.getClassLoader()
+                : Thread.currentThread().getContextClassLoader();        // an embedded context may have none of its own
+        if (loader == null) {
+            return;
+        }
+        Function<String, RulesSource> rules = value -> RulesSource.inWebApp(context::getRealPath, context::getResource,
+                value);
+        WebApps.register(loader, rules);
+        context.addListener(new ServletContextListener() {
+            @Override
+            public void contextDestroyed(ServletContextEvent event) {
+                WebApps.remove(loader, rules);
+            }
+        });
+    }
+}
