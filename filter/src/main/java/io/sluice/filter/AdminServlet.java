@@ -2,6 +2,7 @@ package io.sluice.filter;
 
 import io.sluice.core.Outcome;
 import io.sluice.core.http.FrontDoor;
+import io.sluice.core.key.KeyResolvers;
 import io.sluice.core.store.StoreException;
 import jakarta.servlet.ServletException;
 import jakarta.servlet.http.HttpServlet;
@@ -26,8 +27,10 @@ import java.nio.charset.StandardCharsets;
  * </pre>
  *
  * <p>{@code GET ?rule=per-ip&key=203.0.113.9[&tier=pro]}: 200 with the key's numbers as JSON, consuming nothing.
- * {@code DELETE ?rule=per-ip&key=203.0.113.9}: 204, the key is reset (and unblocked, penalty included). 400 when a
- * parameter is missing, 404 for an unknown rule, 503 when the filter is not running.
+ * {@code DELETE ?rule=per-ip&key=203.0.113.9}: 204, the key is reset (and unblocked, penalty included). Instead of
+ * {@code key} (the key as stored), {@code value} gives one value as a client sends it, such as a long API key, which
+ * the endpoint stores as a rule does (hashed when longer than 64 characters). 400 when a parameter is missing, 404
+ * for an unknown rule, 503 when the filter is not running or the store cannot be reached.
  */
 public class AdminServlet extends HttpServlet {
 
@@ -51,7 +54,7 @@ public class AdminServlet extends HttpServlet {
         }
         Outcome o;
         try {
-            o = door.inspect(request.getParameter("rule"), request.getParameter("key"), request.getParameter("tier"));
+            o = door.inspect(request.getParameter("rule"), key(request), request.getParameter("tier"));
         } catch (StoreException e) {
             storeUnavailable(response, e);
             return;
@@ -72,7 +75,7 @@ public class AdminServlet extends HttpServlet {
         }
         boolean known;
         try {
-            known = door.reset(request.getParameter("rule"), request.getParameter("key"));
+            known = door.reset(request.getParameter("rule"), key(request));
         } catch (StoreException e) {
             storeUnavailable(response, e);
             return;
@@ -82,6 +85,16 @@ public class AdminServlet extends HttpServlet {
             return;
         }
         response.setStatus(204);
+    }
+
+    /**
+     * @return the key of the request's parameter {@code key}, as stored; or of {@code value}, a single value as a client
+     *     sends it (an API key, say), stored as a rule stores it: trimmed, and hashed when longer than 64 characters or
+     *     starting with {@code #}
+     */
+    private static String key(HttpServletRequest request) {
+        String key = request.getParameter("key");
+        return key != null && !key.isEmpty() ? key : KeyResolvers.stored(request.getParameter("value"));
     }
 
     /** The store cannot be reached: 503 with a retry hint, not a 500 (the message names no key). */
@@ -99,8 +112,10 @@ public class AdminServlet extends HttpServlet {
         }
         String rule = request.getParameter("rule");
         String key = request.getParameter("key");
-        if (rule == null || rule.isBlank() || key == null || key.isEmpty()) {
-            json(response, 400, "{\"error\":\"expected parameters rule and key, such as ?rule=per-ip&key=203.0.113.9\"}");
+        String value = request.getParameter("value");
+        if (rule == null || rule.isBlank() || (key == null || key.isEmpty()) == (value == null || value.isBlank())) {
+            json(response, 400, "{\"error\":\"expected parameter rule, and either key (as stored) or value (as a "
+                    + "client sends it), such as ?rule=per-ip&key=203.0.113.9 or ?rule=per-api-key&value=k-123\"}");
             return null;
         }
         Object door = getServletContext().getAttribute(RateLimitFilter.contextAttribute(filterName));

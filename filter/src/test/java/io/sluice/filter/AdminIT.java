@@ -28,6 +28,30 @@ class AdminIT {
     }
 
     @Test
+    void aLongApiKeyIsGivenAsTheClientSendsItNotAsItsHash() throws Exception {
+        String apiKey = "k-" + "0123456789".repeat(8);          // over 64 characters: stored as its hash
+        try (FilterServer server = FilterServer.start(Map.of("limit", "1/1m", "key", "header:X-Api-Key",
+                "exclude", "/sluice-admin"))) {
+            server.client().header("X-Api-Key", apiKey).get("/").then().statusCode(200);
+            server.client().header("X-Api-Key", apiKey).get("/").then().statusCode(429);
+
+            server.client().header("X-Test-User", "ops").header("X-Test-Role", "sluice-admin")
+                    .queryParam("rule", "per-header-x-api-key").queryParam("key", apiKey).get("/sluice-admin")
+                    .then().statusCode(200).body("remaining", equalTo(1));     // as stored: no such key
+            server.client().header("X-Test-User", "ops").header("X-Test-Role", "sluice-admin")
+                    .queryParam("rule", "per-header-x-api-key").queryParam("value", apiKey).get("/sluice-admin")
+                    .then().statusCode(200).body("remaining", equalTo(0));
+            server.client().header("X-Test-User", "ops").header("X-Test-Role", "sluice-admin")
+                    .queryParam("rule", "per-header-x-api-key").queryParam("value", " " + apiKey + " ")
+                    .delete("/sluice-admin").then().statusCode(204);
+            server.client().header("X-Api-Key", apiKey).get("/").then().statusCode(200);
+            server.client().header("X-Test-User", "ops").header("X-Test-Role", "sluice-admin")
+                    .queryParam("rule", "per-header-x-api-key").queryParam("key", "k").queryParam("value", "k")
+                    .get("/sluice-admin").then().statusCode(400).body(containsString("either key"));
+        }
+    }
+
+    @Test
     void everyoneElseIsTurnedAway() throws Exception {
         try (FilterServer server = FilterServer.start(Map.of("limit", "2/1m", "exclude", "/sluice-admin"))) {
             server.client().queryParam("rule", "per-ip").queryParam("key", "127.0.0.1").delete("/sluice-admin")
