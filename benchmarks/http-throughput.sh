@@ -42,16 +42,22 @@ extras=()
 if [ "${FLOOR:-0}" = 1 ]; then extras+=("18083 floor filter (attribute and the five headers, fixed text)"); fi
 if [ "${IETF:-0}" = 1 ]; then extras+=("18084 Sluice with headers=ietf"); fi
 declare -A xr xc     # per extra: its per-round ratios and CPU ratios, space-separated
+ports=(18081 18082)
+for x in ${extras[@]+"${extras[@]}"}; do ports+=("${x%% *}"); done
+declare -A res
 for r in $(seq 1 "$rounds"); do
-  # the runs of a round are back to back; which goes first alternates, so a drift in machine load favours neither
-  if [ $((r % 2)) -eq 1 ]; then pr=$(run 18081); sr=$(run 18082); else sr=$(run 18082); pr=$(run 18081); fi
+  # the runs of a round are back to back, their order rotated each round (every server takes every place in turn),
+  # so a drift in machine load favours none of them
+  n=${#ports[@]}
+  for k in $(seq 0 $((n - 1))); do port=${ports[$(((k + r) % n))]}; res[$port]=$(run "$port"); done
+  pr=${res[18081]}; sr=${res[18082]}
   p=${pr% *}; pc=${pr#* }; s=${sr% *}; sc=${sr#* }
   ratio=$(echo "scale=4; $s / $p" | bc); cpu=$(echo "scale=4; $sc / $pc" | bc)
   plain+=("$p"); sluice+=("$s"); ratios+=("$ratio"); cpus+=("$cpu")
   extra=""
   for x in ${extras[@]+"${extras[@]}"}; do      # the breakdown: each extra against the same round's plain run
     port=${x%% *}
-    fr=$(run "$port"); f=${fr% *}; fc=${fr#* }
+    fr=${res[$port]}; f=${fr% *}; fc=${fr#* }
     xr[$port]+="$(echo "scale=4; $f / $p" | bc) "; xc[$port]+="$(echo "scale=4; $fc / $pc" | bc) "
     extra+=", :$port $f req/s ($fc µs CPU/req)"
   done
