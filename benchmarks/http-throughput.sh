@@ -42,14 +42,17 @@ extras=()
 if [ "${FLOOR:-0}" = 1 ]; then extras+=("18083 floor filter (attribute and the five headers, fixed text)"); fi
 if [ "${IETF:-0}" = 1 ]; then extras+=("18084 Sluice with headers=ietf"); fi
 declare -A xr xc     # per extra: its per-round ratios and CPU ratios, space-separated
-ports=(18081 18082)
-for x in ${extras[@]+"${extras[@]}"}; do ports+=("${x%% *}"); done
 declare -A res
 for r in $(seq 1 "$rounds"); do
-  # the runs of a round are back to back, their order rotated each round (every server takes every place in turn),
-  # so a drift in machine load favours none of them
-  n=${#ports[@]}
-  for k in $(seq 0 $((n - 1))); do port=${ports[$(((k + r) % n))]}; res[$port]=$(run "$port"); done
+  # the runs of a round are back to back: plain and Sluice next to each other, which of the two goes first
+  # alternating, and the extras after the pair in odd rounds and before it in even ones, so a drift in machine load
+  # favours none of them
+  if [ $((r % 2)) -eq 1 ]; then pair=(18081 18082); else pair=(18082 18081); fi
+  order=()
+  if [ $((r % 2)) -eq 0 ]; then for x in ${extras[@]+"${extras[@]}"}; do order+=("${x%% *}"); done; fi
+  order+=("${pair[@]}")
+  if [ $((r % 2)) -eq 1 ]; then for x in ${extras[@]+"${extras[@]}"}; do order+=("${x%% *}"); done; fi
+  for port in "${order[@]}"; do res[$port]=$(run "$port"); done
   pr=${res[18081]}; sr=${res[18082]}
   p=${pr% *}; pc=${pr#* }; s=${sr% *}; sc=${sr#* }
   ratio=$(echo "scale=4; $s / $p" | bc); cpu=$(echo "scale=4; $sc / $pc" | bc)

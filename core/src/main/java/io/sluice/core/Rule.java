@@ -154,8 +154,8 @@ public record Rule(
                 state[1] = 0;
             }
             LOG.log(System.Logger.Level.WARNING, "rule \"" + rule + "\": the " + what + " resolver threw; "
-                    + (what.equals("key") ? "such requests count under the key " + FAILED_KEY
-                            + " (per client for a key from configuration)" : "the rule's own policy applies") + " (logged at most once a minute; " + skipped
+                    + (what.equals("key") ? "such requests count under the resolver's keyOnFailure (" + FAILED_KEY
+                            + ", per client for a key from configuration)" : "the rule's own policy applies") + " (logged at most once a minute; " + skipped
                     + " not logged since the last)", e);
         }
     }

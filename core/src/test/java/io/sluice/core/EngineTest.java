@@ -235,6 +235,33 @@ class EngineTest {
     }
 
     @Test
+    void aResolversKeyOnFailureNamesTheKeyOfTheRequestsItFailsOn() {
+        RequestView request = RequestView.builder("GET", "/").remoteAddress("198.51.100.7").build();
+        assertThat(Rule.builder("r").policy(fixed("1/1m")).key(failing(r -> "mine")).build().resolveKey(request))
+                .isEqualTo("mine");
+        assertThat(Rule.builder("r").policy(fixed("1/1m")).key(failing(r -> null)).build().resolveKey(request))
+                .as("null: the shared key").isEqualTo(Rule.FAILED_KEY);
+        assertThat(Rule.builder("r").policy(fixed("1/1m")).key(failing(r -> {
+            throw new IllegalStateException("again");
+        })).build().resolveKey(request)).as("throwing too: the shared key").isEqualTo(Rule.FAILED_KEY);
+    }
+
+    /** @return a resolver that always throws, whose {@code keyOnFailure} is {@code onFailure} */
+    private static KeyResolver failing(java.util.function.Function<RequestView, String> onFailure) {
+        return new KeyResolver() {
+            @Override
+            public String resolve(RequestView request) {
+                throw new IllegalArgumentException("malformed token");
+            }
+
+            @Override
+            public String keyOnFailure(RequestView request) {
+                return onFailure.apply(request);
+            }
+        };
+    }
+
+    @Test
     void aKeyFromConfigurationCountsTheRequestsItFailsOnPerClient() {
         KeyResolver token = KeyResolvers.parse("key", "token", ClientIpResolver.direct(), Map.of("token", r -> {
             throw new IllegalArgumentException("malformed token");

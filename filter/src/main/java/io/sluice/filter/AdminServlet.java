@@ -29,7 +29,9 @@ import java.nio.charset.StandardCharsets;
  * <p>{@code GET ?rule=per-ip&key=203.0.113.9[&tier=pro]}: 200 with the key's numbers as JSON, consuming nothing.
  * {@code DELETE ?rule=per-ip&key=203.0.113.9}: 204, the key is reset (and unblocked, penalty included). Instead of
  * {@code key} (the key as stored), {@code value} gives one value as a client sends it, such as a long API key, which
- * the endpoint stores as a rule does (hashed when longer than 64 characters). 400 when a parameter is missing, 404
+ * the endpoint stores as a rule does (hashed when longer than 64 characters or starting with {@code #}): for rules
+ * keyed by one header, query parameter, attribute or principal, not by {@code ip} or {@code path}, whose keys are
+ * normalized otherwise. 400 when a parameter is missing, 404
  * for an unknown rule, 503 when the filter is not running or the store cannot be reached.
  */
 public class AdminServlet extends HttpServlet {

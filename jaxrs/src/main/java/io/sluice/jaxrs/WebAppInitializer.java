@@ -19,10 +19,9 @@ public final class WebAppInitializer implements ServletContainerInitializer {
 
     @Override
     public void onStartup(Set<Class<?>> classes, ServletContext context) {
-        ClassLoader loader = context.getClassLoader() != null ? context.getClassLoader()
-                : Thread.currentThread().getContextClassLoader();        // an embedded context may have none of its own
+        ClassLoader loader = context.getClassLoader();
         if (loader == null) {
-            return;
+            return;         // an embedded context without a class loader of its own: no way to tell its threads
         }
         Function<String, RulesSource> rules = value -> RulesSource.inWebApp(context::getRealPath, context::getResource,
                 value);

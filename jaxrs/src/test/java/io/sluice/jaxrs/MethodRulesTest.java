@@ -105,4 +105,15 @@ class MethodRulesTest {
         assertThat(rule.key().resolve(io.sluice.core.RequestView.builder("GET", "/").build())).isEqualTo("acme");
         assertThatThrownBy(() -> of("customKey")).isInstanceOf(ConfigException.class).hasMessageContaining("got \"tenant\"");
     }
+
+    @Test
+    void aProducedResolverThatThrowsCountsTheRequestPerClient() throws Exception {
+        MethodRules rules = MethodRules.of(Api.class, Api.class.getDeclaredMethod("customKey"), IPS,
+                Map.of("tenant", request -> {
+                    throw new IllegalStateException("no tenant");
+                }));
+        Rule rule = rules.resolve(NO_RULES).get(2);
+        assertThat(rule.resolveKey(io.sluice.core.RequestView.builder("GET", "/").remoteAddress("198.51.100.7").build()))
+                .isEqualTo(Rule.FAILED_KEY + "|198.51.100.7");
+    }
 }

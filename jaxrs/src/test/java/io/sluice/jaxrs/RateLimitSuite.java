@@ -103,19 +103,35 @@ abstract class RateLimitSuite {
                     limit: 1/1h
                 """);
         JaxrsServer.Setup setup = new JaxrsServer.Setup().property("sluice.rules", "/WEB-INF/sluice-rules.yaml");
-        setup.beforeStart = context -> {
-            context.setBaseResourceAsPath(war);
-            context.addServletContainerInitializer(new WebAppInitializer());    // as a container finds it in the jar
-        };
-        try (JaxrsServer server = start(setup)) {
-            server.client().get("/api/hello").then().statusCode(200)
-                    .header("RateLimit-Policy", "\"from-the-war\";q=1;w=3600");
-            server.client().get("/api/hello").then().statusCode(429);
-            assertThat(WebApps.rulesSources().apply("/WEB-INF/sluice-rules.yaml").name())
-                    .isEqualTo(war.resolve("WEB-INF/sluice-rules.yaml").toString());
+        ClassLoader before = Thread.currentThread().getContextClassLoader();
+        try (java.net.URLClassLoader warLoader = new java.net.URLClassLoader(new java.net.URL[0], before)) {
+            setup.beforeStart = context -> {
+                context.setBaseResourceAsPath(war);
+                context.setClassLoader(warLoader);                                  // a WAR's class loader of its own
+                context.addServletContainerInitializer(new WebAppInitializer());    // as a container finds it in the jar
+            };
+            try (JaxrsServer server = start(setup)) {
+                server.client().get("/api/hello").then().statusCode(200)
+                        .header("RateLimit-Policy", "\"from-the-war\";q=1;w=3600");
+                server.client().get("/api/hello").then().statusCode(429);
+                assertThat(rulesFileSeenWith(warLoader)).isEqualTo(war.resolve("WEB-INF/sluice-rules.yaml").toString());
+                assertThat(rulesFileSeenWith(before)).as("outside the WAR's threads").isEqualTo("/WEB-INF/sluice-rules.yaml");
+            }
+            assertThat(rulesFileSeenWith(warLoader)).as("a stopped application is forgotten: a plain file path again")
+                    .isEqualTo("/WEB-INF/sluice-rules.yaml");
         }
-        assertThat(WebApps.rulesSources().apply("/WEB-INF/sluice-rules.yaml").name())
-                .as("a stopped application is forgotten: a plain file path again").isEqualTo("/WEB-INF/sluice-rules.yaml");
+    }
+
+    /** @return the name of the source of {@code rules=/WEB-INF/sluice-rules.yaml} on a thread of {@code loader} */
+    private static String rulesFileSeenWith(ClassLoader loader) {
+        Thread thread = Thread.currentThread();
+        ClassLoader before = thread.getContextClassLoader();
+        thread.setContextClassLoader(loader);
+        try {
+            return WebApps.rulesSources().apply("/WEB-INF/sluice-rules.yaml").name();
+        } finally {
+            thread.setContextClassLoader(before);
+        }
     }
 
     @Test

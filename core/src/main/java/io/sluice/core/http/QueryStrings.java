@@ -10,7 +10,8 @@ import java.nio.charset.StandardCharsets;
  * <p>The work per request is bounded: only parameters that start within the first {@value #MAX_SCANNED} characters
  * are looked at (the one that straddles the bound is read to its end). A longer query without the parameter there
  * answers {@link #TOO_LONG} rather than "no such parameter", so padding a query can never make a rule skip a request:
- * such requests all count under that one key, as do malformed values ({@link #MALFORMED}).
+ * such requests count under that marker, as do malformed values ({@link #MALFORMED}), joined with the client's address
+ * for the keys parsed from configuration ({@code KeyResolvers.perClientFailures}).
  */
 public final class QueryStrings {
 
@@ -22,8 +23,9 @@ public final class QueryStrings {
     public static final String TOO_LONG = new String("#query-too-long");     // an instance of its own: see below
 
     /**
-     * The value of a parameter whose percent-encoding is malformed: one key for all of them, as a container may skip
-     * such a pair and give the application a later, valid value of the same name.
+     * The value of a parameter whose percent-encoding is malformed: one marker for all of them (not the text as sent,
+     * which a client could vary for a fresh key each time), as a container may skip such a pair and give the
+     * application a later, valid value of the same name.
      */
     @SuppressWarnings("StringOperationCanBeSimplified")
     public static final String MALFORMED = new String("#query-malformed");

@@ -76,18 +76,23 @@ public final class KeyResolvers {
             throw new ConfigException(parameter, spec, SYNTAX);
         }
         List<KeyResolver> parts = new ArrayList<>();
+        int clientBits = DEFAULT_IPV6_PREFIX;
         for (String part : spec.trim().split("\\s*\\+\\s*", -1)) {
             try {
                 parts.add(part(parameter, spec, part, ips));             // built-in keys keep their meaning
+                String kind = part.toLowerCase(Locale.ROOT);
+                if (kind.startsWith("ip/")) {
+                    clientBits = Math.min(clientBits, Integer.parseInt(kind.substring(3)));   // validated by part()
+                }
             } catch (ConfigException unknown) {
                 KeyResolver custom = named.get(part);
                 if (custom == null) {
                     throw unknown;
                 }
-                parts.add(named(part, custom::resolve));      // printed by its name in the effective configuration
+                parts.add(new Labelled(part, custom));        // printed by its name in the effective configuration
             }
         }
-        return perClientFailures(parts.size() == 1 ? parts.get(0) : combine(parts), ips);
+        return perClientFailures(parts.size() == 1 ? parts.get(0) : combine(parts), ips, clientBits);
     }
 
     /**
@@ -97,13 +102,18 @@ public final class KeyResolvers {
      * {@code #query-too-long|203.0.113.9}, not under one key for every client: one client that keeps sending such
      * requests exhausts only its own share. {@link #parse} applies it to every key it parses.
      *
+     * <p>A {@code keyOnFailure} of {@code resolver}'s own (other than {@link Rule#FAILED_KEY}) is kept. {@link #parse}
+     * applies this to every key it parses, with the IPv6 grouping of the key's coarsest {@code ip/BITS} part.
+     *
      * @param ips finds the client's address, as the {@code ip} key does (IPv6 grouped by its /64)
      */
     public static KeyResolver perClientFailures(KeyResolver resolver, ClientIpResolver ips) {
-        if (resolver instanceof PerClientFailures) {
-            return resolver;
-        }
-        return new PerClientFailures(resolver, ip(ips != null ? ips : ClientIpResolver.direct()));
+        return perClientFailures(resolver, ips, DEFAULT_IPV6_PREFIX);
+    }
+
+    private static KeyResolver perClientFailures(KeyResolver resolver, ClientIpResolver ips, int ipv6PrefixBits) {
+        KeyResolver inner = resolver instanceof PerClientFailures p ? p.resolver() : resolver;     // this client wins
+        return new PerClientFailures(inner, ip(ips != null ? ips : ClientIpResolver.direct(), ipv6PrefixBits));
     }
 
     private record PerClientFailures(KeyResolver resolver, KeyResolver client) implements KeyResolver {
@@ -116,7 +126,13 @@ public final class KeyResolvers {
 
         @Override
         public String keyOnFailure(RequestView request) {
-            return withClient(Rule.FAILED_KEY, request);
+            String own;
+            try {
+                own = resolver.keyOnFailure(request);
+            } catch (RuntimeException e) {
+                own = null;
+            }
+            return own != null && !own.equals(Rule.FAILED_KEY) ? own : withClient(Rule.FAILED_KEY, request);
         }
 
         private String withClient(String marker, RequestView request) {
@@ -233,7 +249,11 @@ public final class KeyResolvers {
         return named("global", request -> "global");
     }
 
-    /** Every part's value joined with {@code |}; missing when any part is missing. */
+    /**
+     * Every part's value joined with {@code |}; missing when any part is missing. A query parameter that cannot be read
+     * ({@link QueryStrings#TOO_LONG}, {@link QueryStrings#MALFORMED}) makes the whole key that marker, which
+     * {@link #perClientFailures} keys per client.
+     */
     public static KeyResolver combine(List<KeyResolver> parts) {
         List<KeyResolver> copy = List.copyOf(parts);
         StringBuilder spec = new StringBuilder();
@@ -244,6 +264,9 @@ public final class KeyResolvers {
                 String value = part.resolve(request);
                 if (value == null) {
                     return null;
+                }
+                if (value == QueryStrings.TOO_LONG || value == QueryStrings.MALFORMED) {
+                    return value;       // the marker itself, which perClientFailures keys per client
                 }
                 if (key.length() > 0) {
                     key.append('|');
@@ -315,6 +338,24 @@ public final class KeyResolvers {
 
     private static KeyResolver named(String spec, Function<RequestView, String> resolve) {
         return new Named(spec, resolve);
+    }
+
+    /** An application's resolver under the name a key specification gives it, for logs of the effective configuration. */
+    private record Labelled(String name, KeyResolver resolver) implements KeyResolver {
+        @Override
+        public String resolve(RequestView request) {
+            return resolver.resolve(request);
+        }
+
+        @Override
+        public String keyOnFailure(RequestView request) {
+            return resolver.keyOnFailure(request);
+        }
+
+        @Override
+        public String toString() {
+            return name;
+        }
     }
 
     /** A resolver that prints as its specification, for logs of the effective configuration. */

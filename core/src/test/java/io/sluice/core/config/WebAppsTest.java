@@ -34,4 +34,25 @@ class WebAppsTest {
             thread.setContextClassLoader(before);
         }
     }
+
+    @Test
+    void twoWebApplicationsOnOneClassLoaderGetNeithersWar() throws Exception {
+        Thread thread = Thread.currentThread();
+        ClassLoader before = thread.getContextClassLoader();
+        try (URLClassLoader shared = new URLClassLoader(new URL[0], before)) {
+            Function<String, RulesSource> first = value -> RulesSource.file(java.nio.file.Path.of("/first" + value));
+            Function<String, RulesSource> second = value -> RulesSource.file(java.nio.file.Path.of("/second" + value));
+            WebApps.register(shared, first);
+            WebApps.register(shared, first);
+            thread.setContextClassLoader(shared);
+            assertThat(WebApps.rulesSources()).as("registering the same again changes nothing").isSameAs(first);
+            WebApps.register(shared, second);
+            assertThat(WebApps.rulesSources().apply("/WEB-INF/r.yaml").name()).isEqualTo("/WEB-INF/r.yaml");
+            WebApps.remove(shared, first);
+            assertThat(WebApps.rulesSources().apply("/WEB-INF/r.yaml").name()).as("nor when one of them stops")
+                    .isEqualTo("/WEB-INF/r.yaml");
+        } finally {
+            thread.setContextClassLoader(before);
+        }
+    }
 }

@@ -149,8 +149,48 @@ class KeyResolversTest {
                 .as("no client address at all: the one shared key").isEqualTo(io.sluice.core.Rule.FAILED_KEY);
         assertThat(((KeyResolver) r -> "k").keyOnFailure(REQUEST)).as("a resolver of the application's own")
                 .isEqualTo(io.sluice.core.Rule.FAILED_KEY);
-        assertThat(KeyResolvers.perClientFailures(query, DIRECT)).as("applied once").isSameAs(query);
         assertThat(throwing).hasToString("token");
+    }
+
+    @Test
+    void aCombinationWithAnUnreadableQueryKeysAsTheMarkerPerClient() {
+        KeyResolver combined = KeyResolvers.parse("query:client+path", ClientIpResolver.trusting(
+                List.of(Cidr.parse("t", "127.0.0.1")), ClientIpResolver.Header.X_FORWARDED_FOR));
+        assertThat(combined.resolve(from("198.51.100.7", QueryStrings.TOO_LONG))).isEqualTo("#query-too-long|198.51.100.7");
+        assertThat(combined.resolve(from("198.51.100.8", QueryStrings.MALFORMED))).isEqualTo("#query-malformed|198.51.100.8");
+        assertThat(combined.resolve(from("198.51.100.8", "c1"))).isEqualTo("c1|/");
+    }
+
+    @Test
+    void theFallbackGroupsIpv6ClientsAsCoarselyAsTheKeysOwnIpPart() {
+        KeyResolver throwing = KeyResolvers.parse("key", "ip/48+token", DIRECT, java.util.Map.of("token", r -> {
+            throw new IllegalArgumentException("malformed token");
+        }));
+        assertThat(throwing.keyOnFailure(RequestView.builder("GET", "/").remoteAddress("2001:db8:1:2::7").build()))
+                .isEqualTo("#key-failed|2001:db8:1::/48");
+    }
+
+    @Test
+    void aResolversOwnKeyOnFailureIsKeptAndTheOuterClientAddressWins() {
+        KeyResolver tenant = new KeyResolver() {
+            @Override
+            public String resolve(RequestView request) {
+                throw new IllegalStateException("no tenant");
+            }
+
+            @Override
+            public String keyOnFailure(RequestView request) {
+                return "tenant-failed";
+            }
+        };
+        ClientIpResolver proxied = ClientIpResolver.trusting(List.of(Cidr.parse("t", "127.0.0.1")),
+                ClientIpResolver.Header.X_FORWARDED_FOR);
+        assertThat(KeyResolvers.parse("key", "tenant", proxied, java.util.Map.of("tenant", tenant))
+                .keyOnFailure(from("198.51.100.7", "c1"))).isEqualTo("tenant-failed");
+
+        KeyResolver query = KeyResolvers.perClientFailures(KeyResolvers.query("client"), DIRECT);
+        assertThat(KeyResolvers.perClientFailures(query, proxied).resolve(from("198.51.100.7", QueryStrings.TOO_LONG)))
+                .as("wrapped again: the new client address, not the proxy's").isEqualTo("#query-too-long|198.51.100.7");
     }
 
     /** A request from {@code client}, behind a proxy at 127.0.0.1, whose query parameter {@code client} is {@code value}. */
