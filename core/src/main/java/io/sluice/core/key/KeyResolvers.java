@@ -13,7 +13,6 @@ import java.util.Base64;
 import java.util.List;
 import java.util.Locale;
 import java.util.Set;
-import java.util.function.Function;
 import java.util.regex.Pattern;
 
 /**
@@ -89,7 +88,7 @@ public final class KeyResolvers {
                 if (custom == null) {
                     throw unknown;
                 }
-                parts.add(new Labelled(part, custom));        // printed by its name in the effective configuration
+                parts.add(named(part, custom));        // printed by its name in the effective configuration
             }
         }
         return perClientFailures(parts.size() == 1 ? parts.get(0) : combine(parts), ips, clientBits);
@@ -336,12 +335,15 @@ public final class KeyResolvers {
         }
     }
 
-    private static KeyResolver named(String spec, Function<RequestView, String> resolve) {
-        return new Named(spec, resolve);
+    private static KeyResolver named(String spec, KeyResolver resolver) {
+        return new Named(spec, resolver);
     }
 
-    /** An application's resolver under the name a key specification gives it, for logs of the effective configuration. */
-    private record Labelled(String name, KeyResolver resolver) implements KeyResolver {
+    /**
+     * A resolver that prints as its specification, for logs of the effective configuration: a built-in part, or an
+     * application's resolver under the name a key specification gives it.
+     */
+    private record Named(String spec, KeyResolver resolver) implements KeyResolver {
         @Override
         public String resolve(RequestView request) {
             return resolver.resolve(request);
@@ -350,19 +352,6 @@ public final class KeyResolvers {
         @Override
         public String keyOnFailure(RequestView request) {
             return resolver.keyOnFailure(request);
-        }
-
-        @Override
-        public String toString() {
-            return name;
-        }
-    }
-
-    /** A resolver that prints as its specification, for logs of the effective configuration. */
-    private record Named(String spec, Function<RequestView, String> function) implements KeyResolver {
-        @Override
-        public String resolve(RequestView request) {
-            return function.apply(request);
         }
 
         @Override
