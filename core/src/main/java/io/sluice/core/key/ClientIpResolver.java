@@ -103,13 +103,24 @@ public final class ClientIpResolver {
      */
     String resolve(RequestView request, int ipv6PrefixBits) {
         String peer = request.remoteAddress();
-        String direct = peerIfClient(peer);
-        if (direct != null) {
-            return direct;                                // an IPv4 peer's text is its canonical address already
-        }
-        byte[] a = resolveAddress(request, peer);
-        if (a == null) {
-            return null;
+        byte[] a;
+        if (IpAddress.isCanonicalV4(peer)) {
+            if (trusted.isEmpty()) {
+                return peer;                              // an IPv4 peer's text is its canonical address already
+            }
+            byte[] parsed = IpAddress.parse(peer);        // parsed once, whether the peer is a proxy or the client
+            if (!isTrusted(parsed)) {
+                return peer;
+            }
+            a = behindProxy(request, parsed);
+        } else {
+            a = IpAddress.parse(peer);
+            if (a == null) {
+                return null;
+            }
+            if (isTrusted(a)) {
+                a = behindProxy(request, a);
+            }
         }
         if (a.length == 4 || ipv6PrefixBits >= 128) {
             return IpAddress.format(a);
@@ -117,25 +128,8 @@ public final class ClientIpResolver {
         return IpAddress.format(IpAddress.mask(a, ipv6PrefixBits)) + "/" + ipv6PrefixBits;
     }
 
-    /**
-     * The common case without parsing: the socket peer's text is the client's canonical address when it is a canonical
-     * dotted quad (as containers write it) and not a trusted proxy.
-     *
-     * @return {@code peer} when it is the client's canonical address; null when the address must be resolved in full
-     */
-    String peerIfClient(String peer) {
-        if (!IpAddress.isCanonicalV4(peer)) {
-            return null;
-        }
-        return trusted.isEmpty() || !isTrusted(IpAddress.parse(peer)) ? peer : null;
-    }
-
-    /** @param peerText the request's {@link RequestView#remoteAddress()} */
-    private byte[] resolveAddress(RequestView request, String peerText) {
-        byte[] peer = IpAddress.parse(peerText);
-        if (peer == null || !isTrusted(peer)) {
-            return peer;
-        }
+    /** @return the right-most untrusted address of the forwarding header behind {@code peer}, a trusted proxy */
+    private byte[] behindProxy(RequestView request, byte[] peer) {
         List<String> lines = request.headers(header.fieldName());
         Hops hops = new Hops(lines == null ? List.of() : lines);
         byte[] last = peer;

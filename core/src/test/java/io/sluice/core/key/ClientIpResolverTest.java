@@ -158,11 +158,14 @@ class ClientIpResolverTest {
 
     @Test
     void aCanonicalIpv4PeerIsTakenAsItsOwnTextUnlessItIsATrustedProxy() {
-        assertThat(ClientIpResolver.direct().peerIfClient("203.0.113.9")).isEqualTo("203.0.113.9");
-        assertThat(BEHIND_10_8.peerIfClient("203.0.113.9")).isEqualTo("203.0.113.9");
-        assertThat(BEHIND_10_8.peerIfClient("10.0.0.2")).isNull();                // its header decides
-        assertThat(ClientIpResolver.direct().peerIfClient("010.0.0.2")).isNull();  // parsed: 10.0.0.2
-        assertThat(ClientIpResolver.direct().peerIfClient("::1")).isNull();
+        String peer = "203.0.113.9";
+        assertThat(ClientIpResolver.direct().resolve(from(peer).build(), 64)).as("not parsed and formatted")
+                .isSameAs(peer);
+        assertThat(BEHIND_10_8.resolve(from(peer).header("X-Forwarded-For", "198.51.100.7").build(), 64))
+                .as("no proxy: its header is ignored").isSameAs(peer);
+        assertThat(BEHIND_10_8.resolve(from("10.0.0.2").build(), 64)).as("a proxy without the header: itself")
+                .isEqualTo("10.0.0.2");
+        assertThat(ClientIpResolver.direct().resolve(from("::1").build(), 128)).isEqualTo("::1");
         assertThat(ClientIpResolver.direct().resolve(from("010.000.002.001").build())).isEqualTo("10.0.2.1");
         assertThat(BEHIND_10_8.resolve(from("10.0.0.2").header("X-Forwarded-For", "198.51.100.7").build()))
                 .isEqualTo("198.51.100.7");
