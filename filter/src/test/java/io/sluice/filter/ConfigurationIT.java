@@ -71,7 +71,7 @@ class ConfigurationIT {
         startUpFails(Map.of("limit", "1/s", "shadow", "maybe"), "shadow (init-param): expected true or false, got \"maybe\"");
         startUpFails(Map.of("limit", "1/s", "deny-headers", "Cache-Control: public"), "deny-headers (init-param): "
                 + "Sluice sets this header itself; expected another header, got \"Cache-Control\"");
-        startUpFails(Map.of("limit", "1/s", "rate", "5/s"), "rate: unknown parameter; expected one of limit, name, "
+        startUpFails(Map.of("limit", "1/s", "rate", "5/s"), "rate (init-param): unknown parameter; expected one of limit, name, "
                 + "algorithm, key, on-store-failure, on-missing-key, rules, reload-interval, store, max-keys, node-count, "
                 + "trusted-proxies, client-ip-header, exclude, shadow, headers, reset-format, partition-key, body, "
                 + "deny-headers, config-prefix, got \"rate\"");
@@ -138,6 +138,6 @@ class ConfigurationIT {
                 "  store = memory (from store (init-param))",
                 "  exclude = [/health] (from exclude (init-param))",
                 "  shadow = false (default)",
-                "  response = headers=both, reset-format=epoch-seconds, body=envelope, deny-headers=[]");
+                "  response = headers=both, reset-format=epoch-seconds, body=envelope, deny-headers=[] (default)");
     }
 }

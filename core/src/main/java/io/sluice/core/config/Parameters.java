@@ -31,9 +31,12 @@ public final class Parameters {
     private final String ownLabel;
     private final Function<String, String> config;
     private final String configLabel;
+    /** Whether the system properties and environment are the real ones, which can be listed. */
+    private final boolean system;
 
     private Parameters(String prefix, Function<String, String> systemProperties, Function<String, String> environment,
-            Map<String, String> own, String ownLabel, Function<String, String> config, String configLabel) {
+            Map<String, String> own, String ownLabel, Function<String, String> config, String configLabel,
+            boolean system) {
         this.prefix = prefix;
         this.systemProperties = systemProperties;
         this.environment = environment;
@@ -41,6 +44,7 @@ public final class Parameters {
         this.ownLabel = ownLabel;
         this.config = config;
         this.configLabel = configLabel;
+        this.system = system;
     }
 
     /**
@@ -49,7 +53,8 @@ public final class Parameters {
      * @param ownLabel how errors name them, such as {@code init-param}
      */
     public static Parameters of(String prefix, Map<String, String> own, String ownLabel) {
-        return of(prefix, System::getProperty, System::getenv, own, ownLabel);
+        Parameters p = of(prefix, System::getProperty, System::getenv, own, ownLabel);
+        return new Parameters(p.prefix, p.systemProperties, p.environment, p.own, p.ownLabel, null, null, true);
     }
 
     /** {@link #of(String, Map, String)} with the system properties and environment given (for tests). */
@@ -58,7 +63,7 @@ public final class Parameters {
         if (prefix == null || !prefix.matches("[A-Za-z][A-Za-z0-9-]{0,31}")) {
             throw new ConfigException("config-prefix", prefix, "expected letters, digits or '-', such as \"sluice\"");
         }
-        return new Parameters(prefix, systemProperties, environment, own, ownLabel, null, null);
+        return new Parameters(prefix, systemProperties, environment, own, ownLabel, null, null, false);
     }
 
     /**
@@ -68,7 +73,7 @@ public final class Parameters {
      * @return these parameters with that layer added
      */
     public Parameters withConfig(Function<String, String> lookup, String label) {
-        return new Parameters(prefix, systemProperties, environment, own, ownLabel, lookup, label);
+        return new Parameters(prefix, systemProperties, environment, own, ownLabel, lookup, label, system);
     }
 
     /** @return the value of {@code name} and where it came from, or null when no layer sets it */
@@ -99,6 +104,44 @@ public final class Parameters {
     /** @return the names the front door's own settings use, to reject unknown ones */
     public Set<String> ownNames() {
         return own.keySet();
+    }
+
+    /** @return how errors name the front door's own setting {@code name}: {@code limit (init-param)} */
+    public String ownSource(String name) {
+        return name + " (" + ownLabel + ")";
+    }
+
+    /**
+     * @param known the parameter names
+     * @return the system properties ({@code sluice.*}) and environment variables ({@code SLUICE_*}) of this prefix that
+     *     name none of {@code known} (a typo such as {@code sluice.limt}), with their kind, sorted; none when the
+     *     system properties and environment were given (tests)
+     */
+    public java.util.List<String> unknownOverrides(java.util.Collection<String> known) {
+        if (!system) {
+            return java.util.List.of();
+        }
+        Set<String> properties = new java.util.HashSet<>();
+        Set<String> variables = new java.util.HashSet<>();
+        for (String name : known) {
+            properties.add(propertyName(name));
+            variables.add(environmentName(name));
+        }
+        java.util.List<String> unknown = new java.util.ArrayList<>();
+        String propertyPrefix = prefix + ".";
+        for (String name : System.getProperties().stringPropertyNames()) {
+            if (name.startsWith(propertyPrefix) && !properties.contains(name)) {
+                unknown.add(name + " (system property)");
+            }
+        }
+        String variablePrefix = environmentName("");
+        for (String name : System.getenv().keySet()) {
+            if (name.startsWith(variablePrefix) && !variables.contains(name)) {
+                unknown.add(name + " (environment variable)");
+            }
+        }
+        java.util.Collections.sort(unknown);
+        return unknown;
     }
 
     /** @return the environment variable of parameter {@code name}: {@code SLUICE_TRUSTED_PROXIES} */

@@ -137,7 +137,10 @@ public final class RulesFile {
 
     private Rule rule(Object item, int index, Map<String, Object> defaults) {
         String at = "rules[" + index + "]";
-        Map<String, Object> m = mapping(item, at, RULE);
+        Object given = item instanceof Map<?, ?> raw ? raw.get("name") : null;
+        // the rule's name, when it has a valid one, is in every message about it: even an unknown field's
+        Map<String, Object> m = mapping(item, given instanceof String n && NAME.matcher(n).matches()
+                ? at + " (" + n + ")" : at, RULE);
         String name = string(m, "name", at);
         if (name == null || !NAME.matcher(name).matches()) {
             throw new ConfigException(source + ": " + at + ".name", name,

@@ -30,6 +30,8 @@ import java.util.regex.Pattern;
  */
 public final class SluiceConfig {
 
+    private static final System.Logger LOG = System.getLogger(SluiceConfig.class.getName());
+
     /** Every parameter name a front door accepts. */
     public static final List<String> NAMES = List.of("limit", "name", "algorithm", "key", "on-store-failure",
             "on-missing-key", "rules", "reload-interval", "store", "max-keys", "node-count", "trusted-proxies",
@@ -198,7 +200,7 @@ public final class SluiceConfig {
             ClientIpResolver.Header h = header == null ? ClientIpResolver.Header.X_FORWARDED_FOR
                     : ClientIpResolver.Header.parse(header.source(), header.value());
             ClientIpResolver resolver = ClientIpResolver.trusting(trusted, h);
-            note("client ip", resolver.toString(), proxies);
+            note("client ip", resolver.toString(), proxies, header);
             return resolver;
         }
 
@@ -302,7 +304,8 @@ public final class SluiceConfig {
                 }
             }
             Responder responder = b.build();
-            described.add("response = " + responder);
+            note("response", responder.toString(), p.get("headers"), p.get("reset-format"), p.get("partition-key"),
+                    p.get("body"), deny);
             return responder;
         }
 
@@ -362,13 +365,26 @@ public final class SluiceConfig {
             Set<String> known = new HashSet<>(NAMES);
             for (String name : p.ownNames()) {
                 if (!known.contains(name)) {
-                    throw new ConfigException(name, name, "unknown parameter; expected one of " + String.join(", ", NAMES));
+                    throw new ConfigException(p.ownSource(name), name, "unknown parameter; expected one of "
+                            + String.join(", ", NAMES));
                 }
+            }
+            for (String unknown : p.unknownOverrides(NAMES)) {
+                LOG.log(System.Logger.Level.WARNING, unknown + " names no Sluice parameter and is ignored; expected one"
+                        + " of " + String.join(", ", NAMES));
             }
         }
 
-        void note(String name, String value, Parameter from) {
-            described.add(name + " = " + value + (from == null ? " (default)" : " (from " + from.source() + ")"));
+        /** Describes setting {@code name}: where it came from, or "(default)" when none of {@code from} is set. */
+        void note(String name, String value, Parameter... from) {
+            List<String> sources = new ArrayList<>();
+            for (Parameter f : from == null ? new Parameter[0] : from) {      // note(name, value, null): the default
+                if (f != null) {
+                    sources.add(f.source());
+                }
+            }
+            described.add(name + " = " + value + (sources.isEmpty() ? " (default)"
+                    : " (from " + String.join(", ", sources) + ")"));
         }
     }
 

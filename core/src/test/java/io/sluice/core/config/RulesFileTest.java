@@ -145,7 +145,7 @@ class RulesFileTest {
                 "rules.yaml: rules[0] (api).methods: expected an HTTP method such as \"POST\", got \"GET /\"");
         fails("rules: [{name: api}]",
                 "rules.yaml: rules[0] (api).limit: expected a limit such as \"100/1m\" (required), got nothing");
-        fails("rules: [{name: api, limit: 10/s, method: GET}]", "rules.yaml: rules[0]: unknown field; expected one of "
+        fails("rules: [{name: api, limit: 10/s, method: GET}]", "rules.yaml: rules[0] (api): unknown field; expected one of "
                 + "[algorithm, cost, count-status, denial-cache, key, limit, methods, mode, name, on-missing-key, on-store-failure, paths, tiers], "
                 + "got \"method\"");
         org.assertj.core.api.Assertions.assertThat(RulesFile.parse("rules.yaml",

@@ -104,7 +104,7 @@ class SluiceConfigTest {
                 + "starting with /WEB-INF/; there is none, got \"/missing\"");
         fails(Map.of("rules", "/tmp/r.yaml", "key", "ip"), "key (init-param): applies only to the rule of parameter "
                 + "\"limit\", which is not set; set it per rule in the rules file instead, got \"ip\"");
-        fails(Map.of("limit", "1/s", "trusted-proxy", "10.0.0.0/8"), "trusted-proxy: unknown parameter; expected one of "
+        fails(Map.of("limit", "1/s", "trusted-proxy", "10.0.0.0/8"), "trusted-proxy (init-param): unknown parameter; expected one of "
                 + String.join(", ", SluiceConfig.NAMES) + ", got \"trusted-proxy\"");
     }
 
@@ -112,6 +112,42 @@ class SluiceConfigTest {
     void environmentValuesAreNamedByTheirVariable() {
         assertThatThrownBy(() -> load(Map.of("SLUICE_LIMIT", "lots"), Map.of("limit", "1/s")))
                 .hasMessageStartingWith("SLUICE_LIMIT (environment variable): expected");
+    }
+
+    @Test
+    void aSystemPropertyOfThePrefixThatNamesNoParameterIsReportedNotSilentlyIgnored() {
+        java.util.List<String> logged = new java.util.ArrayList<>();
+        java.util.logging.Logger logger = java.util.logging.Logger.getLogger(SluiceConfig.class.getName());
+        java.util.logging.Handler capture = new java.util.logging.Handler() {
+            @Override
+            public void publish(java.util.logging.LogRecord r) {
+                logged.add(r.getLevel() + " " + r.getMessage());
+            }
+
+            @Override
+            public void flush() {}
+
+            @Override
+            public void close() {}
+        };
+        logger.addHandler(capture);
+        System.setProperty("sluice.limt", "1/1m");              // a typo of sluice.limit
+        System.setProperty("sluice.headers", "ietf");
+        try {
+            Parameters parameters = Parameters.of("sluice", Map.of("limit", "5/1m"), "init-param");
+            assertThat(parameters.unknownOverrides(SluiceConfig.NAMES)).contains("sluice.limt (system property)")
+                    .doesNotContain("sluice.headers (system property)");
+            SluiceConfig config = SluiceConfig.load(parameters, SluiceConfig.files());
+            assertThat(config.limitRule().policy().limit()).isEqualTo(5);
+            assertThat(logged).anyMatch(line -> line.startsWith("WARNING sluice.limt (system property) names no Sluice "
+                    + "parameter and is ignored; expected one of limit, name,"));
+            assertThat(Parameters.of("sluice", k -> null, k -> null, Map.of(), "init-param")
+                    .unknownOverrides(SluiceConfig.NAMES)).as("given lookups (tests) are not listed").isEmpty();
+        } finally {
+            System.clearProperty("sluice.limt");
+            System.clearProperty("sluice.headers");
+            logger.removeHandler(capture);
+        }
     }
 
     @Test
