@@ -113,7 +113,7 @@ public class RateLimitFilter implements Filter {
         if (shared != null) {
             door = shared;
             config.getServletContext().setAttribute(contextAttribute(name), door);
-            LOG.log(Level.INFO, "Sluice rate limiting (filter " + name + "): " + shared.rules().names()
+            LOG.log(Level.INFO, "Sluice rate limiting (filter " + name + "): " + shared.rules().summary()
                     + " from the application's produced SluiceConfig" + (own.isEmpty() ? "" : "; init-params "
                     + own.keySet() + " are ignored"));
             return;
@@ -127,7 +127,7 @@ public class RateLimitFilter implements Filter {
                     : FrontDoor.open(sluice, time, cdi.store(), List.of(cdi.events()));
             ownsDoor = true;
             config.getServletContext().setAttribute(contextAttribute(name), door);
-            LOG.log(Level.INFO, "Sluice rate limiting (filter " + name + "): " + door.rules().names() + "\n  "
+            LOG.log(Level.INFO, "Sluice rate limiting (filter " + name + "): " + door.rules().summary() + "\n  "
                     + String.join("\n  ", sluice.description()) + (cdi != null && cdi.store() != null
                     ? "\n  store = the application's produced " + cdi.store().getClass().getSimpleName() + " (CDI)" : ""));
         } catch (ConfigException e) {

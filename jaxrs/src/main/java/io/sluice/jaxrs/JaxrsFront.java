@@ -51,7 +51,7 @@ final class JaxrsFront {
         Map<String, KeyResolver> named = cdi == null ? Map.of() : cdi.keyResolvers();
         FrontDoor shared = explicit == null && cdi != null ? cdi.sharedFrontDoor() : null;
         if (shared != null) {
-            LOG.log(Level.INFO, "Sluice rate limiting (JAX-RS): " + shared.rules().names()
+            LOG.log(Level.INFO, "Sluice rate limiting (JAX-RS): " + shared.rules().summary()
                     + " and @RateLimit annotations, from the application's produced SluiceConfig");
             return new JaxrsFront(shared, false, named);
         }
@@ -60,7 +60,7 @@ final class JaxrsFront {
                         "JAX-RS property")), WebApps.rulesSources());
         FrontDoor door = cdi == null ? FrontDoor.open(config, time)
                 : FrontDoor.open(config, time, cdi.store(), List.of(cdi.events()));
-        LOG.log(Level.INFO, "Sluice rate limiting (JAX-RS): " + door.rules().names() + " and @RateLimit annotations\n  "
+        LOG.log(Level.INFO, "Sluice rate limiting (JAX-RS): " + door.rules().summary() + " and @RateLimit annotations\n  "
                 + String.join("\n  ", config.description()));
         return new JaxrsFront(door, true, named);
     }

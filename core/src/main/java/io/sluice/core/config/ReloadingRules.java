@@ -86,7 +86,7 @@ public final class ReloadingRules implements Supplier<RuleSet> {
             RuleSet next = parser.apply(source.read());
             current = next;
             LOG.log(Level.INFO, "rules reloaded from " + source.name() + ": " + next.rules().size() + " rule(s) "
-                    + next.names());
+                    + next.summary());
             return true;
         } catch (RuntimeException | IOException e) {     // a bug in parsing must not fail requests either
             LOG.log(Level.WARNING, "rules file " + source.name() + " changed but is invalid; keeping the previous "

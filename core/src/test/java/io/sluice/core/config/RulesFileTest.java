@@ -51,6 +51,8 @@ class RulesFileTest {
 
         Rule login = set.rules().get(0);
         assertThat(set.names()).containsExactly("login", "api");
+        assertThat(set.summary()).as("for the start-up log").isEqualTo("[login, api (tiers by attribute:plan: free, "
+                + "pro)], allowlist: 2 address blocks, 1 key");
         assertThat(login.key()).hasToString("ip");
         assertThat(login.policy().algorithm()).isEqualTo(Algorithm.SLIDING_LOG);
         assertThat(login.policy().limit()).isEqualTo(5);
