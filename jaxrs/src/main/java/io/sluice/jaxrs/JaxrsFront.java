@@ -1,6 +1,7 @@
 package io.sluice.jaxrs;
 
 import io.sluice.core.cdi.CdiIntegration;
+import io.sluice.core.config.ConfigException;
 import io.sluice.core.config.MicroProfileConfig;
 import io.sluice.core.config.Parameters;
 import io.sluice.core.config.SluiceConfig;
@@ -57,7 +58,7 @@ final class JaxrsFront {
         }
         SluiceConfig config = explicit != null ? explicit : SluiceConfig.loadWithoutRules(
                 MicroProfileConfig.addTo(Parameters.of(Parameters.DEFAULT_PREFIX, properties(configuration),
-                        "JAX-RS property")), WebApps.rulesSources());
+                        "JAX-RS property").ownNamedWithPrefix()), WebApps.rulesSources());
         FrontDoor door = cdi == null ? FrontDoor.open(config, time)
                 : FrontDoor.open(config, time, cdi.store(), List.of(cdi.events()));
         LOG.log(Level.INFO, "Sluice rate limiting (JAX-RS): " + door.rules().summary() + " and @RateLimit annotations\n  "
@@ -73,6 +74,10 @@ final class JaxrsFront {
                 own.put(name.substring(PROPERTY_PREFIX.length()), value.toString());
             }
         });
+        if (own.containsKey("config-prefix")) {
+            throw new ConfigException(PROPERTY_PREFIX + "config-prefix (JAX-RS property)", own.get("config-prefix"),
+                    "the JAX-RS filter always reads sluice.* (config-prefix is an init-param of the servlet filter)");
+        }
         return own;
     }
 

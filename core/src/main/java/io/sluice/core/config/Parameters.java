@@ -33,10 +33,12 @@ public final class Parameters {
     private final String configLabel;
     /** Whether the system properties and environment are the real ones, which can be listed. */
     private final boolean system;
+    /** Whether the front door's own settings are named with the prefix ({@code sluice.limit}), as JAX-RS properties. */
+    private final boolean ownPrefixed;
 
     private Parameters(String prefix, Function<String, String> systemProperties, Function<String, String> environment,
             Map<String, String> own, String ownLabel, Function<String, String> config, String configLabel,
-            boolean system) {
+            boolean system, boolean ownPrefixed) {
         this.prefix = prefix;
         this.systemProperties = systemProperties;
         this.environment = environment;
@@ -45,6 +47,7 @@ public final class Parameters {
         this.config = config;
         this.configLabel = configLabel;
         this.system = system;
+        this.ownPrefixed = ownPrefixed;
     }
 
     /**
@@ -54,7 +57,7 @@ public final class Parameters {
      */
     public static Parameters of(String prefix, Map<String, String> own, String ownLabel) {
         Parameters p = of(prefix, System::getProperty, System::getenv, own, ownLabel);
-        return new Parameters(p.prefix, p.systemProperties, p.environment, p.own, p.ownLabel, null, null, true);
+        return new Parameters(p.prefix, p.systemProperties, p.environment, p.own, p.ownLabel, null, null, true, false);
     }
 
     /** {@link #of(String, Map, String)} with the system properties and environment given (for tests). */
@@ -63,7 +66,7 @@ public final class Parameters {
         if (prefix == null || !prefix.matches("[A-Za-z][A-Za-z0-9-]{0,31}")) {
             throw new ConfigException("config-prefix", prefix, "expected letters, digits or '-', such as \"sluice\"");
         }
-        return new Parameters(prefix, systemProperties, environment, own, ownLabel, null, null, false);
+        return new Parameters(prefix, systemProperties, environment, own, ownLabel, null, null, false, false);
     }
 
     /**
@@ -73,7 +76,15 @@ public final class Parameters {
      * @return these parameters with that layer added
      */
     public Parameters withConfig(Function<String, String> lookup, String label) {
-        return new Parameters(prefix, systemProperties, environment, own, ownLabel, lookup, label, system);
+        return new Parameters(prefix, systemProperties, environment, own, ownLabel, lookup, label, system, ownPrefixed);
+    }
+
+    /**
+     * @return these parameters, with the front door's own settings named in messages as they are written, with the
+     *     prefix: {@code sluice.limit (JAX-RS property)} rather than {@code limit (JAX-RS property)}
+     */
+    public Parameters ownNamedWithPrefix() {
+        return new Parameters(prefix, systemProperties, environment, own, ownLabel, config, configLabel, system, true);
     }
 
     /** @return the value of {@code name} and where it came from, or null when no layer sets it */
@@ -96,7 +107,7 @@ public final class Parameters {
         }
         value = own.get(name);
         if (!isBlank(value)) {
-            return new Parameter(name, value.trim(), name + " (" + ownLabel + ")");
+            return new Parameter(name, value.trim(), ownSource(name));
         }
         return null;
     }
@@ -108,7 +119,7 @@ public final class Parameters {
 
     /** @return how errors name the front door's own setting {@code name}: {@code limit (init-param)} */
     public String ownSource(String name) {
-        return name + " (" + ownLabel + ")";
+        return (ownPrefixed ? propertyName(name) : name) + " (" + ownLabel + ")";
     }
 
     /**

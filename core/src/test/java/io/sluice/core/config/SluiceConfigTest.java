@@ -179,4 +179,15 @@ class SluiceConfigTest {
         assertThatThrownBy(() -> SluiceConfig.load(Parameters.of("sluice", name -> null, name -> null, Map.of(), "x"),
                 SluiceConfig.files())).isInstanceOf(ConfigException.class).hasMessageStartingWith("limit: ");
     }
+
+    @Test
+    void jaxrsPropertiesAreNamedAsWrittenWithThePrefix() {
+        Parameters properties = Parameters.of("sluice", name -> null, name -> null,
+                Map.of("limit", "lots"), "JAX-RS property").ownNamedWithPrefix();
+        assertThatThrownBy(() -> SluiceConfig.loadWithoutRules(properties, SluiceConfig.files()))
+                .hasMessageStartingWith("sluice.limit (JAX-RS property): ");
+        assertThatThrownBy(() -> SluiceConfig.loadWithoutRules(Parameters.of("sluice", name -> null, name -> null,
+                Map.of("trusted-proxy", "10.0.0.0/8"), "JAX-RS property").ownNamedWithPrefix(), SluiceConfig.files()))
+                .hasMessageStartingWith("sluice.trusted-proxy (JAX-RS property): unknown parameter");
+    }
 }
