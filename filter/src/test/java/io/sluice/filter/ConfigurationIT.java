@@ -128,6 +128,20 @@ class ConfigurationIT {
         } finally {
             logger.removeHandler(capture);
         }
+        logger.addHandler(capture);
+        try (FilterServer server = FilterServer.start(Map.of("limit", "100/1m", "trusted-proxies", "127.0.0.1",
+                "client-ip-header", "forwarded", "body", "problem"))) {
+            server.client().get("/").then().statusCode(200);
+        } finally {
+            logger.removeHandler(capture);
+        }
+        assertThat(lines).hasSize(2);
+        assertThat(lines.get(1)).as("every setting that took part is named").contains(
+                "  client ip = right-most untrusted Forwarded entry behind trusted proxies [127.0.0.1/32] "
+                        + "(from trusted-proxies (init-param), client-ip-header (init-param))",
+                "  response = headers=both, reset-format=epoch-seconds, body=problem, deny-headers=[] "
+                        + "(from body (init-param))");
+        lines.remove(1);
 
         assertThat(lines).hasSize(1);
         assertThat(lines.get(0)).startsWith("Sluice rate limiting (filter sluice): [per-ip]\n").contains(

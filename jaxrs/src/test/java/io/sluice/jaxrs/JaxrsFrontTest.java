@@ -16,4 +16,11 @@ class JaxrsFrontTest {
                 .isInstanceOf(ConfigException.class)
                 .hasMessageStartingWith("sluice.config-prefix (JAX-RS property): the JAX-RS filter always reads sluice.*");
     }
+
+    @Test
+    void errorsNameAJaxrsPropertyAsItIsWritten() {
+        ResourceConfig configuration = new ResourceConfig().property("sluice.limit", "lots");
+        assertThatThrownBy(() -> JaxrsFront.open(null, configuration, TimeSource.system()))
+                .isInstanceOf(ConfigException.class).hasMessageStartingWith("sluice.limit (JAX-RS property): ");
+    }
 }

@@ -123,36 +123,75 @@ public final class Parameters {
     }
 
     /**
-     * @param known the parameter names
-     * @return the system properties ({@code sluice.*}) and environment variables ({@code SLUICE_*}) of this prefix that
-     *     name none of {@code known} (a typo such as {@code sluice.limt}), with their kind, sorted; none when the
-     *     system properties and environment were given (tests)
+     * The typos among the system properties ({@code sluice.*}) and environment variables ({@code SLUICE_*}) of this
+     * prefix: names that are no parameter of {@code read} but nearly one ({@code sluice.limt}, {@code
+     * SLUICE_TRUSTED_PROXY}). Other names of the prefix are left alone: another program's {@code SLUICE_REDIS_URL}, or
+     * the variables Kubernetes defines for a service named {@code sluice}.
+     *
+     * @param read the parameters read from system properties and the environment
+     * @return each such name with its kind and the parameter it resembles, sorted; none when the system properties and
+     *     the environment were given (tests)
      */
-    public java.util.List<String> unknownOverrides(java.util.Collection<String> known) {
+    public java.util.List<String> misspeltOverrides(java.util.Collection<String> read) {
         if (!system) {
             return java.util.List.of();
         }
-        Set<String> properties = new java.util.HashSet<>();
-        Set<String> variables = new java.util.HashSet<>();
-        for (String name : known) {
-            properties.add(propertyName(name));
-            variables.add(environmentName(name));
-        }
-        java.util.List<String> unknown = new java.util.ArrayList<>();
+        java.util.List<String> found = new java.util.ArrayList<>();
         String propertyPrefix = prefix + ".";
         for (String name : System.getProperties().stringPropertyNames()) {
-            if (name.startsWith(propertyPrefix) && !properties.contains(name)) {
-                unknown.add(name + " (system property)");
+            if (name.startsWith(propertyPrefix)) {
+                nearest(name.substring(propertyPrefix.length()), read).filter(n -> !propertyName(n).equals(name))
+                        .ifPresent(n -> found.add(name + " (system property) is not a parameter; did you mean "
+                                + propertyName(n) + "?"));
             }
         }
         String variablePrefix = environmentName("");
         for (String name : System.getenv().keySet()) {
-            if (name.startsWith(variablePrefix) && !variables.contains(name)) {
-                unknown.add(name + " (environment variable)");
+            if (name.startsWith(variablePrefix)) {
+                nearest(name.substring(variablePrefix.length()), read).filter(n -> !environmentName(n).equals(name))
+                        .ifPresent(n -> found.add(name + " (environment variable) is not a parameter; did you mean "
+                                + environmentName(n) + "?"));
             }
         }
-        java.util.Collections.sort(unknown);
-        return unknown;
+        java.util.Collections.sort(found);
+        return found;
+    }
+
+    /** @return the parameter {@code rest} (a name after the prefix, any case, {@code _} for {@code -}) nearly spells */
+    private static java.util.Optional<String> nearest(String rest, java.util.Collection<String> names) {
+        String r = rest.toLowerCase(Locale.ROOT).replace('_', '-').replace('.', '-');
+        String best = null;
+        int bestDistance = Integer.MAX_VALUE;
+        for (String name : names) {
+            int d = distance(r, name);
+            if (d <= Math.max(1, Math.min(3, name.length() / 4)) && d < bestDistance) {
+                best = name;
+                bestDistance = d;
+            }
+        }
+        return java.util.Optional.ofNullable(best);
+    }
+
+    /** @return the Levenshtein distance of two short strings (at most 64 characters of each are compared) */
+    static int distance(String a, String b) {
+        String x = a.length() > 64 ? a.substring(0, 64) : a;
+        String y = b.length() > 64 ? b.substring(0, 64) : b;
+        int[] previous = new int[y.length() + 1];
+        int[] current = new int[y.length() + 1];
+        for (int j = 0; j <= y.length(); j++) {
+            previous[j] = j;
+        }
+        for (int i = 1; i <= x.length(); i++) {
+            current[0] = i;
+            for (int j = 1; j <= y.length(); j++) {
+                int substitute = previous[j - 1] + (x.charAt(i - 1) == y.charAt(j - 1) ? 0 : 1);
+                current[j] = Math.min(substitute, Math.min(previous[j], current[j - 1]) + 1);
+            }
+            int[] t = previous;
+            previous = current;
+            current = t;
+        }
+        return previous[y.length()];
     }
 
     /** @return the environment variable of parameter {@code name}: {@code SLUICE_TRUSTED_PROXIES} */

@@ -200,7 +200,7 @@ public final class SluiceConfig {
             ClientIpResolver.Header h = header == null ? ClientIpResolver.Header.X_FORWARDED_FOR
                     : ClientIpResolver.Header.parse(header.source(), header.value());
             ClientIpResolver resolver = ClientIpResolver.trusting(trusted, h);
-            note("client ip", resolver.toString(), proxies, header);
+            note("client ip", resolver.toString(), proxies, trusted.isEmpty() ? null : header);  // a header counts behind proxies
             return resolver;
         }
 
@@ -335,7 +335,7 @@ public final class SluiceConfig {
         boolean bool(String name, boolean fallback) {
             Parameter b = p.get(name);
             if (b == null) {
-                note(name, Boolean.toString(fallback), null);
+                note(name, Boolean.toString(fallback));
                 return fallback;
             }
             if (!b.value().equalsIgnoreCase("true") && !b.value().equalsIgnoreCase("false")) {
@@ -369,16 +369,22 @@ public final class SluiceConfig {
                             + String.join(", ", NAMES));
                 }
             }
-            for (String unknown : p.unknownOverrides(NAMES)) {
-                LOG.log(System.Logger.Level.WARNING, unknown + " names no Sluice parameter and is ignored; expected one"
-                        + " of " + String.join(", ", NAMES));
+            List<String> overridable = new ArrayList<>(NAMES);
+            overridable.remove("config-prefix");        // the filter's init-param only: it picks these names
+            for (String typo : p.misspeltOverrides(overridable)) {
+                LOG.log(System.Logger.Level.WARNING, typo + " It is ignored.");
+            }
+            Parameter prefix = p.get("config-prefix");
+            if (prefix != null && !prefix.source().equals(p.ownSource("config-prefix"))) {
+                LOG.log(System.Logger.Level.WARNING, prefix.source() + " is ignored: config-prefix is read only from "
+                        + "the servlet filter's init-param, as it names the system properties and variables to read");
             }
         }
 
         /** Describes setting {@code name}: where it came from, or "(default)" when none of {@code from} is set. */
         void note(String name, String value, Parameter... from) {
             List<String> sources = new ArrayList<>();
-            for (Parameter f : from == null ? new Parameter[0] : from) {      // note(name, value, null): the default
+            for (Parameter f : from) {
                 if (f != null) {
                     sources.add(f.source());
                 }

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.sluice.core.Algorithm;
 import io.sluice.core.Rule;
+import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
@@ -132,20 +133,28 @@ class SluiceConfigTest {
         };
         logger.addHandler(capture);
         System.setProperty("sluice.limt", "1/1m");              // a typo of sluice.limit
+        System.setProperty("sluice.trusted-proxy", "10.0.0.0/8");
         System.setProperty("sluice.headers", "ietf");
+        System.setProperty("sluice.redis-url", "redis://x");    // not a parameter, nor nearly one: someone else's
+        System.setProperty("sluice.config-prefix", "api");
         try {
             Parameters parameters = Parameters.of("sluice", Map.of("limit", "5/1m"), "init-param");
-            assertThat(parameters.unknownOverrides(SluiceConfig.NAMES)).contains("sluice.limt (system property)")
-                    .doesNotContain("sluice.headers (system property)");
+            assertThat(parameters.misspeltOverrides(SluiceConfig.NAMES)).containsExactly(
+                    "sluice.limt (system property) is not a parameter; did you mean sluice.limit?",
+                    "sluice.trusted-proxy (system property) is not a parameter; did you mean sluice.trusted-proxies?");
             SluiceConfig config = SluiceConfig.load(parameters, SluiceConfig.files());
             assertThat(config.limitRule().policy().limit()).isEqualTo(5);
-            assertThat(logged).anyMatch(line -> line.startsWith("WARNING sluice.limt (system property) names no Sluice "
-                    + "parameter and is ignored; expected one of limit, name,"));
+            assertThat(logged).contains(
+                    "WARNING sluice.limt (system property) is not a parameter; did you mean sluice.limit? It is ignored.",
+                    "WARNING sluice.config-prefix (system property) is ignored: config-prefix is read only from the "
+                            + "servlet filter's init-param, as it names the system properties and variables to read");
+            assertThat(logged).noneMatch(line -> line.contains("redis-url") || line.contains("sluice.headers"));
             assertThat(Parameters.of("sluice", k -> null, k -> null, Map.of(), "init-param")
-                    .unknownOverrides(SluiceConfig.NAMES)).as("given lookups (tests) are not listed").isEmpty();
+                    .misspeltOverrides(SluiceConfig.NAMES)).as("given lookups (tests) are not listed").isEmpty();
         } finally {
-            System.clearProperty("sluice.limt");
-            System.clearProperty("sluice.headers");
+            for (String name : List.of("limt", "trusted-proxy", "headers", "redis-url", "config-prefix")) {
+                System.clearProperty("sluice." + name);
+            }
             logger.removeHandler(capture);
         }
     }

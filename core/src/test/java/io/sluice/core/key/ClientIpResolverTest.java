@@ -166,6 +166,16 @@ class ClientIpResolverTest {
         assertThat(BEHIND_10_8.resolve(from("10.0.0.2").build(), 64)).as("a proxy without the header: itself")
                 .isEqualTo("10.0.0.2");
         assertThat(ClientIpResolver.direct().resolve(from("::1").build(), 128)).isEqualTo("::1");
+        assertThat(BEHIND_10_8.resolve(from("010.0.0.2").header("X-Forwarded-For", "198.51.100.7").build(), 64))
+                .as("a proxy written non-canonically").isEqualTo("198.51.100.7");
+        assertThat(BEHIND_10_8.resolve(from("::ffff:10.0.0.2").header("X-Forwarded-For", "198.51.100.7").build(), 64))
+                .as("a proxy as an IPv4-mapped address").isEqualTo("198.51.100.7");
+        ClientIpResolver behindV6 = ClientIpResolver.trusting(List.of(Cidr.parse("t", "2001:db8::/32")),
+                ClientIpResolver.Header.X_FORWARDED_FOR);
+        assertThat(behindV6.resolve(from("2001:db8::5").header("X-Forwarded-For", "2001:db9::7").build(), 64))
+                .as("behind an IPv6 proxy").isEqualTo("2001:db9::/64");
+        assertThat(behindV6.resolve(from("2001:db8::5").build(), 128)).as("the IPv6 proxy itself, without a header")
+                .isEqualTo("2001:db8::5");
         assertThat(ClientIpResolver.direct().resolve(from("010.000.002.001").build())).isEqualTo("10.0.2.1");
         assertThat(BEHIND_10_8.resolve(from("10.0.0.2").header("X-Forwarded-For", "198.51.100.7").build()))
                 .isEqualTo("198.51.100.7");
