@@ -78,6 +78,37 @@ abstract class CdiSuite {
     }
 
     @Test
+    void theInjectedEngineReadsRulesFromTheWarOfItsThread(@org.junit.jupiter.api.io.TempDir java.nio.file.Path war)
+            throws Exception {
+        java.nio.file.Files.createDirectories(war.resolve("WEB-INF"));
+        java.nio.file.Files.writeString(war.resolve("WEB-INF/sluice-rules.yaml"), "rules: [{name: from-the-war, limit: 3/1h}]");
+        Thread thread = Thread.currentThread();
+        ClassLoader before = thread.getContextClassLoader();
+        java.util.function.Function<String, io.sluice.core.config.RulesSource> inWar = value ->
+                io.sluice.core.config.RulesSource.inWebApp(path -> war.resolve(path.substring(1)).toString(), path -> null,
+                        value);
+        System.setProperty("sluice.rules", "/WEB-INF/sluice-rules.yaml");
+        try (java.net.URLClassLoader warLoader = new java.net.URLClassLoader(new java.net.URL[0], before)) {
+            io.sluice.core.config.WebApps.register(warLoader, inWar);
+            try (WeldContainer container = weld(CdiBeans.Stores.class, CdiBeans.PartnerQuota.class)) {
+                thread.setContextClassLoader(warLoader);         // as a container sets it while the WAR runs
+                assertThat(container.select(CdiBeans.PartnerQuota.class).get().tryCall("a1")).isTrue();
+            } finally {
+                thread.setContextClassLoader(before);
+                io.sluice.core.config.WebApps.remove(warLoader, inWar);
+            }
+            try (WeldContainer container = weld(CdiBeans.Stores.class, CdiBeans.PartnerQuota.class)) {
+                org.assertj.core.api.Assertions.assertThatThrownBy(
+                        () -> container.select(CdiBeans.PartnerQuota.class).get().tryCall("a1"))
+                        .as("outside the WAR, /WEB-INF/... is a file path: there is none")
+                        .hasStackTraceContaining("sluice.rules (system property)");
+            }
+        } finally {
+            System.clearProperty("sluice.rules");
+        }
+    }
+
+    @Test
     void theInjectedEngineServesProgrammaticChecks() throws Exception {
         try (WeldContainer container = weld(CdiBeans.Stores.class, CdiBeans.PartnerQuota.class);
                 JaxrsServer server = start(container, new JaxrsServer.Setup())) {
