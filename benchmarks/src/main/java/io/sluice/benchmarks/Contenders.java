@@ -50,6 +50,12 @@ final class Contenders {
      * number of keys, no expiry, no outcome numbers. A floor to read the keyed target against, not a contender.
      */
     static final String MAP_CLOCK_CAS = "map-clock-cas";
+    /**
+     * Single key only: the least any thread-safe limiter of one key does — one {@code System.nanoTime} and one
+     * compare-and-set of a GCRA time in a {@link CasCell}; no outcome numbers, no expiry. A floor to read the
+     * single-key target against (Resilience4j's {@code AtomicRateLimiter} is such a loop), not a contender.
+     */
+    static final String CLOCK_CAS = "clock-cas";
 
     private Contenders() {}
 
@@ -73,6 +79,10 @@ final class Contenders {
             case BUCKET4J -> {
                 Bucket bucket = bucket4j();
                 yield k -> bucket.tryConsume(1);
+            }
+            case CLOCK_CAS -> {
+                CasCell cell = new CasCell(1, 1_000_000_000L);
+                yield k -> cell.acquire(System.nanoTime());
             }
             default -> throw new IllegalArgumentException("unknown single-key contender " + name);
         };
@@ -154,7 +164,10 @@ final class Contenders {
         };
     }
 
-    /** One key's GCRA theoretical arrival time, in nanoseconds, moved by compare-and-set ({@link #MAP_CLOCK_CAS}). */
+    /**
+     * One key's GCRA theoretical arrival time, in nanoseconds, moved by compare-and-set ({@link #MAP_CLOCK_CAS},
+     * {@link #CLOCK_CAS}).
+     */
     static final class CasCell {
         private static final VarHandle TAT;
 

@@ -27,7 +27,8 @@ import org.openjdk.jmh.annotations.Warmup;
 public class SingleKeyBenchmark {
 
     @Param({Contenders.SLUICE_GCRA, Contenders.SLUICE_TOKEN_BUCKET, Contenders.SLUICE_FIXED_WINDOW,
-            Contenders.SLUICE_SLIDING_WINDOW, Contenders.SLUICE_GCRA_KEYED_CALL, Contenders.GUAVA, Contenders.RESILIENCE4J, Contenders.BUCKET4J})
+            Contenders.SLUICE_SLIDING_WINDOW, Contenders.SLUICE_GCRA_KEYED_CALL, Contenders.GUAVA, Contenders.RESILIENCE4J, Contenders.BUCKET4J,
+            Contenders.CLOCK_CAS})
     public String contender;
 
     private static final String KEY = "client-42";

@@ -16,6 +16,7 @@ class ContendersTest {
     void everySingleKeyContenderAllowsABurstOfCalls() {
         List<String> single = new java.util.ArrayList<>(LIMITERS);
         single.add(Contenders.SLUICE_GCRA_KEYED_CALL);
+        single.add(Contenders.CLOCK_CAS);
         for (String name : single) {
             Limiter limiter = Contenders.single(name);
             for (int i = 0; i < 1_000; i++) {

@@ -186,7 +186,7 @@ public final class MemoryStore implements Store {
             Outcome outcome = null;
             boolean empty;
             boolean record;
-            cell.lock();
+            cell.lockShort();
             try {
                 // a cell that left the cache: look again, or after MAX_ATTEMPTS answer as a fresh key (nothing kept)
                 if (!cell.removed || attempt >= MAX_ATTEMPTS) {
@@ -617,6 +617,11 @@ public final class MemoryStore implements Store {
         private static final VarHandle LOCK;
         private static final int SPINS = 64;
         private static final int YIELDS = 1_000;
+        /** Re-reads of a lock held for a short step before the waiter steps aside. */
+        private static final int SHORT_SPINS = 4;
+        /** Values of the lock word: free, held for a step of any length ({@link #lock}), held for a short one. */
+        private static final int HELD_LONG = 1;
+        private static final int HELD_SHORT = 2;
         private static final long PARK_NANOS = 10_000;
 
         static {
@@ -693,23 +698,42 @@ public final class MemoryStore implements Store {
 
         /**
          * Takes the cell's lock: one compare-and-set when it is free (a monitor costs two, and under contention parks
-         * the thread). Held for one algorithm step and never across a call out of the store: a step over a few longs
-         * on the single-check path; on the multi-check path the reference step, which for a sliding log or concurrency
-         * copies up to the limit's timestamps. So a waiter spins briefly, then yields, then sleeps a little at a time
-         * (a holder may be descheduled, or stepping a long log).
+         * the thread). Held for one algorithm step and never across a call out of the store. Here the step may be long:
+         * on the multi-check path the reference step, which for a sliding log or concurrency copies up to the limit's
+         * timestamps. So a waiter spins briefly, then yields, then sleeps a little at a time (a holder may be
+         * descheduled, or stepping a long log).
          */
         void lock() {
-            if (!LOCK.compareAndSet(this, 0, 1)) {
-                lockContended();
+            if (!LOCK.compareAndSet(this, 0, HELD_LONG)) {
+                lockContended(HELD_LONG);
             }
         }
 
-        private void lockContended() {
+        /**
+         * {@link #lock()} for a step over a few longs (the single-check path, tens of nanoseconds). A waiter for such a
+         * holder re-reads the lock a few times, then steps aside for a moment: spinning at a holder that keeps the cell
+         * so briefly only moves its cache line from core to core and back, and two threads hammering one key then
+         * each pay that on every decision. Stepping aside lets the holder's thread go on uncontended, as
+         * Resilience4j's limiter does when its compare-and-set fails. A holder of the other kind is waited for as
+         * {@link #lock()} waits.
+         */
+        void lockShort() {
+            if (!LOCK.compareAndSet(this, 0, HELD_SHORT)) {
+                lockContended(HELD_SHORT);
+            }
+        }
+
+        private void lockContended(int kind) {
             for (int tries = 1; ; tries++) {
-                if (locked == 0 && LOCK.compareAndSet(this, 0, 1)) {
+                int held = locked;
+                if (held == 0 && LOCK.compareAndSet(this, 0, kind)) {
                     return;
                 }
-                if (tries < SPINS) {
+                if (held == HELD_SHORT) {
+                    if (tries % SHORT_SPINS == 0) {
+                        LockSupport.parkNanos(PARK_NANOS);
+                    }
+                } else if (tries < SPINS) {
                     // a bare re-read: a holder keeps the cell for tens of nanoseconds, less than one spin-wait hint
                 } else if (tries < SPINS + YIELDS) {
                     Thread.yield();
