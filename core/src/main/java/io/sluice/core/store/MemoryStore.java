@@ -633,7 +633,7 @@ public final class MemoryStore implements Store {
         }
 
         final long id;
-        private volatile int locked;    // 1 while a thread holds the cell (lock, unlock)
+        private volatile int locked;    // HELD_LONG or HELD_SHORT while a thread holds the cell, else 0
         Algorithm algorithm;
         Object state;
         long expiresAt = Long.MIN_VALUE;
