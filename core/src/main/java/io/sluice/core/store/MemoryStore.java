@@ -617,7 +617,7 @@ public final class MemoryStore implements Store {
         private static final VarHandle LOCK;
         private static final int SPINS = 64;
         private static final int YIELDS = 1_000;
-        /** Re-reads of a lock held for a short step before the waiter steps aside. */
+        /** Re-reads of a lock held for a short step before a fast-path waiter steps aside (a power of two). */
         private static final int SHORT_SPINS = 4;
         /** Values of the lock word: free, held for a step of any length ({@link #lock}), held for a short one. */
         private static final int HELD_LONG = 1;
@@ -714,8 +714,9 @@ public final class MemoryStore implements Store {
          * holder re-reads the lock a few times, then steps aside for a moment: spinning at a holder that keeps the cell
          * so briefly only moves its cache line from core to core and back, and two threads hammering one key then
          * each pay that on every decision. Stepping aside lets the holder's thread go on uncontended, as
-         * Resilience4j's limiter does when its compare-and-set fails. A holder of the other kind is waited for as
-         * {@link #lock()} waits.
+         * Resilience4j's limiter backs off when its compare-and-set fails. Only such waiters step aside, and only
+         * behind such holders: a waiter of {@link #lock()} may hold other cells (the multi-check path) or run inside
+         * the cache's eviction, and waits as it always did; so does any waiter behind a {@link #lock()} holder.
          */
         void lockShort() {
             if (!LOCK.compareAndSet(this, 0, HELD_SHORT)) {
@@ -724,21 +725,28 @@ public final class MemoryStore implements Store {
         }
 
         private void lockContended(int kind) {
-            for (int tries = 1; ; tries++) {
+            boolean interrupted = false;
+            for (int tries = 1; ; tries = Math.min(tries + 1, SPINS + YIELDS)) {     // capped: no overflow
                 int held = locked;
                 if (held == 0 && LOCK.compareAndSet(this, 0, kind)) {
+                    if (interrupted) {
+                        Thread.currentThread().interrupt();      // kept for the caller, not lost to the parks
+                    }
                     return;
                 }
-                if (held == HELD_SHORT) {
-                    if (tries % SHORT_SPINS == 0) {
+                if (kind == HELD_SHORT && held == HELD_SHORT) {
+                    // a fast-path waiter (it holds no other cell) behind a fast-path holder: step aside now and then
+                    if ((tries & (SHORT_SPINS - 1)) == 0) {
                         LockSupport.parkNanos(PARK_NANOS);
+                        interrupted |= Thread.interrupted();     // a pending interrupt would make every park return
                     }
                 } else if (tries < SPINS) {
-                    // a bare re-read: a holder keeps the cell for tens of nanoseconds, less than one spin-wait hint
+                    // a bare re-read: most holders keep the cell for well under a microsecond
                 } else if (tries < SPINS + YIELDS) {
                     Thread.yield();
                 } else {
                     LockSupport.parkNanos(PARK_NANOS);
+                    interrupted |= Thread.interrupted();
                 }
             }
         }
