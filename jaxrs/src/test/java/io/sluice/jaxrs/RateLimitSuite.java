@@ -25,6 +25,13 @@ abstract class RateLimitSuite {
         return new JaxrsServer(implementation(), setup);
     }
 
+    /** @return a setup whose JAX-RS property {@code sluice.rules} names a rules file holding {@code yaml} */
+    private JaxrsServer.Setup withRules(String yaml) throws java.io.IOException {
+        Path rules = dir.resolve("rules.yaml");
+        Files.writeString(rules, yaml);
+        return new JaxrsServer.Setup().property("sluice.rules", rules.toString());
+    }
+
     @Test
     void aClassAnnotationLimitsEveryMethodOfTheClassTogether() throws Exception {
         try (JaxrsServer server = start(new JaxrsServer.Setup())) {
@@ -71,8 +78,7 @@ abstract class RateLimitSuite {
 
     @Test
     void aReferencedRuleOfTheRulesFileAppliesWhereReferencedAtItsOwnOrTheAnnotatedCost() throws Exception {
-        Path rules = dir.resolve("rules.yaml");
-        Files.writeString(rules, """
+        JaxrsServer.Setup setup = withRules("""
                 rules:
                   - name: exports
                     paths: [/nowhere]
@@ -81,7 +87,6 @@ abstract class RateLimitSuite {
                   - name: everything
                     limit: 100/1h
                 """);
-        JaxrsServer.Setup setup = new JaxrsServer.Setup().property("sluice.rules", rules.toString());
         setup.classes.add(Resources.Referencing.class);
         try (JaxrsServer server = start(setup)) {
             server.client().get("/api/exports").then().statusCode(200).header("X-RateLimit-Remaining", "2").header("RateLimit-Policy", startsWith("\"exports\""));
@@ -136,14 +141,13 @@ abstract class RateLimitSuite {
 
     @Test
     void aTrailingSlashDoesNotStepAroundAPathRule() throws Exception {
-        Path rules = dir.resolve("rules.yaml");
-        Files.writeString(rules, """
+        JaxrsServer.Setup setup = withRules("""
                 rules:
                   - name: hello
                     paths: [/api/hello]
                     limit: 1/1h
                 """);
-        try (JaxrsServer server = start(new JaxrsServer.Setup().property("sluice.rules", rules.toString()))) {
+        try (JaxrsServer server = start(setup)) {
             server.client().get("/api/hello").then().statusCode(200).header("RateLimit-Policy", startsWith("\"hello\""));
             server.client().get("/api/hello/").then().statusCode(429);       // routed to the same method
         }
@@ -151,8 +155,7 @@ abstract class RateLimitSuite {
 
     @Test
     void aRuleThatCountsByOutcomeCountsOnlyFailedLogins() throws Exception {
-        Path rules = dir.resolve("rules.yaml");
-        Files.writeString(rules, """
+        JaxrsServer.Setup setup = withRules("""
                 rules:
                   - name: failed-logins
                     paths: [/nowhere]
@@ -160,7 +163,6 @@ abstract class RateLimitSuite {
                     algorithm: sliding-log
                     count-status: [401]
                 """);
-        JaxrsServer.Setup setup = new JaxrsServer.Setup().property("sluice.rules", rules.toString());
         setup.classes.add(Resources.Login.class);
         try (JaxrsServer server = start(setup)) {
             for (int i = 0; i < 4; i++) {

@@ -56,17 +56,21 @@ public final class Parameters {
      * @param ownLabel how errors name them, such as {@code init-param}
      */
     public static Parameters of(String prefix, Map<String, String> own, String ownLabel) {
-        Parameters p = of(prefix, System::getProperty, System::getenv, own, ownLabel);
-        return new Parameters(p.prefix, p.systemProperties, p.environment, p.own, p.ownLabel, null, null, true, false);
+        return new Parameters(checked(prefix), System::getProperty, System::getenv, own, ownLabel, null, null, true,
+                false);
     }
 
     /** {@link #of(String, Map, String)} with the system properties and environment given (for tests). */
     public static Parameters of(String prefix, Function<String, String> systemProperties,
             Function<String, String> environment, Map<String, String> own, String ownLabel) {
+        return new Parameters(checked(prefix), systemProperties, environment, own, ownLabel, null, null, false, false);
+    }
+
+    private static String checked(String prefix) {
         if (prefix == null || !prefix.matches("[A-Za-z][A-Za-z0-9-]{0,31}")) {
             throw new ConfigException("config-prefix", prefix, "expected letters, digits or '-', such as \"sluice\"");
         }
-        return new Parameters(prefix, systemProperties, environment, own, ownLabel, null, null, false, false);
+        return prefix;
     }
 
     /**
@@ -137,24 +141,26 @@ public final class Parameters {
             return java.util.List.of();
         }
         java.util.List<String> found = new java.util.ArrayList<>();
-        String propertyPrefix = prefix + ".";
-        for (String name : System.getProperties().stringPropertyNames()) {
-            if (name.startsWith(propertyPrefix)) {
-                nearest(name.substring(propertyPrefix.length()), read).filter(n -> !propertyName(n).equals(name))
-                        .ifPresent(n -> found.add(name + " (system property) is not a parameter; did you mean "
-                                + propertyName(n) + "?"));
-            }
-        }
-        String variablePrefix = environmentName("");
-        for (String name : System.getenv().keySet()) {
-            if (name.startsWith(variablePrefix)) {
-                nearest(name.substring(variablePrefix.length()), read).filter(n -> !environmentName(n).equals(name))
-                        .ifPresent(n -> found.add(name + " (environment variable) is not a parameter; did you mean "
-                                + environmentName(n) + "?"));
-            }
-        }
+        typos(System.getProperties().stringPropertyNames(), prefix + ".", this::propertyName, "system property", read,
+                found);
+        typos(System.getenv().keySet(), environmentName(""), this::environmentName, "environment variable", read, found);
         java.util.Collections.sort(found);
         return found;
+    }
+
+    /**
+     * Adds to {@code found} each of {@code names} that starts with {@code namePrefix} and nearly spells, but is not,
+     * the name ({@code spell}) of one of {@code read}.
+     */
+    private static void typos(Set<String> names, String namePrefix, java.util.function.UnaryOperator<String> spell,
+            String kind, java.util.Collection<String> read, java.util.List<String> found) {
+        for (String name : names) {
+            if (name.startsWith(namePrefix)) {
+                nearest(name.substring(namePrefix.length()), read).filter(n -> !spell.apply(n).equals(name))
+                        .ifPresent(n -> found.add(name + " (" + kind + ") is not a parameter; did you mean "
+                                + spell.apply(n) + "?"));
+            }
+        }
     }
 
     /** @return the parameter {@code rest} (a name after the prefix, any case, {@code _} for {@code -}) nearly spells */

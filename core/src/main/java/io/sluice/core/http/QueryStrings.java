@@ -34,6 +34,11 @@ public final class QueryStrings {
 
     private QueryStrings() {}
 
+    /** @return whether {@code value} is one of this class's own constants ({@link #TOO_LONG}, {@link #MALFORMED}) */
+    public static boolean unreadable(String value) {
+        return value == TOO_LONG || value == MALFORMED;      // by identity: see above
+    }
+
     /**
      * @param rawQuery the query string as sent (percent-encoded), or null
      * @return the first value of {@code name}, percent-decoded ({@link #MALFORMED} when its encoding is malformed);

@@ -120,7 +120,7 @@ public final class KeyResolvers {
         public String resolve(RequestView request) {
             String key = resolver.resolve(request);
             // the parser's own constants, by identity: a client's "#query-too-long" was hashed already
-            return key == QueryStrings.TOO_LONG || key == QueryStrings.MALFORMED ? withClient(key, request) : key;
+            return QueryStrings.unreadable(key) ? withClient(key, request) : key;
         }
 
         @Override
@@ -224,7 +224,7 @@ public final class KeyResolvers {
         return named("query:" + name, request -> {
             String value = request.queryParameter(name);
             // QueryStrings' own constants (the very instances) pass as they are; a client's "#..." is hashed
-            return value == QueryStrings.TOO_LONG || value == QueryStrings.MALFORMED ? value : stored(value);
+            return QueryStrings.unreadable(value) ? value : stored(value);
         });
     }
 
@@ -264,7 +264,7 @@ public final class KeyResolvers {
                 if (value == null) {
                     return null;
                 }
-                if (value == QueryStrings.TOO_LONG || value == QueryStrings.MALFORMED) {
+                if (QueryStrings.unreadable(value)) {
                     return value;       // the marker itself, which perClientFailures keys per client
                 }
                 if (key.length() > 0) {
