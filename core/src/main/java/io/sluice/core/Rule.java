@@ -2,6 +2,7 @@ package io.sluice.core;
 
 import io.sluice.core.config.ConfigException;
 import io.sluice.core.key.KeyResolver;
+import io.sluice.core.key.KeyResolvers;
 import java.util.Map;
 import java.util.Set;
 import java.util.regex.Pattern;
@@ -12,7 +13,9 @@ import java.util.regex.Pattern;
  *
  * @param name names the rule in headers ({@code RateLimit-Policy: "per-ip"}), logs, metrics and stored keys
  * @param matcher which requests the rule applies to
- * @param key the partition a request counts in
+ * @param key the partition a request counts in; an application's resolver is wrapped so that its keys are held as
+ *     {@link KeyResolvers#stored} gives them (hashed when long or starting with {@code #}; see
+ *     {@link KeyResolvers#storing})
  * @param policy the numbers (the default tier when {@code tiers} is set)
  * @param tiers optional: picks a policy per request from a value such as the attribute {@code plan}
  * @param cost the weight of one request, >= 0
@@ -59,6 +62,7 @@ public record Rule(
                 || onMissingKey == null) {
             throw new ConfigException("rule " + name + ": matcher, key, policy and modes are required");
         }
+        key = KeyResolvers.storing(key);      // an application's resolver: its keys bounded, never one of Sluice's own
         if (cost < 0) {
             throw new ConfigException("cost", Long.toString(cost), "expected a cost >= 0");
         }

@@ -88,7 +88,7 @@ public final class KeyResolvers {
                 if (custom == null) {
                     throw unknown;
                 }
-                parts.add(named(part, custom));        // printed by its name in the effective configuration
+                parts.add(named(part, storing(custom)));   // printed by its name in the effective configuration
             }
         }
         return perClientFailures(parts.size() == 1 ? parts.get(0) : combine(parts), ips, clientBits);
@@ -111,7 +111,7 @@ public final class KeyResolvers {
     }
 
     private static KeyResolver perClientFailures(KeyResolver resolver, ClientIpResolver ips, int ipv6PrefixBits) {
-        KeyResolver inner = resolver instanceof PerClientFailures p ? p.resolver() : resolver;     // this client wins
+        KeyResolver inner = resolver instanceof PerClientFailures p ? p.resolver() : storing(resolver);   // this client wins
         return new PerClientFailures(inner, ip(ips != null ? ips : ClientIpResolver.direct(), ipv6PrefixBits));
     }
 
@@ -254,7 +254,7 @@ public final class KeyResolvers {
      * {@link #perClientFailures} keys per client.
      */
     public static KeyResolver combine(List<KeyResolver> parts) {
-        List<KeyResolver> copy = List.copyOf(parts);
+        List<KeyResolver> copy = List.copyOf(parts).stream().map(KeyResolvers::storing).toList();  // bounded parts
         StringBuilder spec = new StringBuilder();
         copy.forEach(p -> spec.append(spec.length() == 0 ? "" : "+").append(p));
         return named(spec.toString(), request -> {
@@ -332,6 +332,41 @@ public final class KeyResolvers {
             return Base64.getUrlEncoder().withoutPadding().encodeToString(digest).substring(0, 22);
         } catch (NoSuchAlgorithmException e) {
             throw new IllegalStateException("every Java platform has SHA-256", e);
+        }
+    }
+
+    /**
+     * {@code resolver}, with every key it gives held in the form {@link #stored} gives: trimmed, null when blank, and
+     * hashed when longer than {@value #MAX_RAW_LENGTH} characters or starting with {@code #}. {@link Rule} applies this
+     * to every key resolver of the application's, so a resolver that returns text a client sent (a token's subject, a
+     * header) can neither make memory grow with the client's text nor give one of Sluice's own keys
+     * ({@code #key-failed|<client>}, an allowlisted key's hash) as a client's key. Sluice's own resolvers ({@link #parse}
+     * and the factories of this class), whose keys are stored forms already, are returned as they are, as is a
+     * resolver this method returned before. The resolver's {@link KeyResolver#keyOnFailure} is passed on unchanged.
+     */
+    public static KeyResolver storing(KeyResolver resolver) {
+        if (resolver == null || resolver instanceof Named || resolver instanceof PerClientFailures
+                || resolver instanceof Storing) {
+            return resolver;
+        }
+        return new Storing(resolver);
+    }
+
+    /** An application's resolver whose keys are held in their {@link #stored} form. */
+    private record Storing(KeyResolver resolver) implements KeyResolver {
+        @Override
+        public String resolve(RequestView request) {
+            return stored(resolver.resolve(request));
+        }
+
+        @Override
+        public String keyOnFailure(RequestView request) {
+            return resolver.keyOnFailure(request);
+        }
+
+        @Override
+        public String toString() {
+            return resolver.toString();
         }
     }
 

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.sluice.core.RequestView;
+import io.sluice.core.Rule;
 import io.sluice.core.config.ConfigException;
 import io.sluice.core.http.QueryStrings;
 import java.util.List;
@@ -191,6 +192,57 @@ class KeyResolversTest {
         KeyResolver query = KeyResolvers.perClientFailures(KeyResolvers.query("client"), DIRECT);
         assertThat(KeyResolvers.perClientFailures(query, proxied).resolve(from("198.51.100.7", QueryStrings.TOO_LONG)))
                 .as("wrapped again: the new client address, not the proxy's").isEqualTo("#query-too-long|198.51.100.7");
+    }
+
+    @Test
+    void anApplicationsResolverHasItsKeysHeldInTheirStoredForm() {
+        KeyResolver raw = r -> r.header("X-User");           // client text, as an application's resolver may return it
+        String huge = "u".repeat(8_192);
+        for (KeyResolver held : List.of(
+                new Rule("r", io.sluice.core.RequestMatcher.ALL, raw, io.sluice.core.Policy.parse("10/1m"), null, 1,
+                        Rule.Mode.ENFORCE, Rule.FailureMode.ALLOW, Rule.MissingKey.SKIP).key(),
+                KeyResolvers.parse("key", "user", DIRECT, java.util.Map.of("user", raw)),
+                KeyResolvers.perClientFailures(raw, DIRECT))) {
+            assertThat(held.resolve(user("#key-failed|198.51.100.9"))).as("no client can send a fallback key as its own")
+                    .isEqualTo(KeyResolvers.stored("#key-failed|198.51.100.9")).startsWith("#").doesNotContain("|");
+            assertThat(held.resolve(user(huge))).as("memory does not grow with the client's text").hasSize(23);
+            assertThat(held.resolve(user("  alice "))).isEqualTo("alice");
+            assertThat(held.resolve(user("   "))).as("blank: missing, as a built-in part's").isNull();
+        }
+        KeyResolver combined = KeyResolvers.combine(List.of(raw, KeyResolvers.method()));
+        assertThat(combined.resolve(user(huge))).as("a part of a combination, bounded too").hasSize(23 + "|GET".length());
+    }
+
+    @Test
+    void storingWrapsOnlyTheApplicationsResolversAndOnlyOnce() {
+        KeyResolver raw = r -> "k";
+        KeyResolver held = KeyResolvers.storing(raw);
+        assertThat(held).isNotSameAs(raw).hasToString(raw.toString());
+        assertThat(KeyResolvers.storing(held)).isSameAs(held);
+        KeyResolver header = KeyResolvers.header("X-Api-Key");
+        assertThat(KeyResolvers.storing(header)).as("Sluice's own: stored forms already").isSameAs(header);
+        KeyResolver parsed = KeyResolvers.parse("ip+path", DIRECT);
+        assertThat(KeyResolvers.storing(parsed)).isSameAs(parsed);
+        String longPath = "/" + "p".repeat(100);
+        assertThat(parsed.resolve(RequestView.builder("GET", longPath).remoteAddress("198.51.100.7").build()))
+                .as("not hashed twice").isEqualTo("198.51.100.7|" + KeyResolvers.stored(longPath));
+
+        KeyResolver failing = new KeyResolver() {
+            @Override
+            public String resolve(RequestView request) {
+                throw new IllegalStateException("no tenant");
+            }
+
+            @Override
+            public String keyOnFailure(RequestView request) {
+                return "tenant-failed";
+            }
+        };
+        assertThat(KeyResolvers.storing(failing).keyOnFailure(REQUEST)).isEqualTo("tenant-failed");
+    }
+
+    private static RequestView user(String value) {
+        return RequestView.builder("GET", "/").remoteAddress("198.51.100.7").header("X-User", value).build();
     }
 
     /** A request from {@code client}, behind a proxy at 127.0.0.1, whose query parameter {@code client} is {@code value}. */
