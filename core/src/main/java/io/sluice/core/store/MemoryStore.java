@@ -418,7 +418,8 @@ public final class MemoryStore implements Store {
 
     /**
      * Drops up to {@code budget} cells expired by {@code expiredBy} (or all of them when negative), resuming where the
-     * last sweep ended; never {@code keep} (the cell the caller has just created and is about to use).
+     * last sweep ended; never {@code keep} (the cell the caller has just created and is about to use). A budgeted sweep
+     * (on a new key's insert) passes over a cell another thread holds rather than wait for it.
      */
     private void sweep(long expiredBy, int budget, Cell keep) {
         if (!sweeping.tryLock()) {
@@ -438,7 +439,11 @@ public final class MemoryStore implements Store {
                     continue;
                 }
                 boolean expired;
-                cell.lock();
+                if (budget < 0) {
+                    cell.lock();
+                } else if (!cell.tryLock()) {
+                    continue;       // in use right now, so hardly expired: a later sweep looks again, no waiting here
+                }
                 try {
                     expired = !cell.removed && cell.algorithm != null && cell.expiresAt <= expiredBy;
                     if (expired) {
@@ -718,6 +723,11 @@ public final class MemoryStore implements Store {
          * behind such holders: a waiter of {@link #lock()} may hold other cells (the multi-check path) or run inside
          * the cache's eviction, and waits as it always did; so does any waiter behind a {@link #lock()} holder.
          */
+        /** @return whether the lock was free and is now held (as by {@link #lock()}); never waits */
+        boolean tryLock() {
+            return LOCK.compareAndSet(this, 0, HELD_LONG);
+        }
+
         void lockShort() {
             if (!LOCK.compareAndSet(this, 0, HELD_SHORT)) {
                 lockContended(HELD_SHORT);
