@@ -7,9 +7,11 @@ import java.util.List;
  * The engine's answer for one request. Denial is a value, never an exception.
  *
  * @param allowed whether the request may proceed (after {@link #delayMicros()} when queued)
- * @param outcomes every rule that took part, in rule order
+ * @param outcomes every rule that took part, in rule order; a denial answered from memory (the denial cache, a
+ *     penalty) holds the rules known to deny
  * @param binding the rule whose numbers go into the headers: the enforced rule that denied with the longest wait,
- *     else the rule with the least remaining; null when no rule applied
+ *     else the rule with the least remaining (of two with as much, the one that resets later); null when no rule
+ *     applied
  * @param delayMicros queue mode: how long to hold the request before it proceeds; 0 otherwise
  * @param leases concurrency leases to release when the response completes
  */
@@ -57,7 +59,11 @@ public record Decision(boolean allowed, List<RuleOutcome> outcomes, RuleOutcome 
         if (candidate.rule().shadow() != current.rule().shadow()) {
             return !candidate.rule().shadow();     // enforced rules speak first
         }
-        return candidate.outcome().remaining() < current.outcome().remaining();
+        long remaining = candidate.outcome().remaining();
+        long than = current.outcome().remaining();
+        // the rule with the least room; of two with the same room, the one whose room comes back later
+        return remaining < than || (remaining == than
+                && candidate.outcome().resetAfterMicros() > current.outcome().resetAfterMicros());
     }
 
     /** @return whether a shadow rule would have denied this request */

@@ -50,24 +50,41 @@ final class DenialCache {
                 .build();
     }
 
-    /** @return a denial built from memory when any enforced check is known denied now; null to ask the store */
-    Decision deny(List<Rule> rules, List<Check> checks, long now) {
+    /**
+     * @param blocked the denials the penalty box gave for this request (null: none); their rules are not looked up
+     * @return a denial built from memory when any enforced check is known denied now, with every such check's outcome
+     *     (so the binding one is the longest wait of them), {@code blocked}'s not among them; null when none is
+     */
+    Decision deny(List<Rule> rules, List<Check> checks, long now, Decision blocked) {
         if (cache.estimatedSize() == 0) {
             return null;        // nothing denied is remembered: no lookup (and no key object) per request
         }
+        List<RuleOutcome> denied = null;
         for (int i = 0; i < checks.size(); i++) {
             Check c = checks.get(i);
-            if (!applies(c) || !rules.get(i).denialCache()) {
+            if (!applies(c) || !rules.get(i).denialCache() || (blocked != null && names(blocked, c.rule()))) {
                 continue;
             }
             Denial d = cache.getIfPresent(new Key(c.rule(), c.key()));
             if (d != null && now < d.untilMicros && c.cost() >= d.cost && c.policy().equals(d.policy)) {
                 long retry = d.untilMicros - now;
                 Outcome o = Outcome.deny(d.limit, 0, Math.max(retry, d.resetUntilMicros - now), retry);
-                return Decision.of(List.of(new RuleOutcome(rules.get(i), c.policy(), o, RuleOutcome.Source.STORE)), List.of());
+                if (denied == null) {
+                    denied = new java.util.ArrayList<>(2);
+                }
+                denied.add(new RuleOutcome(rules.get(i), c.policy(), o, RuleOutcome.Source.STORE));
             }
         }
-        return null;
+        return denied == null ? null : Decision.of(denied, List.of());
+    }
+
+    private static boolean names(Decision decision, String rule) {
+        for (RuleOutcome o : decision.outcomes()) {
+            if (o.rule().name().equals(rule)) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** Remembers the enforced checks a store denied, where that is exact. */

@@ -116,15 +116,20 @@ public final class Engine implements AutoCloseable {
 
     private Decision check(RequestView request, List<Rule> applied, List<Check> checks) {
         long now = time.nowMicros();
+        // every rule known to deny now, blocked by a penalty or remembered denied, so that the answer's retry time is
+        // the longest of them: a client told a shorter one would come back only to be denied (and maybe penalized)
         Decision blocked = penalties.deny(applied, checks, now);
-        if (blocked != null) {
-            return notify(request, blocked, DecisionListener.Event.DENIED_FROM_CACHE);
+        Decision cached = denials != null ? denials.deny(applied, checks, now, blocked) : null;
+        if (cached != null) {
+            // a remembered denial repeated before its retry time starts its rule's penalty (a running one, of the
+            // rules in blocked, is not extended)
+            cached = penalties.remember(checks, cached, now);
         }
-        if (denials != null) {
-            Decision cached = denials.deny(applied, checks, now);
-            if (cached != null) {
-                return notify(request, penalties.remember(checks, cached, now), DecisionListener.Event.DENIED_FROM_CACHE);
-            }
+        Decision known = blocked == null ? cached : cached == null ? blocked
+                : Decision.of(java.util.stream.Stream.concat(blocked.outcomes().stream(), cached.outcomes().stream())
+                        .toList(), List.of());
+        if (known != null) {
+            return notify(request, known, DecisionListener.Event.DENIED_FROM_CACHE);
         }
         if (!breaker.tryAcquire()) {
             return notify(request, onStoreFailure(applied, checks, now), DecisionListener.Event.STORE_FAILURE);

@@ -53,8 +53,12 @@ final class PenaltyBox {
                 .build();
     }
 
-    /** @return a denial for the first enforced check whose key is blocked now; null when none is */
+    /**
+     * @return a denial with every enforced check whose key is blocked now, bound by the longest block; null when none
+     *     is
+     */
     Decision deny(List<Rule> rules, List<Check> checks, long now) {
+        List<RuleOutcome> blocked = null;
         for (int i = 0; i < checks.size(); i++) {
             Check c = checks.get(i);
             if (c.shadow() || c.policy().penaltyMicros() == 0) {
@@ -64,11 +68,13 @@ final class PenaltyBox {
             if (e != null && e.blockedUntil() > now) {
                 long wait = e.blockedUntil() - now;
                 Outcome o = Outcome.deny(c.policy().limit(), 0, wait, wait);
-                return Decision.of(List.of(new RuleOutcome(rules.get(i), c.policy(), o, RuleOutcome.Source.STORE)),
-                        List.of());
+                if (blocked == null) {
+                    blocked = new java.util.ArrayList<>(2);
+                }
+                blocked.add(new RuleOutcome(rules.get(i), c.policy(), o, RuleOutcome.Source.STORE));
             }
         }
-        return null;
+        return blocked == null ? null : Decision.of(blocked, List.of());
     }
 
     /**

@@ -94,4 +94,56 @@ class PenaltyTest {
         assertThat(Policy.parse("10/1m penalty 5m").penaltyMicros()).isEqualTo(300_000_000L);
         assertThat(Policy.parse("10/1m penalty 5m").toString()).contains("penalty 5m");
     }
+
+    /** Rules a (1 per 10 s) and b (2 per minute, with {@code penalty}), fixed windows, on the client's address. */
+    private Engine twoRules(String bPenalty) {
+        return Engine.builder().timeSource(time).store(MemoryStore.builder().timeSource(time).build())
+                .rule(Rule.builder("a").policy(Policy.of(Algorithm.FIXED_WINDOW, 1, Duration.ofSeconds(10)))
+                        .key(RequestView::remoteAddress).build())
+                .rule(Rule.builder("b").policy(io.sluice.core.config.PolicyParser.parse("limit", "2/1m" + bPenalty,
+                        Algorithm.FIXED_WINDOW)).key(RequestView::remoteAddress).build())
+                .build();
+    }
+
+    @Test
+    void aRememberedDenialAnswersWithTheLongestWaitOfEveryRuleKnownToDeny() {
+        Engine engine = twoRules("");
+        assertThat(engine.check(client).allowed()).isTrue();                    // t=0
+        time.advance(Duration.ofSeconds(10));
+        assertThat(engine.check(client).allowed()).isTrue();                    // t=10: a's next window, b's second
+        time.advance(Duration.ofSeconds(1));
+        Decision fromStore = engine.check(client);                              // t=11: both deny
+        assertThat(fromStore.binding().rule().name()).isEqualTo("b");
+        assertThat(fromStore.retryAfterMicros()).isEqualTo(49_000_000);
+
+        time.advance(Duration.ofSeconds(1));
+        Decision fromMemory = engine.check(client);                             // t=12: both remembered
+        assertThat(fromMemory.allowed()).isFalse();
+        assertThat(fromMemory.binding().rule().name()).as("not the first rule remembered: the longest wait").isEqualTo("b");
+        assertThat(fromMemory.retryAfterMicros()).isEqualTo(48_000_000);
+        assertThat(fromMemory.outcomes()).extracting(o -> o.rule().name()).containsExactlyInAnyOrder("a", "b");
+
+        time.advance(Duration.ofSeconds(48));
+        assertThat(engine.check(client).allowed()).as("at t=60, as it was told").isTrue();
+    }
+
+    @Test
+    void aClientThatWaitsTheAnswerFromMemoryIsNotPenalized() {
+        Engine engine = twoRules(" penalty 5m");
+        engine.check(client);                                                   // t=0
+        time.advance(Duration.ofSeconds(10));
+        engine.check(client);                                                   // t=10
+        time.advance(Duration.ofSeconds(1));
+        Decision first = engine.check(client);                                  // t=11: denied, b until t=60
+        assertThat(first.retryAfterMicros()).isEqualTo(49_000_000);
+
+        time.advance(Duration.ofSeconds(first.retryAfterMicros() / 1_000_000));
+        assertThat(engine.check(client).allowed()).as("t=60: obeyed, never penalized").isTrue();
+
+        Decision denied = engine.check(client);                                 // t=60: a denies until t=70
+        assertThat(denied.retryAfterMicros()).isEqualTo(10_000_000);
+        time.advance(Duration.ofSeconds(1));
+        Decision hammering = engine.check(client);                              // t=61, before its retry time
+        assertThat(hammering.retryAfterMicros()).as("a has no penalty: its remembered wait").isEqualTo(9_000_000);
+    }
 }
