@@ -315,11 +315,13 @@ public final class Responder {
         if (seconds < 60) {
             return plural(seconds, "second");
         }
-        if (seconds < 3_600) {
-            return plural(ceilDiv(seconds, 60), "minute");
+        long minutes = ceilDiv(seconds, 60);
+        if (minutes < 60) {
+            return plural(minutes, "minute");
         }
-        if (seconds < 86_400) {
-            return plural(ceilDiv(seconds, 3_600), "hour");
+        long hours = ceilDiv(seconds, 3_600);         // 59 min 1 s rounds up to "1 hour", not "60 minutes"
+        if (hours < 24) {
+            return plural(hours, "hour");
         }
         return plural(ceilDiv(seconds, 86_400), "day");
     }

@@ -244,7 +244,8 @@ class ResponderTest {
 
     @ParameterizedTest
     @CsvSource({"1, 1 second", "59, 59 seconds", "60, 1 minute", "61, 2 minutes", "3600, 1 hour", "3601, 2 hours",
-            "86400, 1 day", "31622400, 366 days"})
+            "3540, 59 minutes", "3541, 1 hour", "3599, 1 hour", "82800, 23 hours", "82801, 1 day", "86399, 1 day",
+            "86400, 1 day", "86401, 2 days", "31622400, 366 days"})
     void waitsAreSaidInWordsRoundedUp(long seconds, String words) {
         assertThat(Responder.words(seconds)).isEqualTo(words);
     }
