@@ -22,7 +22,7 @@ check "fixed-window 5/10s" "$(statuses /api/algorithms/fixed-window 6)" "200 200
 check "sliding-window 5/10s" "$(statuses /api/algorithms/sliding-window 6)" "200 200 200 200 200 429"
 check "sliding-log min-interval 1s" "$(statuses /api/algorithms/sliding-log 2)" "200 429"
 for a in token-bucket leaky-bucket gcra; do
-  check "$a policy" "$(header /api/algorithms/$a RateLimit-Policy)" "\"$a\";q=5;w=1"
+  check "$a policy" "$(header /api/algorithms/$a RateLimit-Policy)" "\"$a\";q=5;w=3"     # 5, filled in 2.5 s
 done
 check "warm-up policy" "$(header /api/algorithms/warm-up RateLimit-Policy)" '"warm-up";q=5;w=1'
 conc=$( (for _ in 1 2 3; do curl -s -o /dev/null -w '%{http_code}\n' "$BASE/api/algorithms/concurrency" & done; wait) | sort | tr '\n' ' ')

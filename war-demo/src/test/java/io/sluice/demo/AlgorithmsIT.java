@@ -78,6 +78,7 @@ class AlgorithmsIT {
         assertThat(burst.responses()).extracting(r -> r.header("X-RateLimit-Remaining"))
                 .containsExactly("4", "3", "2", "1", "0", "0");
         burst.last().then().header("Retry-After", "1").header("X-RateLimit-Limit", "5")
+                .header("RateLimit-Policy", "\"" + algorithm + "\";q=5;w=3")     // the 5 refill in 2.5 s
                 .header("RateLimit", "\"" + algorithm + "\";r=0;t=1")
                 .body("error.context.policy", equalTo(algorithm));
     }

@@ -280,10 +280,21 @@ public final class Responder {
         return f;
     }
 
-    /** {@code ;q=100;w=60}; a period of whole seconds is stated as is, another one scaled to the next whole second. */
+    /**
+     * {@code ;q=100;w=60}; a period of whole seconds is stated as is, another one scaled to the next whole second. A
+     * bucket with a burst ({@code 5/10s burst 20}: GCRA, token and leaky bucket, whose {@code limit} here is the
+     * capacity) is stated as its capacity over the time it takes to fill from empty, rounded up to whole seconds
+     * ({@code q=20;w=40}; {@code 2/1s burst 5}: {@code q=5;w=3}): the sustained rate or a little less, and {@code r}
+     * (what is left of the capacity) and {@code t} (the time until it is full again) stay within {@code q} and
+     * {@code w}. Stated over the policy's own period ({@code q=20;w=10}) it would claim four times the rate.
+     */
     static String quota(Policy policy, long limit) {
         if (policy.algorithm() == Algorithm.CONCURRENCY) {
             return ";q=" + limit + ";qu=\"concurrent-requests\"";
+        }
+        if (policy.burst() > 0 && limit == policy.capacity() && limit != policy.limit() && refills(policy.algorithm())) {
+            // capacity x interval is at most 2^52 µs (Policy checks it)
+            return ";q=" + limit + ";w=" + ceilDiv(policy.capacity() * policy.intervalMicros(), 1_000_000);
         }
         long period = policy.periodMicros();
         if (period % 1_000_000 == 0) {
@@ -293,6 +304,10 @@ public final class Responder {
         BigInteger q = BigInteger.valueOf(limit).multiply(BigInteger.valueOf(w * 1_000_000))
                 .divide(BigInteger.valueOf(period));
         return ";q=" + q.min(MAX_SF_INTEGER) + ";w=" + w;        // structured-field integers have at most 15 digits
+    }
+
+    private static boolean refills(Algorithm a) {
+        return a == Algorithm.GCRA || a == Algorithm.TOKEN_BUCKET || a == Algorithm.LEAKY_BUCKET;
     }
 
     private void denialHeaders(List<Reply.Header> headers, long retrySeconds) {

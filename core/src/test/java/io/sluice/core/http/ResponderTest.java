@@ -141,6 +141,18 @@ class ResponderTest {
         assertThat(Responder.quota(Policy.parse(notation), Policy.parse(notation).limit())).isEqualTo(quota);
     }
 
+    @ParameterizedTest
+    @CsvSource({"gcra, 5/10s burst 20, ;q=20;w=40", "token-bucket, 5/10s burst 20, ;q=20;w=40",
+            "leaky-bucket, 5/10s burst 20, ;q=20;w=40", "gcra, 100/1m burst 10, ;q=10;w=6",
+            "token-bucket, 2/1s burst 5, ;q=5;w=3", "gcra, 100/1m, ;q=100;w=60"})
+    void aBucketWithABurstIsAdvertisedAsItsCapacityOverTheTimeToFillIt(String algorithm, String notation, String quota) {
+        Policy policy = Policy.parse(notation).withAlgorithm(io.sluice.core.Algorithm.fromId("algorithm", algorithm));
+        assertThat(Responder.quota(policy, policy.capacity())).as("the sustained rate, not the burst per period")
+                .isEqualTo(quota);
+        assertThat(Responder.quota(policy, policy.capacity() / 4)).as("another limit (a node's share): the period")
+                .endsWith(";w=" + policy.periodMicros() / 1_000_000);
+    }
+
     @Test
     void aRequestThatCanNeverPassGetsCappedNumbersAndSaysSo() {
         Decision d = decision(PER_IP, Outcome.deny(100, 100, 0, Outcome.NEVER));
