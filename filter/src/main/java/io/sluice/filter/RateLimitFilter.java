@@ -151,7 +151,9 @@ public class RateLimitFilter implements Filter {
         } else {
             Reply reply = door.reply(decision, view);
             for (Reply.Header h : reply.headers()) {
-                response.addHeader(h.name(), h.value());
+                if (!h.onlyIfAbsent() || !response.containsHeader(h.name())) {     // an earlier CORS filter's stands
+                    response.addHeader(h.name(), h.value());
+                }
             }
             deny(response, reply);
             return;

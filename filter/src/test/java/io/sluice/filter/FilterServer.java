@@ -121,6 +121,10 @@ final class FilterServer implements AutoCloseable {
             if (plan != null) {
                 request.setAttribute("plan", plan);
             }
+            String origin = request.getHeader("X-Test-Cors-Origin");     // as an application's CORS filter answers
+            if (origin != null) {
+                ((jakarta.servlet.http.HttpServletResponse) res).setHeader("Access-Control-Allow-Origin", origin);
+            }
             String user = request.getHeader("X-Test-User");
             String role = request.getHeader("X-Test-Role");
             chain.doFilter(user == null ? request : new HttpServletRequestWrapper(request) {

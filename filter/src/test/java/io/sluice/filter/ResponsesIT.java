@@ -154,6 +154,21 @@ class ResponsesIT {
     }
 
     @Test
+    void anApplicationsCorsHeaderOnTheResponseStandsAndIsNotRepeated() throws Exception {
+        try (FilterServer server = fixedWindow(Map.of("deny-headers",
+                "Access-Control-Allow-Origin: *\nAccess-Control-Expose-Headers: Retry-After"))) {
+            server.client().get("/");
+            server.client().get("/");
+            io.restassured.response.Response denied = server.client().header("X-Test-Cors-Origin", "https://app.example")
+                    .get("/");
+
+            denied.then().statusCode(429).header("Access-Control-Expose-Headers", "Retry-After");
+            assertThat(denied.headers().getValues("Access-Control-Allow-Origin")).as("one value, the application's")
+                    .containsExactly("https://app.example");
+        }
+    }
+
+    @Test
     void retryAfterFollowsEachAlgorithm() throws Exception {
         // 2/1m: GCRA and the token bucket free one permit every 30 s; the sliding log frees the oldest after 60 s
         Map<String, String> expected = Map.of("gcra", "30", "token-bucket", "30", "sliding-log", "60", "fixed-window", "60");

@@ -61,6 +61,12 @@ public final class RateLimitRequestFilter implements ContainerRequestFilter {
         Reply reply = door.reply(decision, view);
         if (!reply.proceed()) {
             request.abortWith(denial(reply));
+            // the deny-headers go on in the response filter, where the application's own filters have run: a
+            // CORS filter's Access-Control-Allow-Origin then stands, and the response never carries two
+            List<Reply.Header> ifAbsent = reply.headers().stream().filter(Reply.Header::onlyIfAbsent).toList();
+            if (!ifAbsent.isEmpty()) {
+                request.setProperty(DENY_HEADERS, ifAbsent);
+            }
             return;
         }
         request.setProperty(PENDING, new RateLimitResponseFilter.Pending(reply.headers(), ours, view));
@@ -113,9 +119,17 @@ public final class RateLimitRequestFilter implements ContainerRequestFilter {
         return Decision.of(all, ours.leases());
     }
 
+    /** The request property holding a denial's {@code deny-headers}, which {@link RateLimitResponseFilter} adds. */
+    static final String DENY_HEADERS = RateLimitRequestFilter.class.getName() + ".deny-headers";
+
+    /** The denial's status, body and headers, but for those added only if absent (see {@link #DENY_HEADERS}). */
     static Response denial(Reply reply) {
         Response.ResponseBuilder response = Response.status(reply.status());
-        reply.headers().forEach(h -> response.header(h.name(), h.value()));
+        reply.headers().forEach(h -> {
+            if (!h.onlyIfAbsent()) {
+                response.header(h.name(), h.value());
+            }
+        });
         if (reply.body() != null) {
             response.entity(reply.body().getBytes(StandardCharsets.UTF_8)).type(reply.contentType());
         }

@@ -35,6 +35,14 @@ public final class RateLimitResponseFilter implements ContainerResponseFilter, W
 
     @Override
     public void filter(ContainerRequestContext request, ContainerResponseContext response) {
+        if (request.getProperty(RateLimitRequestFilter.DENY_HEADERS) instanceof List<?> denyHeaders) {
+            for (Object o : denyHeaders) {       // after the application's filters (a higher priority runs first)
+                if (o instanceof Reply.Header h && response.getHeaderString(h.name()) == null) {
+                    response.getHeaders().add(h.name(), h.value());
+                }
+            }
+            return;
+        }
         if (!(request.getProperty(RateLimitRequestFilter.PENDING) instanceof Pending pending)) {
             return;
         }

@@ -44,6 +44,36 @@ abstract class RateLimitSuite {
         }
     }
 
+    /** An application's CORS filter: every response allows one origin. */
+    public static final class AppCors implements jakarta.ws.rs.container.ContainerResponseFilter {
+        @Override
+        public void filter(jakarta.ws.rs.container.ContainerRequestContext request,
+                jakarta.ws.rs.container.ContainerResponseContext response) {
+            response.getHeaders().add("Access-Control-Allow-Origin", "https://app.example");
+        }
+    }
+
+    @Test
+    void anApplicationsCorsFilterSetsTheOneAccessControlAllowOriginOfA429() throws Exception {
+        JaxrsServer.Setup setup = new JaxrsServer.Setup().property("sluice.limit", "1/1m")
+                .property("sluice.deny-headers", "Access-Control-Allow-Origin: *|Access-Control-Expose-Headers: Retry-After");
+        setup.classes.add(AppCors.class);
+        try (JaxrsServer server = start(setup)) {
+            server.client().get("/api/hello").then().statusCode(200);
+            Response denied = server.client().get("/api/hello");
+
+            denied.then().statusCode(429).header("Access-Control-Expose-Headers", "Retry-After");
+            assertThat(denied.headers().getValues("Access-Control-Allow-Origin")).as("the application's, once")
+                    .containsExactly("https://app.example");
+        }
+        JaxrsServer.Setup alone = new JaxrsServer.Setup().property("sluice.limit", "1/1m")
+                .property("sluice.deny-headers", "Access-Control-Allow-Origin: *");
+        try (JaxrsServer server = start(alone)) {
+            server.client().get("/api/hello").then().statusCode(200).header("Access-Control-Allow-Origin", (String) null);
+            server.client().get("/api/hello").then().statusCode(429).header("Access-Control-Allow-Origin", "*");
+        }
+    }
+
     @Test
     void aMethodAnnotationAddsItsOwnRuleToTheClassRule() throws Exception {
         try (JaxrsServer server = start(new JaxrsServer.Setup())) {

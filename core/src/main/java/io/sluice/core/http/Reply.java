@@ -33,6 +33,15 @@ public record Reply(boolean proceed, int status, List<Header> headers, String co
      *
      * @param name the field name
      * @param value the field value
+     * @param onlyIfAbsent a configured {@code deny-headers} field: a front door leaves it out when the response already
+     *     has a field of that name (set by an application's CORS filter, say), so a browser never sees two
+     *     {@code Access-Control-Allow-Origin} values
      */
-    public record Header(String name, String value) {}
+    public record Header(String name, String value, boolean onlyIfAbsent) {
+
+        /** A header Sluice sets itself. */
+        public Header(String name, String value) {
+            this(name, value, false);
+        }
+    }
 }

@@ -448,7 +448,7 @@ public final class Responder {
             if (value == null || !VALUE.matcher(value).matches()) {
                 throw new ConfigException("deny-headers", name + ": " + value, "expected a value without line breaks");
             }
-            denyHeaders.add(new Reply.Header(name, value.trim()));
+            denyHeaders.add(new Reply.Header(name, value.trim(), true));
             return this;
         }
 
