@@ -213,24 +213,30 @@ public final class Responder {
             long nowMicros) {
         Outcome o = b.outcome();
         long t = seconds(waitMicros);
+        // an admitted concurrency limit has no reset: its room comes back when a request completes, so neither t
+        // (optional in the draft) nor X-RateLimit-Reset is sent; "t=0" would say the quota is back in full now
+        boolean timed = waitMicros > 0 || b.policy().algorithm() != Algorithm.CONCURRENCY;
         Formatted f = formatted(b.rule(), b.policy(), o.limit());
         String remaining = Numbers.text(o.remaining());        // formatted once for both styles
         if (headerStyle == HeaderStyle.IETF || headerStyle == HeaderStyle.BOTH) {
+            String rateLimit = timed ? f.rateLimitPrefix + remaining + ";t=" + t : f.rateLimitPrefix + remaining;
             if (partitionKey) {
                 String pk = ";pk=:" + partitionKey(b.rule(), request) + ":";
                 headers.add("RateLimit-Policy", f.policyField + pk);
-                headers.add("RateLimit", f.rateLimitPrefix + remaining + ";t=" + t + pk);
+                headers.add("RateLimit", rateLimit + pk);
             } else {
                 headers.add("RateLimit-Policy", f.policyField);
-                headers.add("RateLimit", f.rateLimitPrefix + remaining + ";t=" + t);
+                headers.add("RateLimit", rateLimit);
             }
         }
         if (headerStyle == HeaderStyle.LEGACY || headerStyle == HeaderStyle.BOTH) {
             headers.add("X-RateLimit-Limit", f.limitText);
             headers.add("X-RateLimit-Remaining", remaining);
-            long reset = resetFormat == ResetFormat.DELTA_SECONDS ? t
-                    : ceilDiv(nowMicros + Math.min(waitMicros, MAX_WAIT_MICROS), 1_000_000);
-            headers.add("X-RateLimit-Reset", Numbers.text(reset));
+            if (timed) {
+                long reset = resetFormat == ResetFormat.DELTA_SECONDS ? t
+                        : ceilDiv(nowMicros + Math.min(waitMicros, MAX_WAIT_MICROS), 1_000_000);
+                headers.add("X-RateLimit-Reset", Numbers.text(reset));
+            }
         }
     }
 

@@ -131,7 +131,10 @@ class ResponderTest {
         Reply reply = DEFAULTS.reply(decision(inFlight, Outcome.allow(20, 19, 0)), REQUEST, NOW);
 
         assertThat(reply.header("RateLimit-Policy")).isEqualTo("\"in-flight\";q=20;qu=\"concurrent-requests\"");
-        assertThat(reply.header("RateLimit")).isEqualTo("\"in-flight\";r=19;t=0");
+        assertThat(reply.header("RateLimit")).as("no reset to announce: room comes back as requests complete")
+                .isEqualTo("\"in-flight\";r=19");
+        assertThat(reply.header("X-RateLimit-Remaining")).isEqualTo("19");
+        assertThat(reply.header("X-RateLimit-Reset")).isNull();
     }
 
     @ParameterizedTest
