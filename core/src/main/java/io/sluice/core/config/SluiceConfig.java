@@ -252,7 +252,8 @@ public final class SluiceConfig {
                 note("store", "memory", s);
                 return "memory";
             }
-            if (value.startsWith("redis://") || value.startsWith("rediss://")) {
+            if (value.regionMatches(true, 0, "redis://", 0, 8) || value.regionMatches(true, 0, "rediss://", 0, 9)) {
+                io.sluice.core.store.RedisStore.checkUrl(s.source(), value);    // errors name where it came from
                 note("store", redact(value), s);
                 return value;
             }
@@ -406,7 +407,7 @@ public final class SluiceConfig {
 
     /** @return a Redis URL without its password: {@code redis://user:secret@host} → {@code redis://user:***@host} */
     static String redact(String url) {
-        return url.replaceAll("(?<=://)([^:@/]*):[^@/]*@", "$1:***@");
+        return io.sluice.core.store.RedisStore.redact(url);
     }
 
     private static String lower(Enum<?> e) {

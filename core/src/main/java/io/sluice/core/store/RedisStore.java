@@ -505,6 +505,10 @@ public final class RedisStore implements Store {
 
         /** Redis Sentinel: the master's name and the sentinels' {@code host:port} addresses. */
         public Builder sentinel(String masterName, Set<String> sentinelAddresses) {
+            if (masterName == null || masterName.isBlank()) {
+                throw new ConfigException("sentinel master", masterName, "expected the name the sentinels know the"
+                        + " master by, such as \"mymaster\"");
+            }
             this.sentinelMaster = masterName;
             this.sentinels = addresses("sentinels", sentinelAddresses);
             return this;
@@ -552,7 +556,9 @@ public final class RedisStore implements Store {
 
         /** Time budget of one Redis call: connect and read timeouts, and the wait for a pooled connection. */
         public Builder timeout(Duration t) {
-            if (t == null || t.isNegative() || t.isZero() || t.toMillis() > 60_000) {
+            // compared as durations: toMillis() would overflow on a huge one, and round one under 1 ms down to 0,
+            // which Jedis takes as no timeout at all
+            if (t == null || t.compareTo(Duration.ofMillis(1)) < 0 || t.compareTo(Duration.ofSeconds(60)) > 0) {
                 throw new ConfigException("redis-timeout", String.valueOf(t), "expected between 1 ms and 60 s");
             }
             this.timeout = t;
@@ -572,8 +578,12 @@ public final class RedisStore implements Store {
             int sources = (url != null ? 1 : 0) + (sentinelMaster != null ? 1 : 0) + (clusterNodes != null ? 1 : 0)
                     + (client != null ? 1 : 0);
             if (sources != 1) {
-                throw new ConfigException("store", null, "expected exactly one of a Redis URL, Sentinel, Cluster or a"
-                        + " client, got " + sources);
+                throw new ConfigException("expected exactly one of a Redis URL, Sentinel, Cluster or a client for the"
+                        + " Redis store, got " + sources);
+            }
+            if ((user != null || password != null) && (url != null || client != null)) {
+                throw new ConfigException("credentials are for Sentinel or Cluster: a Redis URL carries its own"
+                        + " (redis://user:secret@host:6379), and an application's client is configured already");
             }
             if (client != null) {
                 return new RedisStore(this, client, false, "application client " + client.getClass().getSimpleName());
@@ -602,8 +612,11 @@ public final class RedisStore implements Store {
                                     .builder().connectionTimeoutMillis(millis).socketTimeoutMillis(millis).build())
                             .poolConfig(pool).build(), true, "sentinel " + sentinelMaster + " " + sentinels);
                 }
+                // one attempt after a redirection at most, and never past the call's budget: Jedis's default of five
+                // attempts re-sends a command that timed out (it may have run) and takes five times the budget
                 return new RedisStore(this, RedisClusterClient.builder().nodes(clusterNodes).clientConfig(config)
-                        .poolConfig(pool).build(), true, "cluster " + clusterNodes);
+                        .poolConfig(pool).maxAttempts(CLUSTER_ATTEMPTS).maxTotalRetriesDuration(timeout).build(), true,
+                        "cluster " + clusterNodes);
             } catch (JedisException e) {
                 throw new StoreException("cannot open the Redis store: " + e.getMessage(), e);
             }
@@ -616,67 +629,142 @@ public final class RedisStore implements Store {
             Set<HostAndPort> out = new LinkedHashSet<>();
             for (String v : values) {
                 int colon = v == null ? -1 : v.lastIndexOf(':');
-                try {
-                    out.add(new HostAndPort(v.substring(0, colon), Integer.parseInt(v.substring(colon + 1))));
-                } catch (RuntimeException e) {
-                    throw new ConfigException(parameter, v, "expected host:port such as \"10.0.0.5:26379\"");
+                String host = colon > 0 ? v.substring(0, colon).trim() : "";
+                int port = colon > 0 && v.substring(colon + 1).matches("\\d{1,5}") ? Integer.parseInt(v.substring(colon + 1)) : 0;
+                if (!HOST.matcher(host).matches() || port < 1 || port > 65_535) {
+                    throw new ConfigException(parameter, v, "expected host:port with a port between 1 and 65535, such as"
+                            + " \"10.0.0.5:26379\"");
                 }
+                out.add(new HostAndPort(host.startsWith("[") ? host.substring(1, host.length() - 1) : host, port));
             }
             return out;
         }
     }
+
+    /**
+     * Checks a Redis URL as {@link Builder#url} will read it, without connecting.
+     *
+     * @param parameter the name errors give (a parameter and where it came from, such as
+     *     {@code SLUICE_STORE (environment variable)})
+     * @throws ConfigException naming {@code parameter} and quoting the URL without its password
+     */
+    public static void checkUrl(String parameter, String url) {
+        Target.parse(parameter, url);
+    }
+
+    /**
+     * @return {@code url} without its password, for logs and messages: {@code redis://user:secret@host} gives
+     *     {@code redis://user:***@host}, {@code redis://secret@host} gives {@code redis://***@host}. The user part
+     *     ends at the last {@code @}, so a password holding {@code /}, {@code :} or {@code @} is hidden whole.
+     */
+    public static String redact(String url) {
+        if (url == null) {
+            return null;
+        }
+        int from = url.indexOf("://");
+        from = from < 0 ? 0 : from + 3;
+        int at = url.lastIndexOf('@');
+        if (at < from) {
+            return url;
+        }
+        String userInfo = url.substring(from, at);
+        int colon = userInfo.indexOf(':');
+        return url.substring(0, from) + (colon < 0 ? "***" : userInfo.substring(0, colon) + ":***") + url.substring(at);
+    }
+
+    /** A host name or IPv4 address; underscores allowed (Docker Compose service names). */
+    private static final Pattern HOST = Pattern.compile("[A-Za-z0-9_]([A-Za-z0-9_.-]{0,252})|\\[[0-9A-Fa-f:.]+\\]");
+    /** Attempts of one cluster call: the first, and one after a redirection ({@code MOVED}, {@code ASK}). */
+    private static final int CLUSTER_ATTEMPTS = 2;
 
     /** A parsed Redis URL. */
     record Target(String host, int port, String user, String password, int database, boolean ssl,
             boolean applicationTime) {
 
         static Target parse(String url) {
-            String shown = url == null ? null : url.replaceAll("(?<=://)([^:@/]*):[^@/]*@", "$1:***@");
+            return parse("store", url);
+        }
+
+        /** @param parameter the name errors give, such as {@code SLUICE_STORE (environment variable)} */
+        static Target parse(String parameter, String url) {
+            String shown = redact(url);
+            String example = "expected a Redis URL such as \"redis://localhost:6379\", \"rediss://user:secret@redis.internal:6380/2\"";
             URI uri;
             try {
                 uri = new URI(url == null ? "" : url.trim());
             } catch (URISyntaxException e) {
-                throw new ConfigException("store", shown, "expected a Redis URL such as \"redis://localhost:6379\"");
+                throw new ConfigException(parameter, shown, example + " (a password's reserved characters, such as"
+                        + " '/', '@' or '%', percent-encoded)");
             }
-            boolean ssl = "rediss".equals(uri.getScheme());
-            if (!ssl && !"redis".equals(uri.getScheme()) || uri.getHost() == null) {
-                throw new ConfigException("store", shown, "expected a Redis URL such as \"redis://localhost:6379\","
-                        + " \"rediss://user:secret@redis.internal:6380/2\"");
+            String scheme = uri.getScheme() == null ? "" : uri.getScheme().toLowerCase(java.util.Locale.ROOT);
+            boolean ssl = scheme.equals("rediss");
+            if (!ssl && !scheme.equals("redis") || uri.getRawAuthority() == null) {
+                throw new ConfigException(parameter, shown, example);
+            }
+            if (uri.getRawFragment() != null) {
+                throw new ConfigException(parameter, shown, "expected no fragment ('#...') in the Redis URL; " + example);
+            }
+            // the authority by hand: java.net.URI leaves the host null for names such as "my_redis" (Docker Compose)
+            String authority = uri.getRawAuthority();
+            int at = authority.lastIndexOf('@');
+            String hostPort = authority.substring(at + 1);
+            String host;
+            String portText;
+            if (hostPort.startsWith("[")) {
+                int close = hostPort.indexOf(']');
+                host = close < 0 ? "" : hostPort.substring(1, close);
+                portText = close < 0 ? "" : hostPort.substring(close + 1);
+            } else {
+                int colon = hostPort.indexOf(':');
+                host = colon < 0 ? hostPort : hostPort.substring(0, colon);
+                portText = colon < 0 ? "" : hostPort.substring(colon);
+            }
+            if (host.isEmpty() || !(hostPort.startsWith("[") ? host.matches("[0-9A-Fa-f:.]+") : HOST.matcher(host).matches())) {
+                throw new ConfigException(parameter, shown, "expected a host name or address after \"//\"; " + example);
+            }
+            int port = 6379;
+            if (!portText.isEmpty()) {
+                port = portText.matches(":\\d{1,5}") ? Integer.parseInt(portText.substring(1)) : 0;
+                if (port < 1 || port > 65_535) {
+                    throw new ConfigException(parameter, shown, "expected a port between 1 and 65535 after the host,"
+                            + " such as \"redis://localhost:6379\"");
+                }
             }
             String user = null;
             String password = null;
-            if (uri.getRawUserInfo() != null) {
-                String[] parts = uri.getRawUserInfo().split(":", 2);
+            if (at >= 0) {
+                String[] parts = authority.substring(0, at).split(":", 2);
                 user = parts.length == 2 && !parts[0].isEmpty() ? decode(parts[0]) : null;
                 password = decode(parts.length == 2 ? parts[1] : parts[0]);
             }
             int database = 0;
             String path = uri.getPath();
             if (path != null && path.length() > 1) {
-                try {
-                    database = Integer.parseInt(path.substring(1));
-                } catch (NumberFormatException e) {
-                    throw new ConfigException("store", shown, "expected a database number after the address, such as"
-                            + " \"redis://localhost:6379/2\"");
+                database = path.substring(1).matches("\\d{1,9}") ? Integer.parseInt(path.substring(1)) : -1;
+                if (database < 0) {
+                    throw new ConfigException(parameter, shown, "expected a database number (0 or more) after the"
+                            + " address, such as \"redis://localhost:6379/2\"");
                 }
             }
-            boolean applicationTime = false;
-            if (uri.getQuery() != null) {
-                for (String option : uri.getQuery().split("&")) {
-                    if (option.equals("time=application")) {
-                        applicationTime = true;
-                    } else if (!option.equals("time=redis")) {
-                        throw new ConfigException("store", shown, "unknown option \"" + option + "\"; the Redis URL takes"
-                                + " only \"?time=application\" or \"?time=redis\" (the default)");
+            Boolean applicationTime = null;
+            if (uri.getRawQuery() != null) {
+                for (String option : uri.getRawQuery().split("&")) {
+                    Boolean app = option.equals("time=application") ? Boolean.TRUE
+                            : option.equals("time=redis") ? Boolean.FALSE : null;
+                    if (app == null || (applicationTime != null && !applicationTime.equals(app))) {
+                        throw new ConfigException(parameter, shown, (app == null ? "unknown option \"" + option + "\""
+                                : "two time options") + "; the Redis URL takes only one of \"?time=application\" or"
+                                + " \"?time=redis\" (the default)");
                     }
+                    applicationTime = app;
                 }
             }
-            return new Target(uri.getHost(), uri.getPort() < 0 ? 6379 : uri.getPort(), user, password, database, ssl,
-                    applicationTime);
+            return new Target(host, port, user, password, database, ssl, Boolean.TRUE.equals(applicationTime));
         }
 
+        /** Percent-decoding only: in a URL a '+' is itself, not a space as in a form. */
         private static String decode(String s) {
-            return URLDecoder.decode(s, StandardCharsets.UTF_8);
+            return URLDecoder.decode(s.replace("+", "%2B"), StandardCharsets.UTF_8);
         }
 
         @Override

@@ -74,10 +74,16 @@ library = function()
   end
 
   -- tagged string states "tag:a:b:c"; a state of another algorithm (or another type) reads as a fresh key
-  local function parse(v, tag)
+  -- (also a value that is not n numbers: something else wrote the key; it must not make the script fail)
+  local function parse(v, tag, n)
     if type(v) ~= 'string' or sub(v, 1, 2) ~= tag .. ':' then return nil end
     local s = {}
-    for part in string.gmatch(sub(v, 3), '[^:]+') do s[#s + 1] = tonumber(part) end
+    for part in string.gmatch(sub(v, 3), '[^:]+') do
+      local x = tonumber(part)
+      if x == nil then return nil end
+      s[#s + 1] = x
+    end
+    if #s ~= n then return nil end
     return s
   end
 
@@ -109,7 +115,7 @@ library = function()
   end
   -- returns outcome, new state value (nil: no write), its TTL in ms
   function lib.sliding(v, nowMicros, cost, limit, period)
-    local state = parse(v, 's')
+    local state = parse(v, 's', 3)
     local s = sw_roll(state, nowMicros, period)
     local now = max(nowMicros, s[1])
     local elapsed = now - s[1]
@@ -154,7 +160,7 @@ library = function()
     return micros
   end
   function lib.warm(v, now, cost, limit, period, warmup, cold)
-    local state = parse(v, 'w')
+    local state = parse(v, 'w', 2)
     local nxt = now
     if state then nxt = state[2] end
     if cost > limit then

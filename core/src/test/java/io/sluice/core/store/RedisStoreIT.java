@@ -11,6 +11,7 @@ import io.sluice.core.testing.ManualTimeSource;
 import io.sluice.core.testing.RedisProcess;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -185,6 +186,36 @@ class RedisStoreIT {
                             .isEqualTo(store.evaluate(List.of(check(after, "fresh" + n, 0)), now));
                 }
             }
+        }
+    }
+
+    @Test
+    void aMalformedStateWrittenByAnotherProgramReadsAsAFreshKeyNotAScriptError() {
+        Map<Algorithm, List<String>> malformed = Map.of(
+                Algorithm.SLIDING_WINDOW, List.of("s:", "s:abc:def:ghi", "s:1:2", "s:1:2:3:4", "s::::"),
+                Algorithm.WARM_UP, List.of("w:", "w:1", "w:x:y", "w:1:2:3"));
+        try (RedisStore store = store("malformed")) {
+            long now = T0;
+            int n = 0;
+            for (Map.Entry<Algorithm, List<String>> e : malformed.entrySet()) {
+                for (String value : e.getValue()) {
+                    now += 1_000_000;
+                    String key = "bad" + n++;
+                    admin.psetex(store.key("rule", key), 60_000, value);
+                    assertThat(store.evaluate(List.of(check(e.getKey(), key, 0)), now))
+                            .as("%s reading %s", e.getKey(), value)
+                            .isEqualTo(store.evaluate(List.of(check(e.getKey(), "fresh" + n, 0)), now));
+                }
+            }
+        }
+    }
+
+    @Test
+    void aPlusInTheUrlsPasswordIsAPlus() throws Exception {
+        try (RedisProcess own = RedisProcess.start("--requirepass", "a+b");
+                RedisStore store = RedisStore.builder().url("redis://:a+b@127.0.0.1:" + own.port()).applicationTime(true)
+                        .timeout(Duration.ofSeconds(2)).build()) {
+            assertThat(store.evaluate(List.of(Check.of("r", "k", Policy.parse("2/1s"), 1)), T0).get(0).allowed()).isTrue();
         }
     }
 

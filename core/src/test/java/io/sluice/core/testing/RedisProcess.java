@@ -171,7 +171,8 @@ public final class RedisProcess implements AutoCloseable {
             s.getOutputStream().write("PING\r\n".getBytes(StandardCharsets.US_ASCII));
             byte[] buf = new byte[7];
             int n = s.getInputStream().read(buf);
-            return n > 0 && new String(buf, 0, n, StandardCharsets.US_ASCII).startsWith("+PONG");
+            String answer = n > 0 ? new String(buf, 0, n, StandardCharsets.US_ASCII) : "";
+            return answer.startsWith("+PONG") || answer.startsWith("-NOAUTH");    // up, with --requirepass
         } catch (IOException e) {
             return false;
         }

@@ -1,0 +1,98 @@
+package io.sluice.core.store;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.sluice.core.config.ConfigException;
+import java.time.Duration;
+import java.util.Set;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.params.provider.ValueSource;
+import org.junit.jupiter.api.Test;
+
+/** Redis URLs and store settings as read at start-up, before any connection: every mistake named, no password shown. */
+class RedisUrlTest {
+
+    @ParameterizedTest
+    @CsvSource(delimiter = '|', value = {
+            "redis://user:secret@host:6379     | redis://user:***@host:6379",
+            "redis://secretonly@host:6379      | redis://***@host:6379",
+            "redis://:secret@host              | redis://:***@host",
+            "redis://u:pa/ss@host:6379         | redis://u:***@host:6379",
+            "redis://u:p@ss@host:6379          | redis://u:***@host:6379",
+            "rediss://u:p:a:ss@host/2?time=redis | rediss://u:***@host/2?time=redis",
+            "redis://host:6379                 | redis://host:6379"})
+    void aPasswordIsHiddenWholeInEveryShape(String url, String shown) {
+        assertThat(RedisStore.redact(url)).isEqualTo(shown);
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"redis://u:pa/ss@host:6379", "redis://secretonly@host:0", "redis://u:p@ss@host:99999"})
+    void anErrorNeverQuotesThePassword(String url) {
+        assertThatThrownBy(() -> RedisStore.checkUrl("SLUICE_STORE (environment variable)", url))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageStartingWith("SLUICE_STORE (environment variable): ")
+                .hasMessageNotContaining("pa/ss").hasMessageNotContaining("secretonly").hasMessageNotContaining("p@ss");
+    }
+
+    @ParameterizedTest
+    @CsvSource(delimiter = '|', value = {
+            "redis://localhost:0         | port between 1 and 65535",
+            "redis://localhost:99999     | port between 1 and 65535",
+            "redis://localhost:          | port between 1 and 65535",
+            "redis://localhost:6379/-1   | database number",
+            "redis://localhost:6379/x    | database number",
+            "redis://localhost:6379#frag | no fragment",
+            "redis://localhost:6379?time=application&time=redis | two time options",
+            "redis://localhost:6379?tls=true | unknown option",
+            "redis://:6379               | host name",
+            "http://localhost:6379       | Redis URL"})
+    void aBadUrlFailsAtStartUpNamingWhatIsWrong(String url, String expected) {
+        assertThatThrownBy(() -> RedisStore.builder().url(url).build())
+                .isInstanceOf(ConfigException.class).hasMessageStartingWith("store: ").hasMessageContaining(expected);
+    }
+
+    @Test
+    void urlsThatAreFine() {
+        assertThat(RedisStore.Target.parse("redis://my_redis:6380/3")).as("a Docker Compose service name")
+                .extracting(RedisStore.Target::host, RedisStore.Target::port, RedisStore.Target::database)
+                .containsExactly("my_redis", 6380, 3);
+        assertThat(RedisStore.Target.parse("REDISS://cache")).as("schemes are case-insensitive")
+                .extracting(RedisStore.Target::ssl, RedisStore.Target::port).containsExactly(true, 6379);
+        assertThat(RedisStore.Target.parse("redis://:a+b%2Fc@h").password()).as("a '+' is a '+', %2F a '/'")
+                .isEqualTo("a+b/c");
+        assertThat(RedisStore.Target.parse("redis://[::1]:6379").host()).isEqualTo("::1");
+        assertThat(RedisStore.Target.parse("redis://h?time=application").applicationTime()).isTrue();
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"PT0.0005S", "PT0S", "PT-1S", "PT60.001S"})
+    void aTimeoutOutside1MsTo60SIsRefused(String duration) {
+        assertThatThrownBy(() -> RedisStore.builder().timeout(Duration.parse(duration)))
+                .isInstanceOf(ConfigException.class).hasMessageStartingWith("redis-timeout: expected between 1 ms and 60 s");
+        assertThatThrownBy(() -> RedisStore.builder().timeout(Duration.ofSeconds(Long.MAX_VALUE)))
+                .as("not an ArithmeticException").isInstanceOf(ConfigException.class);
+        assertThat(RedisStore.builder().timeout(Duration.ofMillis(1))).isNotNull();
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {":6379", "host:0", "host:70000", "host:-1", "host", "host:1:2", "host:x"})
+    void aClusterOrSentinelAddressNeedsAHostAndAPort(String address) {
+        assertThatThrownBy(() -> RedisStore.builder().cluster(Set.of(address)))
+                .isInstanceOf(ConfigException.class).hasMessageStartingWith("cluster: expected host:port");
+        assertThatThrownBy(() -> RedisStore.builder().sentinel("mymaster", Set.of(address)))
+                .isInstanceOf(ConfigException.class).hasMessageStartingWith("sentinels: expected host:port");
+    }
+
+    @Test
+    void sentinelNeedsAMasterNameAndCredentialsAreNotForAUrl() {
+        for (String master : new String[] {null, "", " "}) {
+            assertThatThrownBy(() -> RedisStore.builder().sentinel(master, Set.of("10.0.0.5:26379")))
+                    .isInstanceOf(ConfigException.class).hasMessageStartingWith("sentinel master: expected the name");
+        }
+        assertThatThrownBy(() -> RedisStore.builder().url("redis://localhost:6379").credentials("u", "p").build())
+                .isInstanceOf(ConfigException.class).hasMessageContaining("a Redis URL carries its own");
+        assertThat(RedisStore.builder().cluster(Set.of("my_redis:7000", "[::1]:7001"))).isNotNull();
+    }
+}
