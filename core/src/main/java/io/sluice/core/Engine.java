@@ -36,6 +36,16 @@ public final class Engine implements AutoCloseable {
     private final Store local;
     private final int nodeCount;
     private final CircuitBreaker breaker;
+    /**
+     * Concurrency leases of store calls that failed: a call that timed out may still have run and taken them, and
+     * nothing else would release them before their lease timeout (a client of a one-in-flight limit would be denied
+     * for a minute with nothing in flight). Released, best effort, before the next store call. Bounded; past the
+     * bound a lease is left to expire.
+     */
+    private final java.util.concurrent.ConcurrentLinkedQueue<Lease> orphans = new java.util.concurrent.ConcurrentLinkedQueue<>();
+    private final java.util.concurrent.atomic.AtomicInteger orphanCount = new java.util.concurrent.atomic.AtomicInteger();
+    /** The most leases of failed calls kept for release: {@value}. */
+    static final int MAX_ORPHANS = 10_000;
     private final DenialCache denials;
     private final PenaltyBox penalties;
     private final List<DecisionListener> listeners;
@@ -137,12 +147,16 @@ public final class Engine implements AutoCloseable {
         List<Outcome> outcomes;
         boolean[] chargedAtCheck = countsByOutcome(applied) ? new boolean[checks.size()] : null;
         try {
+            if (orphanCount.get() > 0) {
+                releaseOrphans(now);
+            }
             outcomes = evaluate(applied, checks, now, chargedAtCheck);
             breaker.onSuccess();
         } catch (RuntimeException e) {
             // any exception, not only StoreException: a store's bug must neither fail the request nor leave the
             // breaker's probe taken for good
             storeFailed(e);
+            orphan(checks);
             return notify(request, onStoreFailure(applied, checks, now), DecisionListener.Event.STORE_FAILURE);
         }
         Decision decision = decide(applied, checks, outcomes, RuleOutcome.Source.STORE, chargedAtCheck);
@@ -290,6 +304,50 @@ public final class Engine implements AutoCloseable {
     }
 
     /** A store call failed: the breaker counts it; an exception other than {@link StoreException} is a bug, logged. */
+    /** Keeps the leases {@code checks} asked for, which a failed call may have taken, for {@link #releaseOrphans}. */
+    private void orphan(List<Check> checks) {
+        for (int i = 0; i < checks.size(); i++) {
+            Check c = checks.get(i);
+            if (c.leaseId() != null && orphanCount.incrementAndGet() <= MAX_ORPHANS) {
+                orphans.add(new Lease(c.rule(), c.key(), c.policy(), c.leaseId()));
+            } else if (c.leaseId() != null) {
+                orphanCount.decrementAndGet();
+            }
+        }
+    }
+
+    /**
+     * Releases the leases of failed calls (releasing one the call never took changes nothing); on failure they are
+     * kept for the next call, which the breaker then likely spares the store.
+     */
+    private void releaseOrphans(long now) {
+        List<Lease> batch = new ArrayList<>();
+        for (Lease l; batch.size() < 1_000 && (l = orphans.poll()) != null; ) {
+            batch.add(l);
+        }
+        orphanCount.addAndGet(-batch.size());
+        if (batch.isEmpty()) {
+            return;
+        }
+        try {
+            store.release(batch, now);
+        } catch (RuntimeException e) {
+            for (Lease l : batch) {
+                if (orphanCount.incrementAndGet() <= MAX_ORPHANS) {
+                    orphans.add(l);
+                } else {
+                    orphanCount.decrementAndGet();
+                }
+            }
+            throw e;
+        }
+    }
+
+    /** @return the leases of failed store calls waiting to be released (tests) */
+    int orphanedLeases() {
+        return orphanCount.get();
+    }
+
     private void storeFailed(RuntimeException e) {
         if (!(e instanceof StoreException)) {
             LOG.log(Level.WARNING, "the rate-limit store failed unexpectedly; the rules' on-store-failure modes answer", e);

@@ -161,4 +161,35 @@ class EngineResilienceTest {
         assertThat(seen).containsExactly(DecisionListener.Event.ALLOWED, DecisionListener.Event.DENIED,
                 DecisionListener.Event.DENIED_FROM_CACHE, DecisionListener.Event.STORE_FAILURE);
     }
+
+    @Test
+    void aLeaseTakenByACallThatTimedOutIsReleasedBeforeTheNextCall() {
+        AtomicBoolean ranThenTimedOut = new AtomicBoolean();
+        Store slow = new ForwardingStore(memory) {
+            @Override
+            public List<Outcome> evaluate(List<Check> checks, long nowMicros) {
+                List<Outcome> outcomes = super.evaluate(checks, nowMicros);
+                if (ranThenTimedOut.getAndSet(false)) {
+                    throw new StoreException("Read timed out");       // as a Redis call whose script ran meanwhile
+                }
+                return outcomes;
+            }
+        };
+        Engine engine = Engine.builder().timeSource(time).store(slow)
+                .rule(Rule.builder("export").policy(Policy.concurrent(1)).key(RequestView::remoteAddress).build()).build();
+
+        ranThenTimedOut.set(true);
+        Decision duringTheStall = engine.check(REQUEST);
+        assertThat(duringTheStall.allowed()).isTrue();
+        assertThat(duringTheStall.binding().source()).isEqualTo(RuleOutcome.Source.FAILURE_ALLOWED);
+        assertThat(duringTheStall.leases()).as("the engine holds no lease of the failed call").isEmpty();
+        assertThat(engine.orphanedLeases()).isEqualTo(1);
+        engine.release(duringTheStall);                               // the request completes: nothing to release
+
+        Decision next = engine.check(REQUEST);
+        assertThat(next.allowed()).as("nothing in flight: the lease the failed call took was released first").isTrue();
+        assertThat(engine.orphanedLeases()).isZero();
+        engine.release(next);
+        assertThat(engine.check(REQUEST).allowed()).isTrue();
+    }
 }
