@@ -64,20 +64,23 @@ public class SluiceBeans implements CdiIntegration {
 
     @Override
     public synchronized FrontDoor sharedFrontDoor() {
-        if (shared == null && configs.isResolvable()) {
-            shared = FrontDoor.open(configs.get(), clock(), store(), List.of(events()));
+        Instance<SluiceConfig> config = visible(configs, SluiceConfig.class);
+        if (shared == null && config.isResolvable()) {
+            shared = FrontDoor.open(config.get(), clock(), store(), List.of(events()));
         }
         return shared;
     }
 
     @Override
     public synchronized Store store() {
-        if (stores.isResolvable()) {
-            return stores.get();
+        Instance<Store> store = visible(stores, Store.class);
+        if (store.isResolvable()) {
+            return store.get();
         }
-        if (redisClients.isResolvable()) {
+        Instance<redis.clients.jedis.UnifiedJedis> client = visible(redisClients, redis.clients.jedis.UnifiedJedis.class);
+        if (client.isResolvable()) {
             if (aroundClient == null) {
-                aroundClient = io.sluice.core.store.RedisStore.builder().client(redisClients.get()).build();
+                aroundClient = io.sluice.core.store.RedisStore.builder().client(client.get()).build();
             }
             return aroundClient;
         }
@@ -87,7 +90,7 @@ public class SluiceBeans implements CdiIntegration {
     @Override
     public Map<String, KeyResolver> keyResolvers() {
         Map<String, KeyResolver> named = new LinkedHashMap<>();
-        for (Instance.Handle<KeyResolver> handle : resolvers.handles()) {
+        for (Instance.Handle<KeyResolver> handle : visible(resolvers, KeyResolver.class, Any.Literal.INSTANCE).handles()) {
             String name = handle.getBean().getName();
             if (name != null) {
                 named.put(name, handle.get());
@@ -123,7 +126,28 @@ public class SluiceBeans implements CdiIntegration {
     }
 
     private TimeSource clock() {
-        return clocks.isResolvable() ? clocks.get() : TimeSource.system();
+        Instance<TimeSource> clock = visible(clocks, TimeSource.class);
+        return clock.isResolvable() ? clock.get() : TimeSource.system();
+    }
+
+    /**
+     * {@code injected}, or, when it finds no bean, the same lookup in the calling application's container
+     * ({@code CDI.current()}, found by the thread's context class loader) when that one finds some. GlassFish and
+     * Payara put a bean an extension adds, as {@link SluiceExtension} adds this one, in a bean archive of its own that
+     * sees none of the application's beans: there the injected {@code Instance} is always unsatisfied, while the
+     * application's container sees its producers. Elsewhere the injected one answers and nothing changes.
+     */
+    private static <T> Instance<T> visible(Instance<T> injected, Class<T> type,
+            java.lang.annotation.Annotation... qualifiers) {
+        if (!injected.isUnsatisfied()) {
+            return injected;
+        }
+        try {
+            Instance<T> current = jakarta.enterprise.inject.spi.CDI.current().select(type, qualifiers);
+            return current.isUnsatisfied() ? injected : current;
+        } catch (RuntimeException noContainerForThisThread) {
+            return injected;
+        }
     }
 
     @PreDestroy
