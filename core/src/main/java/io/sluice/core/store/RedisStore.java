@@ -115,7 +115,11 @@ public final class RedisStore implements Store {
         }
     }
 
-    private final UnifiedJedis redis;
+    private static final System.Logger LOG = System.getLogger(RedisStore.class.getName());
+
+    /** The client; null until {@link #connect} can create it (a Sentinel or Cluster unreachable at start-up). */
+    private volatile UnifiedJedis redis;
+    private final java.util.function.Supplier<UnifiedJedis> connect;
     private final boolean owned;
     private final boolean cluster;
     private final String head;
@@ -128,9 +132,16 @@ public final class RedisStore implements Store {
     private final AtomicLong requests = new AtomicLong();
 
     private RedisStore(Builder b, UnifiedJedis redis, boolean owned, String description) {
+        this(b, redis, null, redis instanceof RedisClusterClient, owned, description);
+    }
+
+    /** @param connect creates the client when {@code redis} is null, on the first call that needs it */
+    private RedisStore(Builder b, UnifiedJedis redis, java.util.function.Supplier<UnifiedJedis> connect, boolean cluster,
+            boolean owned, String description) {
         this.redis = redis;
+        this.connect = connect;
         this.owned = owned;
-        this.cluster = redis instanceof RedisClusterClient;
+        this.cluster = cluster;
         this.hashTag = b.hashTag;
         this.head = (b.hashTag ? "{" + b.prefix + "}" : b.prefix) + ":";
         this.applicationTime = b.applicationTime;
@@ -139,6 +150,27 @@ public final class RedisStore implements Store {
 
     public static Builder builder() {
         return new Builder();
+    }
+
+    /**
+     * @return the client, created now if a Sentinel or Cluster could not be reached when the store was built
+     * @throws StoreException while it still cannot be reached (the engine's breaker spaces the attempts out)
+     */
+    private UnifiedJedis redis() {
+        UnifiedJedis r = redis;
+        if (r != null) {
+            return r;
+        }
+        synchronized (this) {
+            if (redis == null) {
+                try {
+                    redis = connect.get();
+                } catch (JedisException e) {
+                    throw new StoreException("cannot reach the Redis store (" + description + "): " + e.getMessage(), e);
+                }
+            }
+            return redis;
+        }
     }
 
     @Override
@@ -303,7 +335,7 @@ public final class RedisStore implements Store {
         List<Object> replies = new ArrayList<>(groups.size());
         try {
             List<Response<Object>> responses = new ArrayList<>(groups.size());
-            try (AbstractPipeline pipeline = redis.pipelined()) {
+            try (AbstractPipeline pipeline = redis().pipelined()) {
                 for (int g = 0; g < groups.size(); g++) {
                     responses.add(pipeline.evalsha(SHA_BYTES, groups.get(g).size(), params.get(g)));
                 }
@@ -314,7 +346,7 @@ public final class RedisStore implements Store {
                     replies.add(responses.get(g).get());
                 } catch (JedisNoScriptException e) {
                     // a node that lost the script
-                    replies.add(redis.eval(SCRIPT_BYTES, groups.get(g).size(), params.get(g)));
+                    replies.add(redis().eval(SCRIPT_BYTES, groups.get(g).size(), params.get(g)));
                 }
             }
             return replies;
@@ -349,7 +381,7 @@ public final class RedisStore implements Store {
     @Override
     public void reset(String rule, String key) {
         try {
-            redis.del(key(rule, key));
+            redis().del(key(rule, key));
         } catch (JedisException e) {
             throw new StoreException("Redis reset failed: " + e.getMessage(), e);
         }
@@ -357,8 +389,9 @@ public final class RedisStore implements Store {
 
     @Override
     public void close() {
-        if (owned) {
-            redis.close();
+        UnifiedJedis r = redis;
+        if (owned && r != null) {
+            r.close();
         }
     }
 
@@ -455,9 +488,9 @@ public final class RedisStore implements Store {
 
     private Object call(int keys, byte[][] params) {
         try {
-            return redis.evalsha(SHA_BYTES, keys, params);
+            return redis().evalsha(SHA_BYTES, keys, params);
         } catch (JedisNoScriptException e) {
-            return redis.eval(SCRIPT_BYTES, keys, params);
+            return redis().eval(SCRIPT_BYTES, keys, params);
         }
     }
 
@@ -606,17 +639,33 @@ public final class RedisStore implements Store {
                 }
                 DefaultJedisClientConfig config = DefaultJedisClientConfig.builder().connectionTimeoutMillis(millis)
                         .socketTimeoutMillis(millis).user(user).password(password).clientName("sluice").build();
+                java.util.function.Supplier<UnifiedJedis> connect;
+                String description;
                 if (sentinelMaster != null) {
-                    return new RedisStore(this, RedisSentinelClient.builder().masterName(sentinelMaster)
+                    connect = () -> RedisSentinelClient.builder().masterName(sentinelMaster)
                             .sentinels(sentinels).clientConfig(config).sentinelClientConfig(DefaultJedisClientConfig
                                     .builder().connectionTimeoutMillis(millis).socketTimeoutMillis(millis).build())
-                            .poolConfig(pool).build(), true, "sentinel " + sentinelMaster + " " + sentinels);
+                            .poolConfig(pool).build();
+                    description = "sentinel " + sentinelMaster + " " + sentinels;
+                } else {
+                    // one attempt after a redirection at most, and never past the call's budget: Jedis's default of
+                    // five attempts re-sends a command that timed out (it may have run) and takes five times the budget
+                    connect = () -> RedisClusterClient.builder().nodes(clusterNodes).clientConfig(config)
+                            .poolConfig(pool).maxAttempts(CLUSTER_ATTEMPTS).maxTotalRetriesDuration(timeout).build();
+                    description = "cluster " + clusterNodes;
                 }
-                // one attempt after a redirection at most, and never past the call's budget: Jedis's default of five
-                // attempts re-sends a command that timed out (it may have run) and takes five times the budget
-                return new RedisStore(this, RedisClusterClient.builder().nodes(clusterNodes).clientConfig(config)
-                        .poolConfig(pool).maxAttempts(CLUSTER_ATTEMPTS).maxTotalRetriesDuration(timeout).build(), true,
-                        "cluster " + clusterNodes);
+                UnifiedJedis now;
+                try {
+                    now = connect.get();      // these clients connect at once; a standalone one connects on use
+                } catch (JedisException unreachable) {
+                    // as a standalone Redis that is down: the application starts, its requests fall back
+                    // (on-store-failure) and the client is created on a later call, once the servers answer
+                    LOG.log(System.Logger.Level.WARNING, "the Redis store (" + description + ") cannot be reached at"
+                            + " start-up; requests fall back as their rules' on-store-failure says until it can: "
+                            + unreachable.getMessage());
+                    now = null;
+                }
+                return new RedisStore(this, now, connect, clusterNodes != null, true, description);
             } catch (JedisException e) {
                 throw new StoreException("cannot open the Redis store: " + e.getMessage(), e);
             }

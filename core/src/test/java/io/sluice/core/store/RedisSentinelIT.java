@@ -1,6 +1,7 @@
 package io.sluice.core.store;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.sluice.core.Outcome;
 import io.sluice.core.Policy;
@@ -46,6 +47,34 @@ class RedisSentinelIT {
                     .isEqualTo(1);
             try (RedisClient promoted = RedisClient.create(replica.url())) {
                 assertThat(promoted.info("replication")).contains("role:master");
+            }
+        }
+    }
+
+    @Test
+    void aSentinelDownAtStartUpDoesNotStopTheApplicationAndIsUsedOnceItAnswers() throws Exception {
+        int sentinelPort = RedisProcess.freePort();
+        try (RedisStore store = RedisStore.builder().sentinel("late-master", Set.of("127.0.0.1:" + sentinelPort))
+                .applicationTime(true).timeout(Duration.ofMillis(500)).build()) {       // nothing listens yet
+            long now = ManualTimeSource.START_MICROS;
+            Policy two = Policy.parse("2/1h");
+            assertThatThrownBy(() -> store.evaluate(List.of(Check.of("r", "k", two, 1)), now))
+                    .as("a store failure, which the engine answers with on-store-failure").isInstanceOf(StoreException.class);
+
+            try (RedisProcess master = RedisProcess.start();
+                    RedisProcess sentinel = RedisProcess.sentinelOn(sentinelPort, "late-master", master.port())) {
+                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+                Outcome first = null;
+                while (first == null) {
+                    assertThat(System.nanoTime()).as("the store reaches the sentinel once it is up").isLessThan(deadline);
+                    try {
+                        first = store.evaluate(List.of(Check.of("r", "k", two, 1)), now).get(0);
+                    } catch (StoreException notYet) {
+                        Thread.onSpinWait();
+                    }
+                }
+                assertThat(first.allowed()).isTrue();
+                assertThat(store.evaluate(List.of(Check.of("r", "k", two, 1)), now).get(0).remaining()).isZero();
             }
         }
     }

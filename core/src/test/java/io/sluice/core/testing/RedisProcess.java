@@ -103,7 +103,12 @@ public final class RedisProcess implements AutoCloseable {
      * quorum 1 and a one-second down-after time.
      */
     public static RedisProcess sentinel(String masterName, int masterPort) throws IOException {
-        RedisProcess s = new RedisProcess(freePort(), List.of());
+        return sentinelOn(freePort(), masterName, masterPort);
+    }
+
+    /** {@link #sentinel} on {@code port}. */
+    public static RedisProcess sentinelOn(int port, String masterName, int masterPort) throws IOException {
+        RedisProcess s = new RedisProcess(port, List.of());
         s.sentinel = true;
         Files.writeString(s.dir.resolve("sentinel.conf"), "port " + s.port + "\nbind 127.0.0.1\nprotected-mode no\n"
                 + "sentinel monitor " + masterName + " 127.0.0.1 " + masterPort + " 1\n"
@@ -183,7 +188,7 @@ public final class RedisProcess implements AutoCloseable {
         kill0();
     }
 
-    static int freePort() throws IOException {
+    public static int freePort() throws IOException {
         try (ServerSocket s = new ServerSocket(0)) {
             return s.getLocalPort();
         }
