@@ -158,6 +158,9 @@ public final class Engine implements AutoCloseable {
             storeFailed(e);
             orphan(checks);
             return notify(request, onStoreFailure(applied, checks, now), DecisionListener.Event.STORE_FAILURE);
+        } catch (Error e) {
+            breaker.onFailure(e);        // not left half-open with its probe taken for good
+            throw e;
         }
         Decision decision = decide(applied, checks, outcomes, RuleOutcome.Source.STORE, chargedAtCheck);
         if (denials != null && !decision.allowed()) {

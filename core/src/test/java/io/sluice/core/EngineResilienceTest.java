@@ -192,4 +192,37 @@ class EngineResilienceTest {
         engine.release(next);
         assertThat(engine.check(REQUEST).allowed()).isTrue();
     }
+
+    @Test
+    void anErrorOnTheProbeDoesNotLeaveTheCircuitHalfOpenForever() {
+        AtomicBoolean error = new AtomicBoolean();
+        Store failing = new ForwardingStore(memory) {
+            @Override
+            protected void beforeEvaluate(List<Check> checks) {
+                if (down.get()) {
+                    throw new StoreException("connection refused");
+                }
+                if (error.get()) {
+                    throw new StackOverflowError("a store's bug");
+                }
+            }
+        };
+        Engine engine = Engine.builder().timeSource(time).store(failing)
+                .rule(Rule.builder("per-ip").policy("100/1m").key(RequestView::remoteAddress).build()).build();
+        down.set(true);
+        for (int i = 0; i < 3; i++) {
+            engine.check(REQUEST);
+        }
+        down.set(false);
+        error.set(true);
+        time.advance(Duration.ofMillis(500));
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> engine.check(REQUEST))
+                .as("an Error is not swallowed").isInstanceOf(StackOverflowError.class);
+        assertThat(engine.storeCircuit()).isEqualTo(io.sluice.core.store.CircuitBreaker.State.OPEN);
+
+        error.set(false);
+        time.advance(Duration.ofMillis(500));
+        assertThat(engine.check(REQUEST).binding().source()).as("the next probe goes through")
+                .isEqualTo(RuleOutcome.Source.STORE);
+    }
 }
