@@ -169,6 +169,20 @@ class ResponsesIT {
     }
 
     @Test
+    void aCorsPreflightIsNeitherCountedNorAnswered429() throws Exception {
+        try (FilterServer server = fixedWindow(Map.of())) {
+            for (int i = 0; i < 4; i++) {
+                server.client().header("Origin", "https://app.example").header("Access-Control-Request-Method", "POST")
+                        .options("/").then().statusCode(200).header("RateLimit", (String) null);
+            }
+            server.client().get("/").then().statusCode(200).header("X-RateLimit-Remaining", "1");
+            server.client().options("/").then().statusCode(200)     // an OPTIONS that is no preflight counts
+                    .header("X-RateLimit-Remaining", "0");
+            server.client().get("/").then().statusCode(429);
+        }
+    }
+
+    @Test
     void retryAfterFollowsEachAlgorithm() throws Exception {
         // 2/1m: GCRA and the token bucket free one permit every 30 s; the sliding log frees the oldest after 60 s
         Map<String, String> expected = Map.of("gcra", "30", "token-bucket", "30", "sliding-log", "60", "fixed-window", "60");

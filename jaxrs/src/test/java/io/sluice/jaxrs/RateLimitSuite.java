@@ -75,6 +75,19 @@ abstract class RateLimitSuite {
     }
 
     @Test
+    void aCorsPreflightIsNotCounted() throws Exception {
+        try (JaxrsServer server = start(new JaxrsServer.Setup().property("sluice.limit", "1/1m"))) {
+            for (int i = 0; i < 3; i++) {
+                Response preflight = server.client().header("Origin", "https://app.example")
+                        .header("Access-Control-Request-Method", "GET").options("/api/hello");
+                assertThat(preflight.statusCode()).isNotEqualTo(429);
+                assertThat(preflight.header("RateLimit")).isNull();
+            }
+            server.client().get("/api/hello").then().statusCode(200).header("X-RateLimit-Remaining", "0");
+        }
+    }
+
+    @Test
     void aMethodAnnotationAddsItsOwnRuleToTheClassRule() throws Exception {
         try (JaxrsServer server = start(new JaxrsServer.Setup())) {
             server.client().get("/api/limited/b").then().statusCode(200).header("X-Decision-Binding", "Limited.b");

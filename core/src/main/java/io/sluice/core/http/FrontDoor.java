@@ -151,7 +151,7 @@ public final class FrontDoor implements AutoCloseable {
      */
     public Decision check(RequestView request, Function<RuleSet, List<Rule>> select) {
         try {
-            if (excluded(request)) {
+            if (excluded(request) || preflight(request)) {
                 return Decision.NO_RULES;
             }
             RuleSet current = rules.get();
@@ -222,6 +222,15 @@ public final class FrontDoor implements AutoCloseable {
             }
         }
         return false;
+    }
+
+    /**
+     * @return whether {@code request} is a CORS preflight ({@code OPTIONS} with {@code Access-Control-Request-Method}):
+     *     a browser sends one before a cross-origin call on its own, so it is not counted, and a 429 to it would reach
+     *     the script as a CORS error rather than a 429
+     */
+    static boolean preflight(RequestView request) {
+        return "OPTIONS".equals(request.method()) && request.header("Access-Control-Request-Method") != null;
     }
 
     private boolean excluded(RequestView request) {
