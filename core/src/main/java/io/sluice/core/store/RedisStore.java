@@ -346,7 +346,7 @@ public final class RedisStore implements Store {
                     replies.add(responses.get(g).get());
                 } catch (JedisNoScriptException e) {
                     // a node that lost the script
-                    replies.add(redis().eval(SCRIPT_BYTES, groups.get(g).size(), params.get(g)));
+                    replies.add(reload(groups.get(g).size(), params.get(g)));
                 }
             }
             return replies;
@@ -490,8 +490,20 @@ public final class RedisStore implements Store {
         try {
             return redis().evalsha(SHA_BYTES, keys, params);
         } catch (JedisNoScriptException e) {
-            return redis().eval(SCRIPT_BYTES, keys, params);
+            return reload(keys, params);
         }
+    }
+
+    /**
+     * The script is not in the server's cache (a restart, {@code SCRIPT FLUSH}, a failover to a node that never had it):
+     * loads it with {@code SCRIPT LOAD}, on the node of the call's first key, and calls it again. A script loaded so
+     * stays until the cache is flushed; one that {@code EVAL} brought in is evicted after 500 others on Redis 7.4 and
+     * later, which on a shared Redis would send the whole script again and again. The call did not run: NOSCRIPT is
+     * answered before the script starts.
+     */
+    private Object reload(int keys, byte[][] params) {
+        redis().scriptLoad(SCRIPT_BYTES, params[0]);
+        return redis().evalsha(SHA_BYTES, keys, params);
     }
 
     private static String loadScript() {
