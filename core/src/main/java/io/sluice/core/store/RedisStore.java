@@ -351,6 +351,7 @@ public final class RedisStore implements Store {
             }
             return replies;
         } catch (JedisException | ClassCastException e) {
+            dropIfReadOnly(e);
             throw new StoreException("Redis call failed (" + description + "): " + e.getMessage(), e);
         }
     }
@@ -482,7 +483,36 @@ public final class RedisStore implements Store {
                 return call(keys, params);   // a pooled connection that a restarted Redis closed: once more, anew
             }
         } catch (JedisException | ClassCastException e) {
+            dropIfReadOnly(e);
             throw new StoreException("Redis call failed (" + description + "): " + e.getMessage(), e);
+        }
+    }
+
+    /**
+     * A {@code READONLY} answer: the server this client is connected to is a replica now. Behind a name that a
+     * failover moves to the new master (a managed Redis's primary endpoint), the pooled connections would stay on the
+     * demoted node and every call would fail until the application restarted. So the client is closed and a new one,
+     * whose connections resolve the name anew, is created on the next call. An application's own client is its own
+     * to manage, and a Cluster client follows its masters itself.
+     */
+    private void dropIfReadOnly(RuntimeException e) {
+        String message = e.getMessage();
+        if (connect == null || !owned || cluster || message == null || !message.contains("READONLY")) {
+            return;
+        }
+        UnifiedJedis seen = redis;
+        synchronized (this) {
+            if (seen == null || redis != seen) {
+                return;                     // another thread dropped it already
+            }
+            redis = null;
+        }
+        LOG.log(System.Logger.Level.WARNING, "Redis answered READONLY (" + description + "): the server is a replica"
+                + " now; connecting anew on the next call");
+        try {
+            seen.close();
+        } catch (RuntimeException ignored) {
+            // closing a pool whose connections are broken may fail; the new client does not depend on it
         }
     }
 
@@ -646,8 +676,9 @@ public final class RedisStore implements Store {
                     DefaultJedisClientConfig config = DefaultJedisClientConfig.builder().connectionTimeoutMillis(millis)
                             .socketTimeoutMillis(millis).user(t.user).password(t.password).database(t.database)
                             .ssl(t.ssl).clientName("sluice").build();
-                    return new RedisStore(this, RedisClient.builder().hostAndPort(t.host, t.port).clientConfig(config)
-                            .poolConfig(pool).build(), true, t.toString());
+                    java.util.function.Supplier<UnifiedJedis> connect = () -> RedisClient.builder()
+                            .hostAndPort(t.host, t.port).clientConfig(config).poolConfig(pool).build();
+                    return new RedisStore(this, connect.get(), connect, false, true, t.toString());
                 }
                 DefaultJedisClientConfig config = DefaultJedisClientConfig.builder().connectionTimeoutMillis(millis)
                         .socketTimeoutMillis(millis).user(user).password(password).clientName("sluice").build();

@@ -214,6 +214,34 @@ class RedisStoreIT {
     }
 
     @Test
+    void aServerThatAnswersReadOnlyIsLeftAndANewClientConnectsOnTheNextCall() throws Exception {
+        try (RedisProcess master = RedisProcess.start();
+                RedisProcess replica = RedisProcess.start("--replicaof", "127.0.0.1", Integer.toString(master.port()));
+                RedisClient direct = RedisClient.create(replica.url());
+                RedisStore store = RedisStore.builder().url(replica.url()).applicationTime(true)
+                        .timeout(Duration.ofSeconds(2)).build()) {
+            Check check = Check.of("r", "k", Policy.parse("2/1s"), 1);
+            assertThatThrownBy(() -> store.evaluate(List.of(check), T0)).isInstanceOf(StoreException.class)
+                    .hasMessageContaining("READONLY");
+            long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(5);
+            while (sluiceConnections(direct) > 0) {      // the server sees the close a moment after the client
+                assertThat(System.nanoTime()).as("the connections to the replica are closed, not kept").isLessThan(deadline);
+                Thread.onSpinWait();
+            }
+
+            direct.sendCommand(Protocol.Command.REPLICAOF, "NO", "ONE");     // as a failover's new master behind the name
+            assertThat(store.evaluate(List.of(check), T0).get(0).allowed()).isTrue();
+            assertThat(sluiceConnections(direct)).isEqualTo(1);
+        }
+    }
+
+    private static long sluiceConnections(RedisClient client) {
+        String list = new String((byte[]) client.sendCommand(Protocol.Command.CLIENT, "LIST"),
+                java.nio.charset.StandardCharsets.UTF_8);
+        return list.lines().filter(l -> l.contains(" name=sluice ")).count();
+    }
+
+    @Test
     void aPlusInTheUrlsPasswordIsAPlus() throws Exception {
         try (RedisProcess own = RedisProcess.start("--requirepass", "a+b");
                 RedisStore store = RedisStore.builder().url("redis://:a+b@127.0.0.1:" + own.port()).applicationTime(true)
