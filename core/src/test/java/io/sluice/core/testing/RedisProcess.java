@@ -164,6 +164,7 @@ public final class RedisProcess implements AutoCloseable {
                 throw new IOException("redis-server exited: " + Files.readString(dir.resolve("redis.log")));
             }
             if (System.nanoTime() > deadline) {
+                process.destroyForcibly();          // not left running after the test
                 throw new IOException("redis-server did not answer on port " + port);
             }
             Thread.onSpinWait();
