@@ -171,19 +171,22 @@ class KeyResolversTest {
                 .isEqualTo("#key-failed|2001:db8:1::/48");
     }
 
+    /** An application's resolver that always throws, with a failure key of its own. */
+    private static final KeyResolver NO_TENANT = new KeyResolver() {
+        @Override
+        public String resolve(RequestView request) {
+            throw new IllegalStateException("no tenant");
+        }
+
+        @Override
+        public String keyOnFailure(RequestView request) {
+            return "tenant-failed";
+        }
+    };
+
     @Test
     void aResolversOwnKeyOnFailureIsKeptAndTheOuterClientAddressWins() {
-        KeyResolver tenant = new KeyResolver() {
-            @Override
-            public String resolve(RequestView request) {
-                throw new IllegalStateException("no tenant");
-            }
-
-            @Override
-            public String keyOnFailure(RequestView request) {
-                return "tenant-failed";
-            }
-        };
+        KeyResolver tenant = NO_TENANT;
         ClientIpResolver proxied = ClientIpResolver.trusting(List.of(Cidr.parse("t", "127.0.0.1")),
                 ClientIpResolver.Header.X_FORWARDED_FOR);
         assertThat(KeyResolvers.parse("key", "tenant", proxied, java.util.Map.of("tenant", tenant))
@@ -227,17 +230,7 @@ class KeyResolversTest {
         assertThat(parsed.resolve(RequestView.builder("GET", longPath).remoteAddress("198.51.100.7").build()))
                 .as("not hashed twice").isEqualTo("198.51.100.7|" + KeyResolvers.stored(longPath));
 
-        KeyResolver failing = new KeyResolver() {
-            @Override
-            public String resolve(RequestView request) {
-                throw new IllegalStateException("no tenant");
-            }
-
-            @Override
-            public String keyOnFailure(RequestView request) {
-                return "tenant-failed";
-            }
-        };
+        KeyResolver failing = NO_TENANT;
         assertThat(KeyResolvers.storing(failing).keyOnFailure(REQUEST)).isEqualTo("tenant-failed");
     }
 
