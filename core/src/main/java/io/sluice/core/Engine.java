@@ -46,6 +46,10 @@ public final class Engine implements AutoCloseable {
     private final java.util.concurrent.atomic.AtomicInteger orphanCount = new java.util.concurrent.atomic.AtomicInteger();
     /** The most leases of failed calls kept for release: {@value}. */
     static final int MAX_ORPHANS = 10_000;
+    /** How long after a failed release of such leases the next is tried: {@value} µs. */
+    static final long ORPHAN_RETRY_MICROS = 1_000_000;
+    /** Store time before which no release of such leases is tried (after one failed). */
+    private volatile long orphansRetryAt;
     private final DenialCache denials;
     private final PenaltyBox penalties;
     private final List<DecisionListener> listeners;
@@ -147,8 +151,8 @@ public final class Engine implements AutoCloseable {
         List<Outcome> outcomes;
         boolean[] chargedAtCheck = countsByOutcome(applied) ? new boolean[checks.size()] : null;
         try {
-            if (orphanCount.get() > 0) {
-                releaseOrphans(now);
+            if (orphanCount.get() > 0 && now >= orphansRetryAt) {
+                releaseOrphans(now);        // best effort: never fails this request's own call
             }
             outcomes = evaluate(applied, checks, now, chargedAtCheck);
             breaker.onSuccess();
@@ -320,8 +324,9 @@ public final class Engine implements AutoCloseable {
     }
 
     /**
-     * Releases the leases of failed calls (releasing one the call never took changes nothing); on failure they are
-     * kept for the next call, which the breaker then likely spares the store.
+     * Releases the leases of failed calls (releasing one the call never took changes nothing). Best effort: when that
+     * fails (a Cluster master still down, say), they are kept and tried again a second later, and the request's own
+     * call goes on; one lease that cannot be released must not stop every call.
      */
     private void releaseOrphans(long now) {
         List<Lease> batch = new ArrayList<>();
@@ -335,6 +340,7 @@ public final class Engine implements AutoCloseable {
         try {
             store.release(batch, now);
         } catch (RuntimeException e) {
+            orphansRetryAt = now + ORPHAN_RETRY_MICROS;
             for (Lease l : batch) {
                 if (orphanCount.incrementAndGet() <= MAX_ORPHANS) {
                     orphans.add(l);
@@ -342,7 +348,6 @@ public final class Engine implements AutoCloseable {
                     orphanCount.decrementAndGet();
                 }
             }
-            throw e;
         }
     }
 

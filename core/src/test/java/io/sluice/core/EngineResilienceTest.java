@@ -225,4 +225,47 @@ class EngineResilienceTest {
         assertThat(engine.check(REQUEST).binding().source()).as("the next probe goes through")
                 .isEqualTo(RuleOutcome.Source.STORE);
     }
+
+    @Test
+    void aLeaseThatCannotBeReleasedDoesNotStopTheStoreCalls() {
+        AtomicBoolean ranThenTimedOut = new AtomicBoolean();
+        AtomicBoolean releaseFails = new AtomicBoolean(true);
+        Store partlyDown = new ForwardingStore(memory) {
+            @Override
+            public List<Outcome> evaluate(List<Check> checks, long nowMicros) {
+                List<Outcome> outcomes = super.evaluate(checks, nowMicros);
+                if (ranThenTimedOut.getAndSet(false)) {
+                    throw new StoreException("Read timed out");
+                }
+                return outcomes;
+            }
+
+            @Override
+            public void release(List<io.sluice.core.store.Lease> leases, long nowMicros) {
+                if (releaseFails.get()) {
+                    throw new StoreException("the master of that key is down");     // a Cluster with one master down
+                }
+                super.release(leases, nowMicros);
+            }
+        };
+        Engine engine = Engine.builder().timeSource(time).store(partlyDown)
+                .rule(Rule.builder("export").policy(Policy.concurrent(1)).key(RequestView::remoteAddress).build()).build();
+        ranThenTimedOut.set(true);
+        engine.check(REQUEST);                                        // leaves a lease it may have taken
+
+        for (int i = 0; i < 20; i++) {
+            RequestView other = RequestView.builder("GET", "/").remoteAddress("10.0.1." + i).build();
+            Decision d = engine.check(other);
+            assertThat(d.binding().source()).as("other clients' calls go on").isEqualTo(RuleOutcome.Source.STORE);
+            engine.release(d);
+        }
+        assertThat(engine.storeCircuit()).isEqualTo(io.sluice.core.store.CircuitBreaker.State.CLOSED);
+        assertThat(engine.orphanedLeases()).as("kept for a later try").isEqualTo(1);
+
+        releaseFails.set(false);
+        time.advance(Duration.ofSeconds(1));
+        Decision next = engine.check(REQUEST);
+        assertThat(next.allowed()).as("released once it can be: nothing in flight").isTrue();
+        assertThat(engine.orphanedLeases()).isZero();
+    }
 }

@@ -723,15 +723,15 @@ public final class MemoryStore implements Store {
          * behind such holders: a waiter of {@link #lock()} may hold other cells (the multi-check path) or run inside
          * the cache's eviction, and waits as it always did; so does any waiter behind a {@link #lock()} holder.
          */
-        /** @return whether the lock was free and is now held (as by {@link #lock()}); never waits */
-        boolean tryLock() {
-            return LOCK.compareAndSet(this, 0, HELD_LONG);
-        }
-
         void lockShort() {
             if (!LOCK.compareAndSet(this, 0, HELD_SHORT)) {
                 lockContended(HELD_SHORT);
             }
+        }
+
+        /** @return whether the lock was free and is now held (as by {@link #lock()}); never waits */
+        boolean tryLock() {
+            return LOCK.compareAndSet(this, 0, HELD_LONG);
         }
 
         private void lockContended(int kind) {

@@ -120,6 +120,11 @@ public final class RedisStore implements Store {
     /** The client; null until {@link #connect} can create it (a Sentinel or Cluster unreachable at start-up). */
     private volatile UnifiedJedis redis;
     private final java.util.function.Supplier<UnifiedJedis> connect;
+    /** Whether a thread is creating the client now: the others do not wait for it (see {@link #redis()}). */
+    private final java.util.concurrent.atomic.AtomicBoolean connecting = new java.util.concurrent.atomic.AtomicBoolean();
+    private volatile boolean closed;
+    /** A standalone URL's store: on {@code READONLY} its client is replaced (see {@link #dropIfReadOnly}). */
+    private final boolean reconnectsOnReadOnly;
     private final boolean owned;
     private final boolean cluster;
     private final String head;
@@ -132,14 +137,18 @@ public final class RedisStore implements Store {
     private final AtomicLong requests = new AtomicLong();
 
     private RedisStore(Builder b, UnifiedJedis redis, boolean owned, String description) {
-        this(b, redis, null, redis instanceof RedisClusterClient, owned, description);
+        this(b, redis, null, redis instanceof RedisClusterClient, false, owned, description);
     }
 
-    /** @param connect creates the client when {@code redis} is null, on the first call that needs it */
+    /**
+     * @param connect creates the client when {@code redis} is null, on the first call that needs it
+     * @param reconnectsOnReadOnly a standalone URL's store, whose client is replaced on {@code READONLY}
+     */
     private RedisStore(Builder b, UnifiedJedis redis, java.util.function.Supplier<UnifiedJedis> connect, boolean cluster,
-            boolean owned, String description) {
+            boolean reconnectsOnReadOnly, boolean owned, String description) {
         this.redis = redis;
         this.connect = connect;
+        this.reconnectsOnReadOnly = reconnectsOnReadOnly;
         this.owned = owned;
         this.cluster = cluster;
         this.hashTag = b.hashTag;
@@ -161,15 +170,28 @@ public final class RedisStore implements Store {
         if (r != null) {
             return r;
         }
-        synchronized (this) {
-            if (redis == null) {
-                try {
-                    redis = connect.get();
-                } catch (JedisException e) {
-                    throw new StoreException("cannot reach the Redis store (" + description + "): " + e.getMessage(), e);
+        // one thread connects; the others fail at once instead of each waiting for a connect of its own in turn,
+        // which while the servers are down would hold every request for many times its budget
+        if (closed || !connecting.compareAndSet(false, true)) {
+            throw new StoreException(closed ? "the Redis store is closed (" + description + ")"
+                    : "connecting to the Redis store (" + description + ")");
+        }
+        try {
+            r = redis;
+            if (r == null) {
+                r = connect.get();
+                redis = r;
+                if (closed) {           // closed meanwhile: this client is nobody's to close later
+                    redis = null;
+                    r.close();
+                    throw new StoreException("the Redis store is closed (" + description + ")");
                 }
             }
-            return redis;
+            return r;
+        } catch (JedisException e) {
+            throw new StoreException("cannot reach the Redis store (" + description + "): " + e.getMessage(), e);
+        } finally {
+            connecting.set(false);
         }
     }
 
@@ -333,9 +355,10 @@ public final class RedisStore implements Store {
     /** Cluster: one script call per hash-slot group, all sent in one pipeline to their masters. */
     private List<Object> pipelined(List<List<Integer>> groups, List<byte[][]> params) {
         List<Object> replies = new ArrayList<>(groups.size());
+        UnifiedJedis client = redis();
         try {
             List<Response<Object>> responses = new ArrayList<>(groups.size());
-            try (AbstractPipeline pipeline = redis().pipelined()) {
+            try (AbstractPipeline pipeline = client.pipelined()) {
                 for (int g = 0; g < groups.size(); g++) {
                     responses.add(pipeline.evalsha(SHA_BYTES, groups.get(g).size(), params.get(g)));
                 }
@@ -346,12 +369,12 @@ public final class RedisStore implements Store {
                     replies.add(responses.get(g).get());
                 } catch (JedisNoScriptException e) {
                     // a node that lost the script
-                    replies.add(reload(groups.get(g).size(), params.get(g)));
+                    replies.add(reload(client, groups.get(g).size(), params.get(g)));
                 }
             }
             return replies;
         } catch (JedisException | ClassCastException e) {
-            dropIfReadOnly(e);
+            dropIfReadOnly(e, client);
             throw new StoreException("Redis call failed (" + description + "): " + e.getMessage(), e);
         }
     }
@@ -390,6 +413,7 @@ public final class RedisStore implements Store {
 
     @Override
     public void close() {
+        closed = true;          // a client created after this is closed by its creator (see redis())
         UnifiedJedis r = redis;
         if (owned && r != null) {
             r.close();
@@ -475,15 +499,16 @@ public final class RedisStore implements Store {
      * script is sent in full (which caches it again).
      */
     private Object run(int keys, byte[][] params) {
+        UnifiedJedis client = redis();
         try {
             try {
-                return call(keys, params);
+                return call(client, keys, params);
             } catch (JedisConnectionException stale) {
                 requireNotRun(stale);
-                return call(keys, params);   // a pooled connection that a restarted Redis closed: once more, anew
+                return call(client, keys, params);   // a pooled connection that a restarted Redis closed: once more, anew
             }
         } catch (JedisException | ClassCastException e) {
-            dropIfReadOnly(e);
+            dropIfReadOnly(e, client);
             throw new StoreException("Redis call failed (" + description + "): " + e.getMessage(), e);
         }
     }
@@ -495,15 +520,14 @@ public final class RedisStore implements Store {
      * whose connections resolve the name anew, is created on the next call. An application's own client is its own
      * to manage, and a Cluster client follows its masters itself.
      */
-    private void dropIfReadOnly(RuntimeException e) {
+    private void dropIfReadOnly(RuntimeException e, UnifiedJedis seen) {
         String message = e.getMessage();
-        if (connect == null || !owned || cluster || message == null || !message.contains("READONLY")) {
+        if (!reconnectsOnReadOnly || message == null || !message.contains("READONLY")) {
             return;
         }
-        UnifiedJedis seen = redis;
         synchronized (this) {
-            if (seen == null || redis != seen) {
-                return;                     // another thread dropped it already
+            if (redis != seen) {
+                return;                     // dropped already, maybe replaced: a late READONLY of the old one
             }
             redis = null;
         }
@@ -516,11 +540,11 @@ public final class RedisStore implements Store {
         }
     }
 
-    private Object call(int keys, byte[][] params) {
+    private Object call(UnifiedJedis client, int keys, byte[][] params) {
         try {
-            return redis().evalsha(SHA_BYTES, keys, params);
+            return client.evalsha(SHA_BYTES, keys, params);
         } catch (JedisNoScriptException e) {
-            return reload(keys, params);
+            return reload(client, keys, params);
         }
     }
 
@@ -531,9 +555,9 @@ public final class RedisStore implements Store {
      * later, which on a shared Redis would send the whole script again and again. The call did not run: NOSCRIPT is
      * answered before the script starts.
      */
-    private Object reload(int keys, byte[][] params) {
-        redis().scriptLoad(SCRIPT_BYTES, params[0]);
-        return redis().evalsha(SHA_BYTES, keys, params);
+    private Object reload(UnifiedJedis client, int keys, byte[][] params) {
+        client.scriptLoad(SCRIPT_BYTES, params[0]);
+        return client.evalsha(SHA_BYTES, keys, params);
     }
 
     private static String loadScript() {
@@ -678,7 +702,7 @@ public final class RedisStore implements Store {
                             .ssl(t.ssl).clientName("sluice").build();
                     java.util.function.Supplier<UnifiedJedis> connect = () -> RedisClient.builder()
                             .hostAndPort(t.host, t.port).clientConfig(config).poolConfig(pool).build();
-                    return new RedisStore(this, connect.get(), connect, false, true, t.toString());
+                    return new RedisStore(this, connect.get(), connect, false, true, true, t.toString());
                 }
                 DefaultJedisClientConfig config = DefaultJedisClientConfig.builder().connectionTimeoutMillis(millis)
                         .socketTimeoutMillis(millis).user(user).password(password).clientName("sluice").build();
@@ -708,7 +732,7 @@ public final class RedisStore implements Store {
                             + unreachable.getMessage());
                     now = null;
                 }
-                return new RedisStore(this, now, connect, clusterNodes != null, true, description);
+                return new RedisStore(this, now, connect, clusterNodes != null, false, true, description);
             } catch (JedisException e) {
                 throw new StoreException("cannot open the Redis store: " + e.getMessage(), e);
             }

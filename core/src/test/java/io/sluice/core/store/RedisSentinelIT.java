@@ -79,6 +79,59 @@ class RedisSentinelIT {
         }
     }
 
+    @Test
+    void whileOneThreadConnectsTheOthersFallBackAtOnceInsteadOfWaitingInTurn() throws Exception {
+        try (java.net.ServerSocket silent = new java.net.ServerSocket(0, 50, java.net.InetAddress.getLoopbackAddress())) {
+            Thread acceptor = new Thread(() -> {         // a "sentinel" that accepts connections and never answers
+                List<java.net.Socket> held = new java.util.ArrayList<>();
+                try {
+                    while (true) {
+                        held.add(silent.accept());
+                    }
+                } catch (java.io.IOException closed) {
+                    for (java.net.Socket socket : held) {
+                        try {
+                            socket.close();
+                        } catch (java.io.IOException ignored) {
+                            // closing anyway
+                        }
+                    }
+                }
+            });
+            acceptor.start();
+            Check check = Check.of("r", "k", Policy.parse("2/1h"), 1);
+            try (RedisStore store = RedisStore.builder().sentinel("m", Set.of("127.0.0.1:" + silent.getLocalPort()))
+                    .applicationTime(true).timeout(Duration.ofSeconds(2)).build()) {     // built: no answer yet
+                int callers = 8;
+                java.util.concurrent.CyclicBarrier together = new java.util.concurrent.CyclicBarrier(callers);
+                java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(callers);
+                List<java.util.concurrent.Future<String>> answers = new java.util.ArrayList<>();
+                for (int i = 0; i < callers; i++) {
+                    answers.add(pool.submit(() -> {
+                        together.await();
+                        try {
+                            store.evaluate(List.of(check), ManualTimeSource.START_MICROS);
+                            return "answered";
+                        } catch (StoreException e) {
+                            return e.getMessage();
+                        }
+                    }));
+                }
+                List<String> messages = new java.util.ArrayList<>();
+                for (java.util.concurrent.Future<String> a : answers) {
+                    messages.add(a.get(60, TimeUnit.SECONDS));
+                }
+                pool.shutdown();
+                assertThat(messages).as("one caller tries to connect; the others fall back without waiting for it")
+                        .anyMatch(m -> m.startsWith("connecting to the Redis store"))
+                        .anyMatch(m -> m.startsWith("cannot reach the Redis store"))
+                        .noneMatch(m -> m.equals("answered"));
+            }
+            silent.close();
+            acceptor.join(10_000);
+        }
+    }
+
     private static void awaitReplicated(RedisProcess replica) {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
         try (RedisClient r = RedisClient.create(replica.url())) {
