@@ -44,6 +44,12 @@ class LeasesIT {
                 server.client().get("/").then().statusCode(200)
                         .header("RateLimit-Policy", "\"per-ip\";q=1;qu=\"concurrent-requests\"")
                         .header("RateLimit", "\"per-ip\";r=0").header("X-RateLimit-Reset", (String) null);
+                // released when the response is complete: with a content length, maybe just after the client read it
+                Instant deadline = Instant.now().plusSeconds(5);
+                while (server.filter.frontDoor().inspect("per-ip", "127.0.0.1", null).remaining() != 1) {
+                    assertThat(Instant.now()).as("the lease was released").isBefore(deadline);
+                    Thread.onSpinWait();
+                }
             }
         }
     }

@@ -88,8 +88,10 @@ class QueueIT {
         try (FilterServer server = FilterServer.start(Map.of("rules", file.toString()))) {
             HttpClient http = HttpClient.newHttpClient();
             server.client().get("/").then().statusCode(200);         // lease taken and released
+            awaitNothingInFlight(server);
             server.clock.advance(Duration.ofMillis(100));
             server.client().get("/").then().statusCode(200);         // its turn already: no wait
+            awaitNothingInFlight(server);
             CompletableFuture<HttpResponse<String>> queued = http.sendAsync(HttpRequest.newBuilder(
                     URI.create("http://127.0.0.1:" + server.port() + "/app/")).build(), HttpResponse.BodyHandlers.ofString());
             awaitPending(server, 1);
@@ -100,6 +102,18 @@ class QueueIT {
             awaitAdmitted(server);
         } finally {
             java.nio.file.Files.deleteIfExists(file);
+        }
+    }
+
+    /**
+     * Waits (bounded) until the global lease is free: the filter releases it when the response is complete, which with
+     * a content length may be just after the client has read the response.
+     */
+    private static void awaitNothingInFlight(FilterServer server) {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+        while (server.filter.frontDoor().inspect("in-flight", "global", null).remaining() != 1) {
+            assertThat(System.nanoTime()).as("the lease was released").isLessThan(deadline);
+            Thread.onSpinWait();
         }
     }
 
