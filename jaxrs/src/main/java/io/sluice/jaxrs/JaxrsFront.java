@@ -32,6 +32,8 @@ final class JaxrsFront {
     private final boolean ownsDoor;
     private final Map<String, KeyResolver> keyResolvers;
     private final Set<String> referenced = ConcurrentHashMap.newKeySet();
+    /** Per annotation rule name: the algorithm of the first annotation seen with it, and where that was. */
+    private final Map<String, String[]> annotationAlgorithms = new HashMap<>();
     final RateLimitResponseFilter responses;
 
     private JaxrsFront(FrontDoor door, boolean ownsDoor, Map<String, KeyResolver> keyResolvers) {
@@ -90,6 +92,25 @@ final class JaxrsFront {
     }
 
     /** Notes rules of the rules file referenced by an annotation: the JAX-RS filter applies them only there. */
+    /**
+     * Checks that annotations sharing a name, which count in one state, use one algorithm: a state is read as the
+     * algorithm that wrote it, so two algorithms on one name would each read the other's state as a fresh key, and a
+     * client alternating between the two methods would never be limited.
+     *
+     * @throws ConfigException naming both places
+     */
+    synchronized void checkSharedNames(MethodRules rules) {
+        for (io.sluice.core.Rule r : rules.inlineRules()) {
+            String algorithm = r.policy().algorithm().id();
+            String[] first = annotationAlgorithms.putIfAbsent(r.name(), new String[] {algorithm, rules.where()});
+            if (first != null && !first[0].equals(algorithm)) {
+                throw new ConfigException("@RateLimit on " + rules.where() + " (" + r.name() + ").algorithm", algorithm,
+                        "expected " + first[0] + ", the algorithm of the annotation of the same name on " + first[1]
+                                + ": one name is one counter, kept by one algorithm; give the two different names");
+            }
+        }
+    }
+
     void reference(List<String> names) {
         referenced.addAll(names);
     }

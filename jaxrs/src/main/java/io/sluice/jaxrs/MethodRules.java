@@ -47,11 +47,96 @@ final class MethodRules {
     static MethodRules of(Class<?> resource, Method method, ClientIpResolver ips, Map<String, KeyResolver> custom) {
         String base = simpleName(resource);
         Map<String, Entry> byName = new LinkedHashMap<>();
-        byName.putAll(level(resource.getAnnotationsByType(RateLimit.class), base, "@RateLimit on " + resource.getName(),
+        byName.putAll(level(classAnnotations(resource), base, "@RateLimit on " + resource.getName(),
                 ips, custom));
-        byName.putAll(level(method.getAnnotationsByType(RateLimit.class), truncate(base + "." + method.getName()),
+        byName.putAll(level(methodAnnotations(resource, method), truncate(base + "." + method.getName()),
                 "@RateLimit on " + resource.getName() + "." + method.getName(), ips, custom));
         return new MethodRules(new ArrayList<>(byName.values()), resource.getName() + "." + method.getName());
+    }
+
+    /**
+     * The class's annotations: its own or a superclass's ({@code @Inherited}), else those of the interfaces it
+     * implements, nearest first, as JAX-RS inherits its own annotations.
+     */
+    static RateLimit[] classAnnotations(Class<?> resource) {
+        RateLimit[] own = resource.getAnnotationsByType(RateLimit.class);
+        if (own.length > 0) {
+            return own;
+        }
+        for (Class<?> c = resource; c != null && c != Object.class; c = c.getSuperclass()) {
+            for (Class<?> i : c.getInterfaces()) {
+                RateLimit[] found = interfaceAnnotations(i);
+                if (found.length > 0) {
+                    return found;
+                }
+            }
+        }
+        return own;
+    }
+
+    private static RateLimit[] interfaceAnnotations(Class<?> iface) {
+        RateLimit[] own = iface.getAnnotationsByType(RateLimit.class);
+        if (own.length > 0) {
+            return own;
+        }
+        for (Class<?> parent : iface.getInterfaces()) {
+            RateLimit[] found = interfaceAnnotations(parent);
+            if (found.length > 0) {
+                return found;
+            }
+        }
+        return own;
+    }
+
+    /**
+     * The method's annotations; when it has none, those of the method it overrides or implements: in the superclasses,
+     * then in the interfaces, as JAX-RS inherits {@code @GET} and {@code @Path} (Jakarta REST, 3.6). So an annotation on
+     * an interface or a base class method counts whether the implementation hands the implementing method (Jersey) or
+     * the interface's (RESTEasy), and an overriding method does not lose it.
+     */
+    static RateLimit[] methodAnnotations(Class<?> resource, Method method) {
+        RateLimit[] own = method.getAnnotationsByType(RateLimit.class);
+        if (own.length > 0) {
+            return own;
+        }
+        for (Class<?> c = resource; c != null && c != Object.class; c = c.getSuperclass()) {
+            RateLimit[] found = declared(c, method);
+            if (found.length > 0) {
+                return found;
+            }
+        }
+        for (Class<?> c = resource; c != null && c != Object.class; c = c.getSuperclass()) {
+            for (Class<?> i : c.getInterfaces()) {
+                RateLimit[] found = inInterface(i, method);
+                if (found.length > 0) {
+                    return found;
+                }
+            }
+        }
+        return own;
+    }
+
+    private static RateLimit[] inInterface(Class<?> iface, Method method) {
+        RateLimit[] found = declared(iface, method);
+        if (found.length > 0) {
+            return found;
+        }
+        for (Class<?> parent : iface.getInterfaces()) {
+            found = inInterface(parent, method);
+            if (found.length > 0) {
+                return found;
+            }
+        }
+        return found;
+    }
+
+    /** @return the annotations of the method of {@code c} with {@code method}'s name and parameters; none if absent */
+    private static RateLimit[] declared(Class<?> c, Method method) {
+        try {
+            return c.getDeclaredMethod(method.getName(), method.getParameterTypes()).getAnnotationsByType(RateLimit.class);
+        } catch (NoSuchMethodException | SecurityException e) {
+            return new RateLimit[0];
+        }
     }
 
     private static Map<String, Entry> level(RateLimit[] annotations, String base, String at, ClientIpResolver ips,
@@ -114,6 +199,16 @@ final class MethodRules {
                         "expected the name of a rule of the rules file, one of " + rules.names());
             }
         }
+    }
+
+    /** @return the rules of this method's inline annotations */
+    List<Rule> inlineRules() {
+        return entries.stream().filter(e -> e.inline() != null).map(Entry::inline).toList();
+    }
+
+    /** @return the resource method, as errors name it ({@code Class.method}) */
+    String where() {
+        return where;
     }
 
     /** @return the names of rules of the rules file this method references */

@@ -68,14 +68,68 @@ public class RateLimitFeature implements DynamicFeature {
             return;
         }
         JaxrsFront f = front(context.getConfiguration());
-        MethodRules rules = MethodRules.of(unproxied(resource.getResourceClass()), method, f.door().clientIp(),
-                f.keyResolvers());
+        Class<?> resourceClass = unproxied(resource.getResourceClass());
+        scanSubResources(resourceClass, f);
+        MethodRules rules = MethodRules.of(resourceClass, method, f.door().clientIp(), f.keyResolvers());
         rules.checkReferences(f.door().rules());
+        f.checkSharedNames(rules);
         f.reference(rules.references());
         context.register(ServletRequestCapture.class, PRIORITY - 1);
         context.register(new RateLimitRequestFilter(f, rules), PRIORITY);
         context.register(f.responses, PRIORITY);
     }
+
+    /** Classes whose sub-resource locators were scanned. */
+    private final java.util.Set<Class<?>> scanned = java.util.concurrent.ConcurrentHashMap.newKeySet();
+
+    /**
+     * Reads the annotations of the sub-resources that {@code resource}'s locators return, when the first of
+     * {@code resource}'s own resource methods is configured (at start-up for a root resource). JAX-RS implementations
+     * configure a sub-resource's methods only when a request first reaches them, so without this a rule they reference
+     * would apply everywhere by its paths until then, an unknown reference would fail those requests instead of
+     * start-up, and one annotation name with two algorithms would be found late. Not read ahead: the sub-resources of
+     * a class that has locators only (no resource method of its own, so it is never configured), and a locator
+     * declared to return {@code Object}. An annotation on a locator itself is not applied (the sub-resource's own
+     * are), which is logged.
+     */
+    private void scanSubResources(Class<?> resource, JaxrsFront f) {
+        if (!scanned.add(resource)) {
+            return;
+        }
+        for (Method m : resource.getMethods()) {
+            if (!m.isAnnotationPresent(jakarta.ws.rs.Path.class) || designatesHttpMethod(m)) {
+                continue;                                 // not a sub-resource locator
+            }
+            if (MethodRules.methodAnnotations(resource, m).length > 0) {
+                LOG.log(System.Logger.Level.WARNING, "@RateLimit on the sub-resource locator " + resource.getName() + "."
+                        + m.getName() + " is not applied: annotate the sub-resource's class or methods");
+            }
+            Class<?> sub = m.getReturnType();
+            if (sub == Object.class || sub == Class.class || sub.isPrimitive() || sub.getName().startsWith("java.")) {
+                continue;
+            }
+            for (Method sm : sub.getMethods()) {
+                if (designatesHttpMethod(sm)) {
+                    MethodRules rules = MethodRules.of(sub, sm, f.door().clientIp(), f.keyResolvers());
+                    rules.checkReferences(f.door().rules());
+                    f.checkSharedNames(rules);
+                    f.reference(rules.references());
+                }
+            }
+            scanSubResources(sub, f);
+        }
+    }
+
+    private static boolean designatesHttpMethod(Method m) {
+        for (java.lang.annotation.Annotation a : m.getAnnotations()) {
+            if (a.annotationType().isAnnotationPresent(jakarta.ws.rs.HttpMethod.class)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private static final System.Logger LOG = System.getLogger(RateLimitFeature.class.getName());
 
     private synchronized JaxrsFront front(Configuration configuration) {
         if (front == null) {

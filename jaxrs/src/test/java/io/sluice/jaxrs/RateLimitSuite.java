@@ -75,6 +75,36 @@ abstract class RateLimitSuite {
     }
 
     @Test
+    void anAnnotationOnAnInterfaceOrAnOverriddenMethodLimitsOnEveryImplementation() throws Exception {
+        JaxrsServer.Setup setup = new JaxrsServer.Setup();
+        setup.classes.add(Resources.LimitedImpl.class);
+        setup.classes.add(Resources.Overriding.class);
+        try (JaxrsServer server = start(setup)) {
+            server.client().get("/api/iface").then().statusCode(200).header("RateLimit-Policy", "\"iface\";q=1;w=3600");
+            server.client().get("/api/iface").then().statusCode(429);
+            server.client().get("/api/sub/m").then().statusCode(200).header("RateLimit-Policy", "\"base\";q=1;w=3600");
+            server.client().get("/api/sub/m").then().statusCode(429);
+        }
+    }
+
+    @Test
+    void aRuleReferencedOnlyInASubResourceAppliesOnlyThereFromTheStart() throws Exception {
+        JaxrsServer.Setup setup = withRules("""
+                rules:
+                  - name: sub-only
+                    paths: [/api/hello]
+                    limit: 1/1h
+                """);
+        setup.classes.add(Resources.Locator.class);
+        try (JaxrsServer server = start(setup)) {
+            server.client().get("/api/hello").then().statusCode(200).header("RateLimit", (String) null);
+            server.client().get("/api/hello").then().statusCode(200);     // referenced: not applied by its paths
+            server.client().get("/api/locator/sub").then().statusCode(200).header("RateLimit-Policy", startsWith("\"sub-only\""));
+            server.client().get("/api/locator/sub").then().statusCode(429);
+        }
+    }
+
+    @Test
     void aCorsPreflightIsNotCounted() throws Exception {
         try (JaxrsServer server = start(new JaxrsServer.Setup().property("sluice.limit", "1/1m"))) {
             for (int i = 0; i < 3; i++) {

@@ -75,6 +75,61 @@ final class Resources {
         }
     }
 
+    /** An interface whose method carries the limit: Jersey hands the implementing method, RESTEasy the interface's. */
+    @Path("/iface")
+    public interface LimitedApi {
+        @GET
+        @RateLimit(value = "1/1h", name = "iface")
+        String get();
+    }
+
+    public static class LimitedImpl implements LimitedApi {
+        @Override
+        public String get() {
+            return "iface";
+        }
+    }
+
+    /** A base class's limited method, overridden: JAX-RS still serves it, and the limit must stay. */
+    public abstract static class LimitedBase {
+        @GET
+        @Path("/m")
+        @RateLimit(value = "1/1h", name = "base")
+        public String m() {
+            return "base";
+        }
+    }
+
+    @Path("/sub")
+    public static class Overriding extends LimitedBase {
+        @Override
+        public String m() {
+            return "overriding";
+        }
+    }
+
+    /** A resource with a sub-resource locator whose sub-resource references rule "sub-only" of the rules file. */
+    @Path("/locator")
+    public static class Locator {
+        @GET
+        public String list() {
+            return "list";
+        }
+
+        @Path("/sub")
+        public SubResource sub() {
+            return new SubResource();
+        }
+    }
+
+    public static class SubResource {
+        @GET
+        @RateLimit(rule = "sub-only")
+        public String get() {
+            return "sub";
+        }
+    }
+
     /** Applies rule "exports" of the rules file, at its own cost and at cost 2. */
     @Path("/exports")
     public static class Referencing {
