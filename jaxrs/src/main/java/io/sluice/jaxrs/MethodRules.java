@@ -45,6 +45,24 @@ final class MethodRules {
      * @throws ConfigException naming the class or method and the annotation attribute
      */
     static MethodRules of(Class<?> resource, Method method, ClientIpResolver ips, Map<String, KeyResolver> custom) {
+        return of(resource, method, ips, custom, false);
+    }
+
+    /** @param shadow parameter {@code shadow}: the inline rules count and report but never deny */
+    static MethodRules of(Class<?> resource, Method method, ClientIpResolver ips, Map<String, KeyResolver> custom,
+            boolean shadow) {
+        MethodRules rules = of0(resource, method, ips, custom);
+        if (!shadow) {
+            return rules;
+        }
+        List<Entry> shadowed = new ArrayList<>(rules.entries.size());
+        for (Entry e : rules.entries) {
+            shadowed.add(e.inline() == null ? e : new Entry(e.inline().withMode(Rule.Mode.SHADOW), null, e.cost()));
+        }
+        return new MethodRules(shadowed, rules.where);
+    }
+
+    private static MethodRules of0(Class<?> resource, Method method, ClientIpResolver ips, Map<String, KeyResolver> custom) {
         String base = simpleName(resource);
         Map<String, Entry> byName = new LinkedHashMap<>();
         byName.putAll(level(classAnnotations(resource), base, "@RateLimit on " + resource.getName(),

@@ -70,7 +70,8 @@ public class RateLimitFeature implements DynamicFeature {
         JaxrsFront f = front(context.getConfiguration());
         Class<?> resourceClass = unproxied(resource.getResourceClass());
         scanSubResources(resourceClass, f);
-        MethodRules rules = MethodRules.of(resourceClass, method, f.door().clientIp(), f.keyResolvers());
+        MethodRules rules = MethodRules.of(resourceClass, method, f.door().clientIp(), f.keyResolvers(),
+                f.door().shadow());
         rules.checkReferences(f.door().rules());
         f.checkSharedNames(rules);
         f.reference(rules.references());
@@ -110,7 +111,7 @@ public class RateLimitFeature implements DynamicFeature {
             }
             for (Method sm : sub.getMethods()) {
                 if (designatesHttpMethod(sm)) {
-                    MethodRules rules = MethodRules.of(sub, sm, f.door().clientIp(), f.keyResolvers());
+                    MethodRules rules = MethodRules.of(sub, sm, f.door().clientIp(), f.keyResolvers(), f.door().shadow());
                     rules.checkReferences(f.door().rules());
                     f.checkSharedNames(rules);
                     f.reference(rules.references());

@@ -105,6 +105,16 @@ abstract class RateLimitSuite {
     }
 
     @Test
+    void shadowModeReportsAnnotationRulesButNeverDenies() throws Exception {
+        try (JaxrsServer server = start(new JaxrsServer.Setup().property("sluice.shadow", "true"))) {
+            for (int i = 1; i <= 5; i++) {                                          // @RateLimit("3/1h")
+                server.client().get("/api/limited/a").then().statusCode(200).header("RateLimit", (String) null)
+                        .header("X-Decision-Shadow-Denied", Boolean.toString(i > 3));    // counted: it would deny
+            }
+        }
+    }
+
+    @Test
     void aCorsPreflightIsNotCounted() throws Exception {
         try (JaxrsServer server = start(new JaxrsServer.Setup().property("sluice.limit", "1/1m"))) {
             for (int i = 0; i < 3; i++) {

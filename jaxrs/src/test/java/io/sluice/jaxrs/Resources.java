@@ -28,6 +28,7 @@ final class Resources {
         Decision d = decision instanceof Decision x ? x : null;
         return Response.ok("hello", "text/plain")
                 .header("X-Decision-Binding", d == null ? "none" : d.binding() == null ? "none" : d.binding().rule().name())
+                .header("X-Decision-Shadow-Denied", d != null && d.shadowDenied())
                 .build();
     }
 

@@ -56,10 +56,12 @@ public final class FrontDoor implements AutoCloseable {
     private final ClientIpResolver clientIp;
     private final Responder responder;
     private final boolean ownsStore;
+    private final boolean shadow;
 
     private FrontDoor(Engine engine, Store store, Supplier<RuleSet> rules, List<Pattern> exclude,
-            ClientIpResolver clientIp, Responder responder, boolean ownsStore) {
+            ClientIpResolver clientIp, Responder responder, boolean ownsStore, boolean shadow) {
         this.ownsStore = ownsStore;
+        this.shadow = shadow;
         this.engine = engine;
         this.store = store;
         this.rules = rules;
@@ -96,7 +98,8 @@ public final class FrontDoor implements AutoCloseable {
                 .listener(new ShadowReport(time));
         listeners.forEach(engine::listener);
         List<Pattern> exclude = config.exclude().stream().map(RequestMatcher::glob).toList();
-        return new FrontDoor(engine.build(), chosen, rules, exclude, config.clientIp(), config.responder(), store == null);
+        return new FrontDoor(engine.build(), chosen, rules, exclude, config.clientIp(), config.responder(), store == null,
+                config.shadow());
     }
 
     private static Supplier<RuleSet> rules(SluiceConfig config, TimeSource time) {
@@ -179,6 +182,14 @@ public final class FrontDoor implements AutoCloseable {
      */
     public void allowedHeaders(Decision decision, RequestView request, Responder.HeaderSink sink) {
         responder.allowedHeaders(decision, request, engine.timeSource().nowMicros(), sink);
+    }
+
+    /**
+     * @return whether parameter {@code shadow} is on: every rule counts and reports but never denies, those of a front
+     *     door's own (the JAX-RS annotations) too
+     */
+    public boolean shadow() {
+        return shadow;
     }
 
     /** Releases the concurrency leases of {@code decision}: call once when the response completes, on every path. */
