@@ -63,6 +63,15 @@ public record Rule(
             throw new ConfigException("rule " + name + ": matcher, key, policy and modes are required");
         }
         key = KeyResolvers.storing(key);      // an application's resolver: its keys bounded, never one of Sluice's own
+        if (tiers != null) {
+            for (Map.Entry<String, Policy> t : tiers.policies().entrySet()) {
+                if (t.getValue().algorithm() != policy.algorithm()) {
+                    throw new ConfigException("rule " + name + ": tier \"" + t.getKey() + "\" uses "
+                            + t.getValue().algorithm().id() + ", the rule " + policy.algorithm().id() + "; a rule's tiers"
+                            + " count in one state per key, which only one algorithm can read");
+                }
+            }
+        }
         if (cost < 0) {
             throw new ConfigException("cost", Long.toString(cost), "expected a cost >= 0");
         }

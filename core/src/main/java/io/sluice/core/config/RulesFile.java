@@ -155,11 +155,12 @@ public final class RulesFile {
         if (limit == null) {
             throw new ConfigException(field(at, "limit"), null, "expected a limit such as \"100/1m\" (required)");
         }
+        Policy policy = PolicyParser.parse(field(at, "limit"), limit, algorithm);
         return new Rule(name,
                 matcher(m, at),
                 KeyResolvers.parse(field(at, "key"), orDefault(string(f, "key", at), "ip"), ips, named),
-                PolicyParser.parse(field(at, "limit"), limit, algorithm),
-                m.containsKey("tiers") ? tiers(m.get("tiers"), at + ".tiers", algorithm) : null,
+                policy,
+                m.containsKey("tiers") ? tiers(m.get("tiers"), at + ".tiers", algorithm, policy.algorithm()) : null,
                 cost(f, at),
                 choice(f, "mode", at, Rule.Mode.ENFORCE),
                 choice(f, "on-store-failure", at, Rule.FailureMode.ALLOW),
@@ -208,7 +209,7 @@ public final class RulesFile {
         return RequestMatcher.of(paths, methods);
     }
 
-    private Rule.Tiers tiers(Object value, String at, Algorithm algorithm) {
+    private Rule.Tiers tiers(Object value, String at, Algorithm algorithm, Algorithm rules) {
         Map<String, Object> t = mapping(value, at, TIERS);
         String by = string(t, "by", at);
         if (by == null) {
@@ -222,8 +223,16 @@ public final class RulesFile {
         }
         Map<String, Policy> out = new LinkedHashMap<>();
         // keyed by the form the selector gives ("#vip", or a name over 64 characters, as its hash)
-        p.forEach((tier, limit) -> out.put(KeyResolvers.stored(String.valueOf(tier)),
-                PolicyParser.parse(field(at, "policies." + tier), scalar(limit, field(at, "policies." + tier)), algorithm)));
+        p.forEach((tier, limit) -> {
+            String where = field(at, "policies." + tier);
+            Policy policy = PolicyParser.parse(where, scalar(limit, where), algorithm);
+            if (policy.algorithm() != rules) {
+                throw new ConfigException(where, String.valueOf(limit), "expected a limit of the rule's algorithm, "
+                        + rules.id() + ", not " + policy.algorithm().id() + ": a rule's tiers count in one state per"
+                        + " key, which only one algorithm can read (a client switching tier would start afresh)");
+            }
+            out.put(KeyResolvers.stored(String.valueOf(tier)), policy);
+        });
         return new Rule.Tiers(selector, out);
     }
 

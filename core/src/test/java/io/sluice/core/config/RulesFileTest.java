@@ -122,6 +122,26 @@ class RulesFileTest {
     }
 
     @Test
+    void aTierOfAnotherAlgorithmThanItsRuleIsRefused() {
+        fails("rules: [{name: api, limit: 5/1m, tiers: {by: 'header:X-Plan', policies: {free: 5/1m min-interval 1s}}}]",
+                "rules.yaml: rules[0] (api).tiers.policies.free: expected a limit of the rule's algorithm, gcra, not "
+                        + "sliding-log: a rule's tiers count in one state per key, which only one algorithm can read (a "
+                        + "client switching tier would start afresh), got \"5/1m min-interval 1s\"");
+        fails("rules: [{name: api, limit: 5/1m, tiers: {by: 'header:X-Plan', policies: {free: 5 concurrent}}}]",
+                "rules.yaml: rules[0] (api).tiers.policies.free: expected a limit of the rule's algorithm, gcra, not "
+                        + "concurrency: a rule's tiers count in one state per key, which only one algorithm can read (a "
+                        + "client switching tier would start afresh), got \"5 concurrent\"");
+        assertThat(parse("rules: [{name: api, limit: 5/1m, algorithm: fixed-window, tiers: {by: 'header:X-Plan', "
+                + "policies: {pro: 500/1m}}}]").rules().get(0).tiers().policies()).hasSize(1);
+        assertThatThrownBy(() -> io.sluice.core.Rule.builder("api").policy("5/1m")
+                .tiers(new io.sluice.core.Rule.Tiers(r -> "free", java.util.Map.of("free", io.sluice.core.Policy.parse(
+                        "5/1m min-interval 1s")))).build())
+                .as("a programmatic rule too").isInstanceOf(ConfigException.class)
+                .hasMessage("rule api: tier \"free\" uses sliding-log, the rule gcra; a rule's tiers count in one state"
+                        + " per key, which only one algorithm can read");
+    }
+
+    @Test
     void errorsNameTheFileRuleAndField() {
         fails("rules: [{name: api, limit: 100 per hour}]",
                 "rules.yaml: rules[0] (api).limit: expected \"<n>/<period>\" or \"<n> concurrent\"; expected a limit such "
