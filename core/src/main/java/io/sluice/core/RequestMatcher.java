@@ -3,7 +3,6 @@ package io.sluice.core;
 import java.util.List;
 import java.util.Locale;
 import java.util.Set;
-import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 
 /**
@@ -25,7 +24,7 @@ public interface RequestMatcher {
      * @param methods HTTP methods, any case; empty matches every method
      */
     static RequestMatcher of(List<String> pathPatterns, Set<String> methods) {
-        List<Pattern> patterns = pathPatterns.stream().map(RequestMatcher::glob).toList();
+        List<PathGlob> patterns = pathPatterns.stream().map(RequestMatcher::glob).toList();
         Set<String> upper = methods.stream().map(m -> m.toUpperCase(Locale.ROOT)).collect(Collectors.toUnmodifiableSet());
         if (patterns.isEmpty() && upper.isEmpty()) {
             return ALL;
@@ -38,8 +37,8 @@ public interface RequestMatcher {
                 return true;
             }
             String path = normalized(request.path());
-            for (Pattern p : patterns) {
-                if (p.matcher(path).matches()) {
+            for (PathGlob p : patterns) {
+                if (p.matches(path)) {
                     return true;
                 }
             }
@@ -62,34 +61,11 @@ public interface RequestMatcher {
     /**
      * Compiles a path glob: {@code **} any characters ({@code /a/**} also matches {@code /a}, and {@code /a/**}{@code /b}
      * also {@code /a/b}), {@code *} within one segment; the pattern's trailing slashes are dropped, as the paths it is
-     * matched against have none ({@link #normalized}).
+     * matched against have none ({@link #normalized}). Matched without backtracking ({@link PathGlob}).
+     *
+     * @throws IllegalArgumentException when longer than {@value PathGlob#MAX_LENGTH} characters
      */
-    static Pattern glob(String glob) {
-        while (glob.length() > 1 && glob.endsWith("/")) {
-            glob = glob.substring(0, glob.length() - 1);
-        }
-        StringBuilder regex = new StringBuilder();
-        int beforeSlash = -1;       // the regex's length before the last '/' of the glob appended so far
-        for (int i = 0; i < glob.length(); i++) {
-            char c = glob.charAt(i);
-            if (c == '*' && i + 1 < glob.length() && glob.charAt(i + 1) == '*') {
-                boolean afterSlash = i > 0 && glob.charAt(i - 1) == '/';
-                if (afterSlash && (i + 2 == glob.length() || glob.charAt(i + 2) == '/')) {
-                    regex.setLength(beforeSlash);
-                    regex.append("(/.*)?");         // "/api/**" also matches "/api"; "/a/**/b" also "/a/b"
-                } else {
-                    regex.append(".*");
-                }
-                i++;
-            } else if (c == '*') {
-                regex.append("[^/]*");
-            } else {
-                if (c == '/') {
-                    beforeSlash = regex.length();
-                }
-                regex.append(Pattern.quote(String.valueOf(c)));
-            }
-        }
-        return Pattern.compile(regex.toString());
+    static PathGlob glob(String glob) {
+        return PathGlob.compile(glob);
     }
 }

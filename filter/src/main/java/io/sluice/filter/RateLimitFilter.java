@@ -133,6 +133,8 @@ public class RateLimitFilter implements Filter {
         } catch (ConfigException e) {
             throw new ServletException("Sluice rate limiting (filter " + name + "): invalid configuration: "
                     + e.getMessage(), e);
+        } catch (RuntimeException e) {             // a value that got past validation: still said, not a bare trace
+            throw new ServletException("Sluice rate limiting (filter " + name + "): could not start: " + e, e);
         }
     }
 

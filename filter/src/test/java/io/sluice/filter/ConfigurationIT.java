@@ -67,7 +67,7 @@ class ConfigurationIT {
         startUpFails(Map.of("limit", "1/s", "on-store-failure", "panic"),
                 "on-store-failure (init-param): expected one of allow, deny, local, got \"panic\"");
         startUpFails(Map.of("limit", "1/s", "exclude", "health"), "exclude (init-param): expected a path pattern "
-                + "starting with '/', such as \"/health\" or \"/static/**\", got \"health\"");
+                + "starting with '/', of at most 1000 characters, such as \"/health\" or \"/static/**\", got \"health\"");
         startUpFails(Map.of("limit", "1/s", "shadow", "maybe"), "shadow (init-param): expected true or false, got \"maybe\"");
         startUpFails(Map.of("limit", "1/s", "deny-headers", "Cache-Control: public"), "deny-headers (init-param): "
                 + "Sluice sets this header itself; expected another header, got \"Cache-Control\"");

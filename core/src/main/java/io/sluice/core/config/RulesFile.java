@@ -128,7 +128,10 @@ public final class RulesFile {
                 throw error("the file", "is empty; expected a mapping with a \"rules\" list");
             }
             return document;
-        } catch (YAMLException e) {
+        } catch (ConfigException e) {
+            throw e;
+        } catch (YAMLException | IllegalArgumentException e) {
+            // SnakeYAML's own errors, and those of its constructors on explicit tags (!!int abc, !!binary @@)
             String reason = String.valueOf(e.getMessage());
             throw new ConfigException(source + ": not valid YAML: "
                     + (reason.length() > 500 ? reason.substring(0, 500) + "..." : reason));
@@ -195,8 +198,10 @@ public final class RulesFile {
     private RequestMatcher matcher(Map<String, Object> m, String at) {
         List<String> paths = strings(m, "paths", at);
         for (String p : paths) {
-            if (!p.startsWith("/")) {
-                throw new ConfigException(field(at, "paths"), p, "expected a path pattern starting with '/', such as \"/api/**\"");
+            if (!p.startsWith("/") || p.length() > io.sluice.core.PathGlob.MAX_LENGTH) {
+                throw new ConfigException(field(at, "paths"), p.length() > 100 ? p.substring(0, 100) + "..." : p,
+                        "expected a path pattern starting with '/', of at most " + io.sluice.core.PathGlob.MAX_LENGTH
+                                + " characters, such as \"/api/**\"");
             }
         }
         Set<String> methods = new LinkedHashSet<>();

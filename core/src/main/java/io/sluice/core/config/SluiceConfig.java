@@ -269,9 +269,10 @@ public final class SluiceConfig {
                     if (glob.isEmpty()) {
                         continue;
                     }
-                    if (!glob.startsWith("/")) {
-                        throw new ConfigException(e.source(), glob, "expected a path pattern starting with '/', such as "
-                                + "\"/health\" or \"/static/**\"");
+                    if (!glob.startsWith("/") || glob.length() > io.sluice.core.PathGlob.MAX_LENGTH) {
+                        throw new ConfigException(e.source(), glob.length() > 100 ? glob.substring(0, 100) + "..." : glob,
+                                "expected a path pattern starting with '/', of at most " + io.sluice.core.PathGlob.MAX_LENGTH
+                                        + " characters, such as \"/health\" or \"/static/**\"");
                     }
                     globs.add(glob);
                 }
@@ -312,8 +313,13 @@ public final class SluiceConfig {
 
         long durationMicros(String name, long fallback, boolean describe) {
             Parameter d = p.get(name);
-            long micros = d == null ? fallback : d.value().equals("0") ? 0
-                    : PolicyParser.parseDuration(d.source(), d.value()).toNanos() / 1_000;
+            long micros;
+            try {
+                micros = d == null ? fallback : d.value().equals("0") ? 0
+                        : PolicyParser.parseDuration(d.source(), d.value()).toNanos() / 1_000;
+            } catch (ArithmeticException tooLong) {         // beyond about 292 years in nanoseconds
+                throw new ConfigException(d.source(), d.value(), "expected a duration such as \"10s\" or \"5m\"");
+            }
             if (describe) {
                 note(name, micros == 0 ? "0 (off)" : PolicyParser.formatDuration(micros), d);
             }

@@ -52,13 +52,13 @@ public final class FrontDoor implements AutoCloseable {
     private final Engine engine;
     private final Store store;
     private final Supplier<RuleSet> rules;
-    private final List<Pattern> exclude;
+    private final List<io.sluice.core.PathGlob> exclude;
     private final ClientIpResolver clientIp;
     private final Responder responder;
     private final boolean ownsStore;
     private final boolean shadow;
 
-    private FrontDoor(Engine engine, Store store, Supplier<RuleSet> rules, List<Pattern> exclude,
+    private FrontDoor(Engine engine, Store store, Supplier<RuleSet> rules, List<io.sluice.core.PathGlob> exclude,
             ClientIpResolver clientIp, Responder responder, boolean ownsStore, boolean shadow) {
         this.ownsStore = ownsStore;
         this.shadow = shadow;
@@ -97,7 +97,7 @@ public final class FrontDoor implements AutoCloseable {
                 .nodeCount(config.nodeCount())
                 .listener(new ShadowReport(time));
         listeners.forEach(engine::listener);
-        List<Pattern> exclude = config.exclude().stream().map(RequestMatcher::glob).toList();
+        List<io.sluice.core.PathGlob> exclude = config.exclude().stream().map(RequestMatcher::glob).toList();
         return new FrontDoor(engine.build(), chosen, rules, exclude, config.clientIp(), config.responder(), store == null,
                 config.shadow());
     }
@@ -249,8 +249,8 @@ public final class FrontDoor implements AutoCloseable {
             return false;       // without patterns the path is not even built
         }
         String path = io.sluice.core.RequestMatcher.normalized(request.path());   // as rules match it
-        for (Pattern p : exclude) {
-            if (p.matcher(path).matches()) {
+        for (io.sluice.core.PathGlob p : exclude) {
+            if (p.matches(path)) {
                 return true;
             }
         }

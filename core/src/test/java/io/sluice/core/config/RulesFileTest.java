@@ -122,6 +122,18 @@ class RulesFileTest {
     }
 
     @Test
+    void explicitYamlTagsWithBadValuesAreConfigurationErrors() {
+        assertThatThrownBy(() -> parse("rules: [{name: a, limit: 1/s, cost: !!int abc}]")).isInstanceOf(ConfigException.class)
+                .hasMessageStartingWith("rules.yaml: not valid YAML: ");
+        assertThatThrownBy(() -> parse("rules: [{name: a, limit: !!binary '@@@'}]")).isInstanceOf(ConfigException.class)
+                .hasMessageStartingWith("rules.yaml: not valid YAML: ");
+        assertThatThrownBy(() -> parse("rules: [{name: a, limit: 1/s, paths: ['/" + "*".repeat(2_000) + "']}]"))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageStartingWith("rules.yaml: rules[0] (a).paths: expected a path pattern starting with '/', of at"
+                        + " most 1000 characters");
+    }
+
+    @Test
     void aTierOfAnotherAlgorithmThanItsRuleIsRefused() {
         fails("rules: [{name: api, limit: 5/1m, tiers: {by: 'header:X-Plan', policies: {free: 5/1m min-interval 1s}}}]",
                 "rules.yaml: rules[0] (api).tiers.policies.free: expected a limit of the rule's algorithm, gcra, not "
@@ -162,7 +174,7 @@ class RulesFileTest {
         fails("rules: [{name: api, limit: 10/s, cost: -1}]",
                 "rules.yaml: rules[0] (api).cost: expected a whole number >= 0, got \"-1\"");
         fails("rules: [{name: api, limit: 10/s, paths: [api]}]",
-                "rules.yaml: rules[0] (api).paths: expected a path pattern starting with '/', such as \"/api/**\", got \"api\"");
+                "rules.yaml: rules[0] (api).paths: expected a path pattern starting with '/', of at most 1000 characters, such as \"/api/**\", got \"api\"");
         fails("rules: [{name: api, limit: 10/s, methods: [\"GET /\"]}]",
                 "rules.yaml: rules[0] (api).methods: expected an HTTP method such as \"POST\", got \"GET /\"");
         fails("rules: [{name: api}]",

@@ -87,8 +87,10 @@ class SluiceConfigTest {
         fails(Map.of("limit", "1/s", "on-missing-key", "drop"),
                 "on-missing-key (init-param): expected one of skip, anonymous, got \"drop\"");
         fails(Map.of("limit", "1/s", "exclude", "health"), "exclude (init-param): expected a path pattern starting with "
-                + "'/', such as \"/health\" or \"/static/**\", got \"health\"");
+                + "'/', of at most 1000 characters, such as \"/health\" or \"/static/**\", got \"health\"");
         fails(Map.of("limit", "1/s", "shadow", "yes"), "shadow (init-param): expected true or false, got \"yes\"");
+        fails(Map.of("limit", "1/s", "reload-interval", "200000d"),
+                "reload-interval (init-param): expected a duration such as \"10s\" or \"5m\", got \"200000d\"");
         fails(Map.of("limit", "1/s", "max-keys", "0"),
                 "max-keys (init-param): expected a whole number between 1 and 9223372036854775807, got \"0\"");
         fails(Map.of("limit", "1/s", "node-count", "many"),
