@@ -19,7 +19,11 @@ import java.util.Set;
 import java.util.TreeSet;
 import java.util.regex.Pattern;
 import org.yaml.snakeyaml.LoaderOptions;
+import org.yaml.snakeyaml.DumperOptions;
 import org.yaml.snakeyaml.Yaml;
+import org.yaml.snakeyaml.nodes.Tag;
+import org.yaml.snakeyaml.representer.Representer;
+import org.yaml.snakeyaml.resolver.Resolver;
 import org.yaml.snakeyaml.constructor.SafeConstructor;
 import org.yaml.snakeyaml.error.YAMLException;
 
@@ -123,7 +127,9 @@ public final class RulesFile {
         options.setNestingDepthLimit(20);
         options.setCodePointLimit(RulesSource.MAX_BYTES);
         try {
-            Object document = new Yaml(new SafeConstructor(options)).load(yaml);
+            DumperOptions dump = new DumperOptions();
+            Object document = new Yaml(new SafeConstructor(options), new Representer(dump), dump, options,
+                    new PlainScalars()).load(yaml);
             if (document == null) {
                 throw error("the file", "is empty; expected a mapping with a \"rules\" list");
             }
@@ -135,6 +141,22 @@ public final class RulesFile {
             String reason = String.valueOf(e.getMessage());
             throw new ConfigException(source + ": not valid YAML: "
                     + (reason.length() > 500 ? reason.substring(0, 500) + "..." : reason));
+        }
+    }
+
+    /**
+     * YAML 1.1's implicit types, but for null, {@code true}/{@code false} and decimal integers, are read as the text
+     * written: a tier {@code 0123} is not the octal 83, an allowlisted key {@code 12:30} not the sexagesimal 750, a rule
+     * named {@code 010} not 8, {@code yes}/{@code on} not booleans and {@code 1.50} not 1.5 (YAML 1.2's core schema).
+     */
+    private static final class PlainScalars extends Resolver {
+        @Override
+        protected void addImplicitResolvers() {
+            addImplicitResolver(Tag.BOOL, java.util.regex.Pattern.compile("^(?:true|True|TRUE|false|False|FALSE)$"),
+                    "tTfF");
+            addImplicitResolver(Tag.INT, java.util.regex.Pattern.compile("^(?:0|[-+]?[1-9][0-9]*)$"), "-+0123456789");
+            addImplicitResolver(Tag.NULL, NULL, "~nN\0");
+            addImplicitResolver(Tag.NULL, EMPTY, null);
         }
     }
 

@@ -122,6 +122,23 @@ class RulesFileTest {
     }
 
     @Test
+    void plainValuesAreReadAsWrittenNotAsYaml11Numbers() {
+        RuleSet set = parse("""
+                rules:
+                  - name: 010
+                    limit: 5/1m
+                    methods: [GET]
+                    tiers: {by: 'header:X-Plan', policies: {0123: 7/1m, yes: 8/1m, '1:30': 9/1m}}
+                allowlist:
+                  keys: [12:30, 1.50]
+                """);
+        Rule rule = set.rules().get(0);
+        assertThat(rule.name()).as("not the octal 8").isEqualTo("010");
+        assertThat(rule.tiers().policies()).containsOnlyKeys("0123", "yes", "1:30");
+        assertThat(set.allowlist().keys()).contains("12:30", "1.50");
+    }
+
+    @Test
     void explicitYamlTagsWithBadValuesAreConfigurationErrors() {
         assertThatThrownBy(() -> parse("rules: [{name: a, limit: 1/s, cost: !!int abc}]")).isInstanceOf(ConfigException.class)
                 .hasMessageStartingWith("rules.yaml: not valid YAML: ");
