@@ -537,10 +537,19 @@ public final class Engine implements AutoCloseable {
     /**
      * Admin: the state of {@code key} under {@code rule} (a rule of this engine or one passed to
      * {@link #check(RequestView, List)}), seen by a request of cost 0: nothing is consumed.
+     *
+     * @param tier a tier of the rule, as its selector gives it ({@link io.sluice.core.key.KeyResolvers#stored}), or null
+     *     for the rule's own policy
+     * @throws IllegalArgumentException when the rule has no such tier
      */
     public Outcome inspect(Rule rule, String key, String tier) {
-        Policy policy = rule.tiers() != null && tier != null
-                ? rule.tiers().policies().getOrDefault(tier, rule.policy()) : rule.policy();
+        Policy policy = rule.policy();
+        if (tier != null) {
+            policy = rule.tiers() == null ? null : rule.tiers().policies().get(tier);
+            if (policy == null) {
+                throw new IllegalArgumentException("no tier named " + tier + " in rule " + rule.name());
+            }
+        }
         return store.evaluate(List.of(new Check(rule.name(), key, policy, 0, false,
                 policy.algorithm() == Algorithm.CONCURRENCY ? newLeaseId() : null)), time.nowMicros(), time).get(0);
     }

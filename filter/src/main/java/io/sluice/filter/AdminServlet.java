@@ -55,10 +55,15 @@ public class AdminServlet extends HttpServlet {
             return;
         }
         Outcome o;
+        String tier = request.getParameter("tier");
         try {
-            o = door.inspect(request.getParameter("rule"), key(request), request.getParameter("tier"));
+            // a tier as its selector gives it: "#vip", or a name over 64 characters, as its hash
+            o = door.inspect(request.getParameter("rule"), key(request), tier == null ? null : KeyResolvers.stored(tier));
         } catch (StoreException e) {
             storeUnavailable(response, e);
+            return;
+        } catch (IllegalArgumentException unknownTier) {
+            json(response, 404, "{\"error\":\"" + escape(unknownTier.getMessage()) + "\"}");
             return;
         }
         if (o == null) {

@@ -52,6 +52,29 @@ class AdminIT {
     }
 
     @Test
+    void aTierIsGivenAsItsSelectorSeesItAndAnUnknownOneIsNotFound() throws Exception {
+        java.nio.file.Path rules = java.nio.file.Files.createTempFile("rules", ".yaml");
+        java.nio.file.Files.writeString(rules, """
+                rules:
+                  - name: api
+                    limit: 5/1m
+                    tiers: {by: 'header:X-Plan', policies: {free: 2/1m, '#vip': 100/1m}}
+                """);
+        try (FilterServer server = FilterServer.start(Map.of("rules", rules.toString(), "exclude", "/sluice-admin"))) {
+            for (String[] tier : new String[][] {{"free", "2"}, {"#vip", "100"}}) {
+                server.client().header("X-Test-User", "ops").header("X-Test-Role", "sluice-admin")
+                        .queryParam("rule", "api").queryParam("key", "127.0.0.1").queryParam("tier", tier[0])
+                        .get("/sluice-admin").then().statusCode(200).body("limit", equalTo(Integer.parseInt(tier[1])));
+            }
+            server.client().header("X-Test-User", "ops").header("X-Test-Role", "sluice-admin")
+                    .queryParam("rule", "api").queryParam("key", "127.0.0.1").queryParam("tier", "gold")
+                    .get("/sluice-admin").then().statusCode(404).body("error", equalTo("no tier named gold in rule api"));
+        } finally {
+            java.nio.file.Files.deleteIfExists(rules);
+        }
+    }
+
+    @Test
     void everyoneElseIsTurnedAway() throws Exception {
         try (FilterServer server = FilterServer.start(Map.of("limit", "2/1m", "exclude", "/sluice-admin"))) {
             server.client().queryParam("rule", "per-ip").queryParam("key", "127.0.0.1").delete("/sluice-admin")

@@ -28,6 +28,8 @@ public final class ReloadingRules implements Supplier<RuleSet> {
     private final AtomicLong lastCheckMicros;
     private volatile RuleSet current;
     private volatile Object stamp;
+    /** The last failure to examine the file, logged once: null while it can be examined. */
+    private volatile String lastFailure;
 
     /**
      * Reads and parses the file now.
@@ -75,8 +77,17 @@ public final class ReloadingRules implements Supplier<RuleSet> {
         try {
             now = source.stamp();
         } catch (IOException e) {
-            LOG.log(Level.WARNING, "rules file " + source.name() + " cannot be examined; keeping the previous rules: " + e);
+            String failure = String.valueOf(e);
+            if (!failure.equals(lastFailure)) {       // once per kind of failure, not at every look (8,640 a day)
+                lastFailure = failure;
+                LOG.log(Level.WARNING, "rules file " + source.name() + " cannot be examined; keeping the previous rules"
+                        + " until it can (logged once): " + e);
+            }
             return false;
+        }
+        if (lastFailure != null) {
+            lastFailure = null;
+            LOG.log(Level.INFO, "rules file " + source.name() + " can be examined again");
         }
         if (Objects.equals(now, stamp)) {
             return false;

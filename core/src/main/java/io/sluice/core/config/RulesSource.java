@@ -50,10 +50,16 @@ public interface RulesSource {
 
             @Override
             public String read() throws IOException {
-                if (Files.size(path) > MAX_BYTES) {
-                    throw new IOException("larger than " + MAX_BYTES + " bytes");
+                if (!Files.isRegularFile(path)) {        // a FIFO would block, /dev/zero never end
+                    throw new IOException("not a regular file");
                 }
-                return decode(Files.readAllBytes(path));
+                try (java.io.InputStream in = Files.newInputStream(path)) {
+                    byte[] bytes = in.readNBytes(MAX_BYTES + 1);     // bounded even if it grows meanwhile
+                    if (bytes.length > MAX_BYTES) {
+                        throw new IOException("larger than " + MAX_BYTES + " bytes");
+                    }
+                    return decode(bytes);
+                }
             }
 
             @Override

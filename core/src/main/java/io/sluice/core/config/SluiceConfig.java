@@ -331,7 +331,12 @@ public final class SluiceConfig {
             if (n == null) {
                 return fallback;
             }
-            long value = n.value().matches("\\d{1,18}") ? Long.parseLong(n.value()) : -1;
+            long value;
+            try {
+                value = n.value().matches("[0-9]{1,19}") ? Long.parseLong(n.value()) : -1;    // ASCII digits only
+            } catch (NumberFormatException beyondLong) {
+                value = -1;
+            }
             if (value < min || value > max) {
                 throw new ConfigException(n.source(), n.value(), "expected a whole number between " + min + " and " + max);
             }

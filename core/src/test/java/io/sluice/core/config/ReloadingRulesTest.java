@@ -86,6 +86,29 @@ class ReloadingRulesTest {
     }
 
     @Test
+    void aDeletedFileKeepsTheRulesAndIsLoggedOnceNotAtEveryLook() throws IOException {
+        ReloadingRules rules = rules(TEN_SECONDS);
+        Files.delete(file);
+        for (int i = 0; i < 6; i++) {
+            time.advance(Duration.ofSeconds(10));
+            assertThat(rules.get().names()).containsExactly("first");
+        }
+        assertThat(log).hasSize(1).allMatch(l -> l.startsWith("WARNING rules file " + file + " cannot be examined"));
+
+        write("rules: [{name: back, limit: 10/s}]");
+        time.advance(Duration.ofSeconds(10));
+        assertThat(rules.get().names()).containsExactly("back");
+        assertThat(log).contains("INFO rules file " + file + " can be examined again");
+    }
+
+    @Test
+    void aFileThatIsNoRegularFileIsNotRead() throws IOException {
+        Path directory = Files.createDirectories(dir.resolve("a-directory"));
+        assertThatThrownBy(() -> RulesSource.file(directory).read()).isInstanceOf(IOException.class)
+                .hasMessage("not a regular file");
+    }
+
+    @Test
     void anUnchangedFileIsNotReadAgain() throws IOException {
         ReloadingRules rules = rules(TEN_SECONDS);
 

@@ -93,6 +93,11 @@ class SluiceConfigTest {
                 "reload-interval (init-param): expected a duration such as \"10s\" or \"5m\", got \"200000d\"");
         fails(Map.of("limit", "1/s", "max-keys", "0"),
                 "max-keys (init-param): expected a whole number between 1 and 9223372036854775807, got \"0\"");
+        fails(Map.of("limit", "1/s", "max-keys", "9223372036854775808"),
+                "max-keys (init-param): expected a whole number between 1 and 9223372036854775807, got "
+                        + "\"9223372036854775808\"");
+        assertThat(load(Map.of(), Map.of("limit", "1/s", "max-keys", "1000000000000000000")).maxKeys())
+                .as("19 digits, within the range the message gives").isEqualTo(1_000_000_000_000_000_000L);
         fails(Map.of("limit", "1/s", "node-count", "many"),
                 "node-count (init-param): expected a whole number between 1 and 10000, got \"many\"");
         fails(Map.of("limit", "1/s", "reload-interval", "soon"), "reload-interval (init-param): \"soon\" is not a "
