@@ -25,6 +25,12 @@ final class MicroProfileLookup {
 
     /** @return a lookup of {@code config}: the property's value, or null when unset */
     static Function<String, String> of(Config config) {
-        return name -> config.getOptionalValue(name, String.class).orElse(null);
+        return name -> {
+            try {
+                return config.getOptionalValue(name, String.class).orElse(null);
+            } catch (RuntimeException e) {       // an expression that cannot be expanded (${missing}), a bad source
+                throw new ConfigException(name + " (MicroProfile Config): cannot be read: " + e.getMessage());
+            }
+        };
     }
 }

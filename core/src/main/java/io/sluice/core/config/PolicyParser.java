@@ -115,7 +115,13 @@ public final class PolicyParser {
                     inferred = infer(parameter, text, inferred, Algorithm.LEAKY_BUCKET);
                 }
                 case "penalty" -> policy = policy.withPenalty(duration(parameter, text, value(parameter, text, tokens, ++i)));
-                case "lease" -> policy = policy.withLeaseTimeout(duration(parameter, text, value(parameter, text, tokens, ++i)));
+                case "lease" -> {
+                    if (policy.algorithm() != Algorithm.CONCURRENCY) {
+                        throw new ConfigException(parameter, text, "lease applies to \"<n> concurrent\" limits, such as"
+                                + " \"20 concurrent lease 30s\"");
+                    }
+                    policy = policy.withLeaseTimeout(duration(parameter, text, value(parameter, text, tokens, ++i)));
+                }
                 case "staggered" -> {
                     policy = policy.withStaggered(true);
                     inferred = infer(parameter, text, inferred, Algorithm.FIXED_WINDOW);

@@ -63,6 +63,8 @@ class PolicyParserTest {
                 .isInstanceOf(ConfigException.class).hasMessageContaining("burst applies to");
         assertThatThrownBy(() -> Policy.parse("100001/1h min-interval 1s")).isInstanceOf(ConfigException.class)
                 .hasMessageContaining("sliding-window");
+        assertThatThrownBy(() -> Policy.parse("10/1m lease 1s")).isInstanceOf(ConfigException.class)
+                .hasMessageContaining("lease applies to \"<n> concurrent\" limits");
     }
 
     @Test
