@@ -50,6 +50,7 @@ public final class Engine implements AutoCloseable {
     static final long ORPHAN_RETRY_MICROS = 1_000_000;
     /** Store time before which no release of such leases is tried (after one failed). */
     private volatile long orphansRetryAt;
+    private volatile boolean orphanFailureLogged;
     private final DenialCache denials;
     private final PenaltyBox penalties;
     private final List<DecisionListener> listeners;
@@ -339,7 +340,13 @@ public final class Engine implements AutoCloseable {
         }
         try {
             store.release(batch, now);
+            orphanFailureLogged = false;
         } catch (RuntimeException e) {
+            if (!orphanFailureLogged) {           // once until a release succeeds: it is tried every second
+                orphanFailureLogged = true;
+                LOG.log(Level.WARNING, "could not release " + batch.size() + " concurrency lease(s) of failed store"
+                        + " calls; trying again every second until the store takes them (or they expire): " + e);
+            }
             orphansRetryAt = now + ORPHAN_RETRY_MICROS;
             for (Lease l : batch) {
                 if (orphanCount.incrementAndGet() <= MAX_ORPHANS) {
@@ -540,14 +547,14 @@ public final class Engine implements AutoCloseable {
      *
      * @param tier a tier of the rule, as its selector gives it ({@link io.sluice.core.key.KeyResolvers#stored}), or null
      *     for the rule's own policy
-     * @throws IllegalArgumentException when the rule has no such tier
+     * @throws java.util.NoSuchElementException when the rule has no such tier
      */
     public Outcome inspect(Rule rule, String key, String tier) {
         Policy policy = rule.policy();
         if (tier != null) {
             policy = rule.tiers() == null ? null : rule.tiers().policies().get(tier);
             if (policy == null) {
-                throw new IllegalArgumentException("no tier named " + tier + " in rule " + rule.name());
+                throw new java.util.NoSuchElementException("no tier named " + tier + " in rule " + rule.name());
             }
         }
         return store.evaluate(List.of(new Check(rule.name(), key, policy, 0, false,

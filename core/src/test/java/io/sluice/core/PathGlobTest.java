@@ -76,6 +76,16 @@ class PathGlobTest {
     }
 
     @Test
+    void twoKindsOfCharacterTheRegularExpressionsMissedAreMatched() {
+        // "." did not match line terminators, so /api/%E2%80%A8 stepped around an /api/** rule; and a character outside
+        // the BMP in a glob was split in two and never matched
+        assertThat(oracle("/api/**").matcher("/api/\u2028").matches()).isFalse();
+        assertThat(PathGlob.compile("/api/**").matches("/api/\u2028")).isTrue();
+        assertThat(PathGlob.compile("/*").matches("/a\nb")).isTrue();
+        assertThat(PathGlob.compile("/\uD83D\uDE00/*").matches("/\uD83D\uDE00/x")).isTrue();
+    }
+
+    @Test
     void aLongClientPathCostsLinearTimeNotBacktracking() {
         String path = "/api" + "/items".repeat(20_000);               // 120 KB
         // as a regular expression, each of these took seconds at a few hundred characters and grows exponentially

@@ -62,7 +62,7 @@ public class AdminServlet extends HttpServlet {
         } catch (StoreException e) {
             storeUnavailable(response, e);
             return;
-        } catch (IllegalArgumentException unknownTier) {
+        } catch (java.util.NoSuchElementException unknownTier) {
             json(response, 404, "{\"error\":\"" + escape(unknownTier.getMessage()) + "\"}");
             return;
         }

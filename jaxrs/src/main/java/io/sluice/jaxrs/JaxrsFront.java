@@ -91,7 +91,6 @@ final class JaxrsFront {
         return keyResolvers;
     }
 
-    /** Notes rules of the rules file referenced by an annotation: the JAX-RS filter applies them only there. */
     /**
      * Checks that annotations sharing a name, which count in one state, use one algorithm: a state is read as the
      * algorithm that wrote it, so two algorithms on one name would each read the other's state as a fresh key, and a
@@ -111,6 +110,7 @@ final class JaxrsFront {
         }
     }
 
+    /** Notes rules of the rules file referenced by an annotation: the JAX-RS filter applies them only there. */
     void reference(List<String> names) {
         referenced.addAll(names);
     }

@@ -113,10 +113,8 @@ final class MethodRules {
      * the interface's (RESTEasy), and an overriding method does not lose it.
      */
     static RateLimit[] methodAnnotations(Class<?> resource, Method method) {
-        RateLimit[] own = method.getAnnotationsByType(RateLimit.class);
-        if (own.length > 0) {
-            return own;
-        }
+        // the resource class's own method first, whichever method the implementation hands over (Jersey: the
+        // implementing one; RESTEasy: the interface's), so both apply the implementation's annotation, as JAX-RS does
         for (Class<?> c = resource; c != null && c != Object.class; c = c.getSuperclass()) {
             RateLimit[] found = declared(c, method);
             if (found.length > 0) {
@@ -131,7 +129,7 @@ final class MethodRules {
                 }
             }
         }
-        return own;
+        return method.getAnnotationsByType(RateLimit.class);      // declared elsewhere (a generic interface's method)
     }
 
     private static RateLimit[] inInterface(Class<?> iface, Method method) {

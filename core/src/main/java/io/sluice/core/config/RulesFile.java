@@ -155,6 +155,7 @@ public final class RulesFile {
             addImplicitResolver(Tag.BOOL, java.util.regex.Pattern.compile("^(?:true|True|TRUE|false|False|FALSE)$"),
                     "tTfF");
             addImplicitResolver(Tag.INT, java.util.regex.Pattern.compile("^(?:0|[-+]?[1-9][0-9]*)$"), "-+0123456789");
+            addImplicitResolver(Tag.MERGE, MERGE, "<");      // "<<: *defaults"
             addImplicitResolver(Tag.NULL, NULL, "~nN\0");
             addImplicitResolver(Tag.NULL, EMPTY, null);
         }

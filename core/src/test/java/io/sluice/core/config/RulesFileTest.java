@@ -134,6 +134,12 @@ class RulesFileTest {
                 """);
         Rule rule = set.rules().get(0);
         assertThat(rule.name()).as("not the octal 8").isEqualTo("010");
+        RuleSet merged = parse("""
+                defaults: &common {key: 'header:X-Api-Key'}
+                rules:
+                  - {<<: *common, name: a, limit: 5/1m}
+                """);
+        assertThat(merged.rules().get(0).key()).as("YAML merge keys still work").hasToString("header:X-Api-Key");
         assertThat(rule.tiers().policies()).containsOnlyKeys("0123", "yes", "1:30");
         assertThat(set.allowlist().keys()).contains("12:30", "1.50");
     }
