@@ -94,7 +94,12 @@ public final class ReloadingRules implements Supplier<RuleSet> {
         }
         stamp = now;      // a bad version is reported once, not at every look
         try {
-            RuleSet next = parser.apply(source.read());
+            String text = source.read();
+            if (!Objects.equals(now, source.stamp())) {
+                stamp = null;             // written to while read (in place, not renamed): read it again next time
+                return false;
+            }
+            RuleSet next = parser.apply(text);
             current = next;
             LOG.log(Level.INFO, "rules reloaded from " + source.name() + ": " + next.rules().size() + " rule(s) "
                     + next.summary());

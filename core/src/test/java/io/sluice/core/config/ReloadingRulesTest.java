@@ -102,6 +102,44 @@ class ReloadingRulesTest {
     }
 
     @Test
+    void aFileWrittenToWhileReadIsReadAgainNotAppliedHalfWritten() {
+        AtomicInteger version = new AtomicInteger();
+        java.util.concurrent.atomic.AtomicBoolean midWrite = new java.util.concurrent.atomic.AtomicBoolean();
+        java.util.concurrent.atomic.AtomicReference<String> text = new java.util.concurrent.atomic.AtomicReference<>(
+                "rules: [{name: first, limit: 10/s}]");
+        RulesSource source = new RulesSource() {
+            @Override
+            public String name() {
+                return "rules.yaml";
+            }
+
+            @Override
+            public Object stamp() {
+                return version.get();
+            }
+
+            @Override
+            public String read() {
+                if (midWrite.getAndSet(false)) {
+                    version.incrementAndGet();             // the writer goes on while this reads a valid prefix
+                    return "rules: []";
+                }
+                return text.get();
+            }
+        };
+        ReloadingRules rules = new ReloadingRules("rules (init-param)", source,
+                t -> RulesFile.parse("rules.yaml", t, ClientIpResolver.direct()), TEN_SECONDS, time);
+
+        text.set("rules: [{name: second, limit: 10/s}]");
+        version.incrementAndGet();
+        midWrite.set(true);
+        time.advance(Duration.ofSeconds(10));
+        assertThat(rules.get().names()).as("the half-written read is not applied").containsExactly("first");
+        time.advance(Duration.ofSeconds(10));
+        assertThat(rules.get().names()).as("read again once it holds still").containsExactly("second");
+    }
+
+    @Test
     void aFileThatIsNoRegularFileIsNotRead() throws IOException {
         Path directory = Files.createDirectories(dir.resolve("a-directory"));
         assertThatThrownBy(() -> RulesSource.file(directory).read()).isInstanceOf(IOException.class)
