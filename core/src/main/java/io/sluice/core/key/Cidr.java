@@ -33,12 +33,15 @@ public final class Cidr {
                     "expected an IP address or CIDR block such as \"10.0.0.0/8\", \"192.168.1.7\" or \"2001:db8::/32\"");
         }
         int max = address.length * 8;
+        // an IPv4-mapped IPv6 block (::ffff:10.0.0.0/104) is kept as the IPv4 block it maps (10.0.0.0/8)
+        int offset = address.length == 4 && s.substring(0, slash < 0 ? s.length() : slash).contains(":") ? 96 : 0;
         int bits = max;
         if (slash >= 0) {
             String digits = s.substring(slash + 1);
-            bits = digits.matches("\\d{1,3}") ? Integer.parseInt(digits) : -1;
+            bits = digits.matches("\\d{1,3}") ? Integer.parseInt(digits) - offset : -1;
             if (bits < 0 || bits > max) {
-                throw new ConfigException(parameter, text, "expected a prefix length between 0 and " + max);
+                throw new ConfigException(parameter, text, "expected a prefix length between " + offset + " and "
+                        + (max + offset));
             }
         }
         return new Cidr(address, bits);

@@ -27,6 +27,9 @@ class CidrTest {
         assertThat(Cidr.parse("p", "192.0.2.7")).hasToString("192.0.2.7/32");
         assertThat(Cidr.parse("p", "::1")).hasToString("::1/128");
         assertThat(Cidr.parse("p", "10.1.2.3/8")).hasToString("10.0.0.0/8").isEqualTo(Cidr.parse("p", "10.0.0.0/8"));
+        assertThat(Cidr.parse("p", "::ffff:10.0.0.0/104")).as("an IPv4-mapped block is the IPv4 block it maps")
+                .isEqualTo(Cidr.parse("p", "10.0.0.0/8"));
+        assertThat(Cidr.parse("p", "::ffff:192.0.2.7")).hasToString("192.0.2.7/32");
     }
 
     @Test
@@ -40,6 +43,8 @@ class CidrTest {
         assertThatThrownBy(() -> Cidr.parse("trusted-proxies", "10.0.0.0/33"))
                 .isInstanceOf(ConfigException.class)
                 .hasMessage("trusted-proxies: expected a prefix length between 0 and 32, got \"10.0.0.0/33\"");
+        assertThatThrownBy(() -> Cidr.parse("trusted-proxies", "::ffff:10.0.0.0/95"))
+                .hasMessage("trusted-proxies: expected a prefix length between 96 and 128, got \"::ffff:10.0.0.0/95\"");
         assertThatThrownBy(() -> Cidr.parse("trusted-proxies", "proxy.internal"))
                 .hasMessageStartingWith("trusted-proxies: expected an IP address or CIDR block")
                 .hasMessageEndingWith("got \"proxy.internal\"");
