@@ -311,7 +311,6 @@ public final class Engine implements AutoCloseable {
         return breaker.state();
     }
 
-    /** A store call failed: the breaker counts it; an exception other than {@link StoreException} is a bug, logged. */
     /** Keeps the leases {@code checks} asked for, which a failed call may have taken, for {@link #releaseOrphans}. */
     private void orphan(List<Check> checks) {
         for (int i = 0; i < checks.size(); i++) {
@@ -363,6 +362,7 @@ public final class Engine implements AutoCloseable {
         return orphanCount.get();
     }
 
+    /** A store call failed: the breaker counts it; an exception other than {@link StoreException} is a bug, logged. */
     private void storeFailed(RuntimeException e) {
         if (!(e instanceof StoreException)) {
             LOG.log(Level.WARNING, "the rate-limit store failed unexpectedly; the rules' on-store-failure modes answer", e);

@@ -113,8 +113,10 @@ final class MethodRules {
      * the interface's (RESTEasy), and an overriding method does not lose it.
      */
     static RateLimit[] methodAnnotations(Class<?> resource, Method method) {
-        // the resource class's own method first, whichever method the implementation hands over (Jersey: the
-        // implementing one; RESTEasy: the interface's), so both apply the implementation's annotation, as JAX-RS does
+        // the resource class's method first, then its superclasses', then the interfaces': the nearest annotation wins,
+        // as JAX-RS inherits its own. RESTEasy hands over the interface as the resource class when the interface has
+        // @Path, so there an interface's annotation is the nearest; a generic interface method (put(T)) is found by
+        // the passed method only, so on Jersey, which passes the implementing put(String), it is not
         for (Class<?> c = resource; c != null && c != Object.class; c = c.getSuperclass()) {
             RateLimit[] found = declared(c, method);
             if (found.length > 0) {

@@ -95,7 +95,13 @@ public final class ReloadingRules implements Supplier<RuleSet> {
         stamp = now;      // a bad version is reported once, not at every look
         try {
             String text = source.read();
-            if (!Objects.equals(now, source.stamp())) {
+            Object after;
+            try {
+                after = source.stamp();
+            } catch (IOException gone) {
+                after = null;             // cannot be examined just now: look again next time
+            }
+            if (!Objects.equals(now, after)) {
                 stamp = null;             // written to while read (in place, not renamed): read it again next time
                 return false;
             }

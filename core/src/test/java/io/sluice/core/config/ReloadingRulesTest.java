@@ -140,6 +140,45 @@ class ReloadingRulesTest {
     }
 
     @Test
+    void aFileThatCannotBeExaminedRightAfterItsReadIsReadAgainNotLostUntilItsNextChange() {
+        java.util.concurrent.atomic.AtomicBoolean failNextLook = new java.util.concurrent.atomic.AtomicBoolean();
+        java.util.concurrent.atomic.AtomicBoolean stallOnce = new java.util.concurrent.atomic.AtomicBoolean();
+        java.util.concurrent.atomic.AtomicReference<String> text = new java.util.concurrent.atomic.AtomicReference<>(
+                "rules: [{name: first, limit: 10/s}]");
+        RulesSource source = new RulesSource() {
+            @Override
+            public String name() {
+                return "rules.yaml";
+            }
+
+            @Override
+            public Object stamp() throws IOException {
+                if (failNextLook.getAndSet(false)) {
+                    throw new IOException("stat failed for a moment");
+                }
+                return text.get().length();
+            }
+
+            @Override
+            public String read() {
+                if (stallOnce.getAndSet(false)) {
+                    failNextLook.set(true);          // the look right after this read fails, once
+                }
+                return text.get();
+            }
+        };
+        ReloadingRules rules = new ReloadingRules("rules (init-param)", source,
+                t -> RulesFile.parse("rules.yaml", t, ClientIpResolver.direct()), TEN_SECONDS, time);
+        text.set("rules: [{name: second, limit: 100/s}]");
+        stallOnce.set(true);
+        time.advance(Duration.ofSeconds(10));
+        assertThat(rules.get().names()).containsExactly("first");
+        time.advance(Duration.ofSeconds(10));
+        assertThat(rules.get().names()).as("read again at the next look").containsExactly("second");
+        assertThat(log).noneMatch(l -> l.contains("invalid"));
+    }
+
+    @Test
     void aFileThatIsNoRegularFileIsNotRead() throws IOException {
         Path directory = Files.createDirectories(dir.resolve("a-directory"));
         assertThatThrownBy(() -> RulesSource.file(directory).read()).isInstanceOf(IOException.class)

@@ -135,11 +135,12 @@ class RulesFileTest {
         Rule rule = set.rules().get(0);
         assertThat(rule.name()).as("not the octal 8").isEqualTo("010");
         RuleSet merged = parse("""
-                defaults: &common {key: 'header:X-Api-Key'}
                 rules:
-                  - {<<: *common, name: a, limit: 5/1m}
+                  - &base {name: a, limit: 5/1m, key: 'header:X-Api-Key'}
+                  - {<<: *base, name: b}
                 """);
-        assertThat(merged.rules().get(0).key()).as("YAML merge keys still work").hasToString("header:X-Api-Key");
+        assertThat(merged.rules().get(1).key()).as("YAML merge keys still work").hasToString("header:X-Api-Key");
+        assertThat(merged.rules().get(1).name()).isEqualTo("b");
         assertThat(rule.tiers().policies()).containsOnlyKeys("0123", "yes", "1:30");
         assertThat(set.allowlist().keys()).contains("12:30", "1.50");
     }
