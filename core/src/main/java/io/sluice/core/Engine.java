@@ -315,11 +315,18 @@ public final class Engine implements AutoCloseable {
     private void orphan(List<Check> checks) {
         for (int i = 0; i < checks.size(); i++) {
             Check c = checks.get(i);
-            if (c.leaseId() != null && orphanCount.incrementAndGet() <= MAX_ORPHANS) {
-                orphans.add(new Lease(c.rule(), c.key(), c.policy(), c.leaseId()));
-            } else if (c.leaseId() != null) {
-                orphanCount.decrementAndGet();
+            if (c.leaseId() != null) {
+                keepOrphan(new Lease(c.rule(), c.key(), c.policy(), c.leaseId()));
             }
+        }
+    }
+
+    /** Queues a lease for {@link #releaseOrphans}, unless {@value #MAX_ORPHANS} wait already (it then expires). */
+    private void keepOrphan(Lease lease) {
+        if (orphanCount.incrementAndGet() <= MAX_ORPHANS) {
+            orphans.add(lease);
+        } else {
+            orphanCount.decrementAndGet();
         }
     }
 
@@ -347,13 +354,7 @@ public final class Engine implements AutoCloseable {
                         + " calls; trying again every second until the store takes them (or they expire): " + e);
             }
             orphansRetryAt = now + ORPHAN_RETRY_MICROS;
-            for (Lease l : batch) {
-                if (orphanCount.incrementAndGet() <= MAX_ORPHANS) {
-                    orphans.add(l);
-                } else {
-                    orphanCount.decrementAndGet();
-                }
-            }
+            batch.forEach(this::keepOrphan);
         }
     }
 

@@ -15,6 +15,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.Function;
 
 /**
  * The {@link RateLimit} rules of one resource method: the class's annotations, then the method's, where a method-level
@@ -51,59 +52,22 @@ final class MethodRules {
     /** @param shadow parameter {@code shadow}: the inline rules count and report but never deny */
     static MethodRules of(Class<?> resource, Method method, ClientIpResolver ips, Map<String, KeyResolver> custom,
             boolean shadow) {
-        MethodRules rules = of0(resource, method, ips, custom);
-        if (!shadow) {
-            return rules;
-        }
-        List<Entry> shadowed = new ArrayList<>(rules.entries.size());
-        for (Entry e : rules.entries) {
-            shadowed.add(e.inline() == null ? e : new Entry(e.inline().withMode(Rule.Mode.SHADOW), null, e.cost()));
-        }
-        return new MethodRules(shadowed, rules.where);
-    }
-
-    private static MethodRules of0(Class<?> resource, Method method, ClientIpResolver ips, Map<String, KeyResolver> custom) {
+        Rule.Mode mode = shadow ? Rule.Mode.SHADOW : Rule.Mode.ENFORCE;
         String base = simpleName(resource);
         Map<String, Entry> byName = new LinkedHashMap<>();
         byName.putAll(level(classAnnotations(resource), base, "@RateLimit on " + resource.getName(),
-                ips, custom));
+                ips, custom, mode));
         byName.putAll(level(methodAnnotations(resource, method), truncate(base + "." + method.getName()),
-                "@RateLimit on " + resource.getName() + "." + method.getName(), ips, custom));
+                "@RateLimit on " + resource.getName() + "." + method.getName(), ips, custom, mode));
         return new MethodRules(new ArrayList<>(byName.values()), resource.getName() + "." + method.getName());
     }
 
     /**
-     * The class's annotations: its own or a superclass's ({@code @Inherited}), else those of the interfaces it
-     * implements, nearest first, as JAX-RS inherits its own annotations.
+     * The class's annotations: its own or a superclass's, else those of the interfaces it implements, nearest first,
+     * as JAX-RS inherits its own annotations.
      */
     static RateLimit[] classAnnotations(Class<?> resource) {
-        RateLimit[] own = resource.getAnnotationsByType(RateLimit.class);
-        if (own.length > 0) {
-            return own;
-        }
-        for (Class<?> c = resource; c != null && c != Object.class; c = c.getSuperclass()) {
-            for (Class<?> i : c.getInterfaces()) {
-                RateLimit[] found = interfaceAnnotations(i);
-                if (found.length > 0) {
-                    return found;
-                }
-            }
-        }
-        return own;
-    }
-
-    private static RateLimit[] interfaceAnnotations(Class<?> iface) {
-        RateLimit[] own = iface.getAnnotationsByType(RateLimit.class);
-        if (own.length > 0) {
-            return own;
-        }
-        for (Class<?> parent : iface.getInterfaces()) {
-            RateLimit[] found = interfaceAnnotations(parent);
-            if (found.length > 0) {
-                return found;
-            }
-        }
-        return own;
+        return nearest(resource, c -> c.getDeclaredAnnotationsByType(RateLimit.class));
     }
 
     /**
@@ -113,37 +77,39 @@ final class MethodRules {
      * the interface's (RESTEasy), and an overriding method does not lose it.
      */
     static RateLimit[] methodAnnotations(Class<?> resource, Method method) {
-        // the resource class's method first, then its superclasses', then the interfaces': the nearest annotation wins,
-        // as JAX-RS inherits its own. RESTEasy hands over the interface as the resource class when the interface has
-        // @Path, so there an interface's annotation is the nearest; a generic interface method (put(T)) is found by
-        // the passed method only, so on Jersey, which passes the implementing put(String), it is not
+        // nearest first. RESTEasy hands over the interface as the resource class when the interface has @Path, so there
+        // an interface's annotation is the nearest; a generic interface method (put(T)) is found by the passed method
+        // only, so on Jersey, which passes the implementing put(String), it is not
+        RateLimit[] found = nearest(resource, c -> declared(c, method));
+        return found.length > 0 ? found : method.getAnnotationsByType(RateLimit.class);
+    }
+
+    /**
+     * @return the first non-empty {@code on(c)}: for {@code resource} and its superclasses, then for the interfaces they
+     *     implement and those interfaces' own, depth first; empty when none has any
+     */
+    private static RateLimit[] nearest(Class<?> resource, Function<Class<?>, RateLimit[]> on) {
         for (Class<?> c = resource; c != null && c != Object.class; c = c.getSuperclass()) {
-            RateLimit[] found = declared(c, method);
+            RateLimit[] found = on.apply(c);
             if (found.length > 0) {
                 return found;
             }
         }
         for (Class<?> c = resource; c != null && c != Object.class; c = c.getSuperclass()) {
             for (Class<?> i : c.getInterfaces()) {
-                RateLimit[] found = inInterface(i, method);
+                RateLimit[] found = inInterface(i, on);
                 if (found.length > 0) {
                     return found;
                 }
             }
         }
-        return method.getAnnotationsByType(RateLimit.class);      // declared elsewhere (a generic interface's method)
+        return new RateLimit[0];
     }
 
-    private static RateLimit[] inInterface(Class<?> iface, Method method) {
-        RateLimit[] found = declared(iface, method);
-        if (found.length > 0) {
-            return found;
-        }
-        for (Class<?> parent : iface.getInterfaces()) {
-            found = inInterface(parent, method);
-            if (found.length > 0) {
-                return found;
-            }
+    private static RateLimit[] inInterface(Class<?> iface, Function<Class<?>, RateLimit[]> on) {
+        RateLimit[] found = on.apply(iface);
+        for (int p = 0; found.length == 0 && p < iface.getInterfaces().length; p++) {
+            found = inInterface(iface.getInterfaces()[p], on);
         }
         return found;
     }
@@ -158,13 +124,13 @@ final class MethodRules {
     }
 
     private static Map<String, Entry> level(RateLimit[] annotations, String base, String at, ClientIpResolver ips,
-            Map<String, KeyResolver> custom) {
+            Map<String, KeyResolver> custom, Rule.Mode mode) {
         Map<String, Entry> out = new LinkedHashMap<>();
         int unnamed = 0;
         for (RateLimit a : annotations) {
             String name = !a.name().isBlank() ? a.name().trim() : !a.rule().isBlank() ? a.rule().trim()
                     : ++unnamed == 1 ? base : truncate(base) + "-" + unnamed;
-            Entry entry = entry(a, name, at + " (" + name + ")", ips, custom);
+            Entry entry = entry(a, name, at + " (" + name + ")", ips, custom, mode);
             if (out.put(name, entry) != null) {
                 throw new ConfigException(at, name, "expected one annotation per rule name at the same level; "
                         + "set distinct names");
@@ -173,7 +139,8 @@ final class MethodRules {
         return out;
     }
 
-    private static Entry entry(RateLimit a, String name, String at, ClientIpResolver ips, Map<String, KeyResolver> custom) {
+    private static Entry entry(RateLimit a, String name, String at, ClientIpResolver ips, Map<String, KeyResolver> custom,
+            Rule.Mode mode) {
         if (a.cost() < -1) {
             throw new ConfigException(at + ".cost", Long.toString(a.cost()), "expected a cost >= 0");
         }
@@ -196,7 +163,7 @@ final class MethodRules {
         Algorithm algorithm = a.algorithm().isBlank() ? null : Algorithm.fromId(at + ".algorithm", a.algorithm().trim());
         Rule rule = new Rule(name, RequestMatcher.ALL, key(a.key(), at + ".key", ips, custom),
                 PolicyParser.parse(at + ".value", notation.trim(), algorithm), null, a.cost() < 0 ? 1 : a.cost(),
-                Rule.Mode.ENFORCE, Rule.FailureMode.ALLOW, Rule.MissingKey.SKIP);
+                mode, Rule.FailureMode.ALLOW, Rule.MissingKey.SKIP);
         return new Entry(rule, null, -1);
     }
 

@@ -70,11 +70,7 @@ public class RateLimitFeature implements DynamicFeature {
         JaxrsFront f = front(context.getConfiguration());
         Class<?> resourceClass = unproxied(resource.getResourceClass());
         scanSubResources(resourceClass, f);
-        MethodRules rules = MethodRules.of(resourceClass, method, f.door().clientIp(), f.keyResolvers(),
-                f.door().shadow());
-        rules.checkReferences(f.door().rules());
-        f.checkSharedNames(rules);
-        f.reference(rules.references());
+        MethodRules rules = rulesOf(resourceClass, method, f);
         context.register(ServletRequestCapture.class, PRIORITY - 1);
         context.register(new RateLimitRequestFilter(f, rules), PRIORITY);
         context.register(f.responses, PRIORITY);
@@ -111,14 +107,24 @@ public class RateLimitFeature implements DynamicFeature {
             }
             for (Method sm : sub.getMethods()) {
                 if (designatesHttpMethod(sm)) {
-                    MethodRules rules = MethodRules.of(sub, sm, f.door().clientIp(), f.keyResolvers(), f.door().shadow());
-                    rules.checkReferences(f.door().rules());
-                    f.checkSharedNames(rules);
-                    f.reference(rules.references());
+                    rulesOf(sub, sm, f);
                 }
             }
             scanSubResources(sub, f);
         }
+    }
+
+    /**
+     * @return the rules of a resource method, checked against the rules file and the other annotations, its references
+     *     noted
+     * @throws io.sluice.core.config.ConfigException for an unknown reference or a name with two algorithms
+     */
+    private static MethodRules rulesOf(Class<?> resource, Method method, JaxrsFront f) {
+        MethodRules rules = MethodRules.of(resource, method, f.door().clientIp(), f.keyResolvers(), f.door().shadow());
+        rules.checkReferences(f.door().rules());
+        f.checkSharedNames(rules);
+        f.reference(rules.references());
+        return rules;
     }
 
     private static boolean designatesHttpMethod(Method m) {

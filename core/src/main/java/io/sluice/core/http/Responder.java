@@ -298,7 +298,7 @@ public final class Responder {
         if (policy.algorithm() == Algorithm.CONCURRENCY) {
             return ";q=" + limit + ";qu=\"concurrent-requests\"";
         }
-        if (policy.burst() > 0 && limit == policy.capacity() && limit != policy.limit() && refills(policy.algorithm())) {
+        if (limit == policy.capacity() && limit != policy.limit() && refills(policy.algorithm())) {     // a burst
             // capacity x interval is at most 2^52 µs (Policy checks it)
             return ";q=" + limit + ";w=" + ceilDiv(policy.capacity() * policy.intervalMicros(), 1_000_000);
         }

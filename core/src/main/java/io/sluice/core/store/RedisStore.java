@@ -118,7 +118,7 @@ public final class RedisStore implements Store {
     private static final System.Logger LOG = System.getLogger(RedisStore.class.getName());
 
     /** The client; null until {@link #connect} can create it (a Sentinel or Cluster unreachable at start-up). */
-    private volatile UnifiedJedis redis;
+    private final java.util.concurrent.atomic.AtomicReference<UnifiedJedis> redis;
     private final java.util.function.Supplier<UnifiedJedis> connect;
     /** Whether a thread is creating the client now: the others do not wait for it (see {@link #redis()}). */
     private final java.util.concurrent.atomic.AtomicBoolean connecting = new java.util.concurrent.atomic.AtomicBoolean();
@@ -146,7 +146,7 @@ public final class RedisStore implements Store {
      */
     private RedisStore(Builder b, UnifiedJedis redis, java.util.function.Supplier<UnifiedJedis> connect, boolean cluster,
             boolean reconnectsOnReadOnly, boolean owned, String description) {
-        this.redis = redis;
+        this.redis = new java.util.concurrent.atomic.AtomicReference<>(redis);
         this.connect = connect;
         this.reconnectsOnReadOnly = reconnectsOnReadOnly;
         this.owned = owned;
@@ -166,7 +166,7 @@ public final class RedisStore implements Store {
      * @throws StoreException while it still cannot be reached (the engine's breaker spaces the attempts out)
      */
     private UnifiedJedis redis() {
-        UnifiedJedis r = redis;
+        UnifiedJedis r = redis.get();
         if (r != null) {
             return r;
         }
@@ -177,12 +177,12 @@ public final class RedisStore implements Store {
                     : "connecting to the Redis store (" + description + ")");
         }
         try {
-            r = redis;
+            r = redis.get();
             if (r == null) {
                 r = connect.get();
-                redis = r;
+                redis.set(r);
                 if (closed) {           // closed meanwhile: this client is nobody's to close later
-                    redis = null;
+                    redis.set(null);
                     r.close();
                     throw new StoreException("the Redis store is closed (" + description + ")");
                 }
@@ -414,7 +414,7 @@ public final class RedisStore implements Store {
     @Override
     public void close() {
         closed = true;          // a client created after this is closed by its creator (see redis())
-        UnifiedJedis r = redis;
+        UnifiedJedis r = redis.get();
         if (owned && r != null) {
             r.close();
         }
@@ -525,11 +525,8 @@ public final class RedisStore implements Store {
         if (!reconnectsOnReadOnly || message == null || !message.contains("READONLY")) {
             return;
         }
-        synchronized (this) {
-            if (redis != seen) {
-                return;                     // dropped already, maybe replaced: a late READONLY of the old one
-            }
-            redis = null;
+        if (!redis.compareAndSet(seen, null)) {
+            return;                         // dropped already, maybe replaced: a late READONLY of the old one
         }
         LOG.log(System.Logger.Level.WARNING, "Redis answered READONLY (" + description + "): the server is a replica"
                 + " now; connecting anew on the next call");

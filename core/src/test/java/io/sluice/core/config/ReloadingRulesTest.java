@@ -101,12 +101,14 @@ class ReloadingRulesTest {
         assertThat(log).contains("INFO rules file " + file + " can be examined again");
     }
 
-    @Test
-    void aFileWrittenToWhileReadIsReadAgainNotAppliedHalfWritten() {
-        AtomicInteger version = new AtomicInteger();
-        java.util.concurrent.atomic.AtomicBoolean midWrite = new java.util.concurrent.atomic.AtomicBoolean();
-        java.util.concurrent.atomic.AtomicReference<String> text = new java.util.concurrent.atomic.AtomicReference<>(
-                "rules: [{name: first, limit: 10/s}]");
+    /** A stamp that may fail to be taken, as a file's attributes may. */
+    @FunctionalInterface
+    private interface Stamp {
+        Object take() throws IOException;
+    }
+
+    /** Rules reloaded every ten seconds from a source in memory: its stamp and its text as the test gives them. */
+    private ReloadingRules inMemory(Stamp stamp, java.util.function.Supplier<String> text) {
         RulesSource source = new RulesSource() {
             @Override
             public String name() {
@@ -114,21 +116,32 @@ class ReloadingRulesTest {
             }
 
             @Override
-            public Object stamp() {
-                return version.get();
+            public Object stamp() throws IOException {
+                return stamp.take();
             }
 
             @Override
             public String read() {
-                if (midWrite.getAndSet(false)) {
-                    version.incrementAndGet();             // the writer goes on while this reads a valid prefix
-                    return "rules: []";
-                }
                 return text.get();
             }
         };
-        ReloadingRules rules = new ReloadingRules("rules (init-param)", source,
+        return new ReloadingRules("rules (init-param)", source,
                 t -> RulesFile.parse("rules.yaml", t, ClientIpResolver.direct()), TEN_SECONDS, time);
+    }
+
+    @Test
+    void aFileWrittenToWhileReadIsReadAgainNotAppliedHalfWritten() {
+        AtomicInteger version = new AtomicInteger();
+        java.util.concurrent.atomic.AtomicBoolean midWrite = new java.util.concurrent.atomic.AtomicBoolean();
+        java.util.concurrent.atomic.AtomicReference<String> text = new java.util.concurrent.atomic.AtomicReference<>(
+                "rules: [{name: first, limit: 10/s}]");
+        ReloadingRules rules = inMemory(version::get, () -> {
+            if (midWrite.getAndSet(false)) {
+                version.incrementAndGet();                 // the writer goes on while this reads a valid prefix
+                return "rules: []";
+            }
+            return text.get();
+        });
 
         text.set("rules: [{name: second, limit: 10/s}]");
         version.incrementAndGet();
@@ -145,30 +158,17 @@ class ReloadingRulesTest {
         java.util.concurrent.atomic.AtomicBoolean stallOnce = new java.util.concurrent.atomic.AtomicBoolean();
         java.util.concurrent.atomic.AtomicReference<String> text = new java.util.concurrent.atomic.AtomicReference<>(
                 "rules: [{name: first, limit: 10/s}]");
-        RulesSource source = new RulesSource() {
-            @Override
-            public String name() {
-                return "rules.yaml";
+        ReloadingRules rules = inMemory(() -> {
+            if (failNextLook.getAndSet(false)) {
+                throw new IOException("stat failed for a moment");
             }
-
-            @Override
-            public Object stamp() throws IOException {
-                if (failNextLook.getAndSet(false)) {
-                    throw new IOException("stat failed for a moment");
-                }
-                return text.get().length();
+            return text.get().length();
+        }, () -> {
+            if (stallOnce.getAndSet(false)) {
+                failNextLook.set(true);                    // the look right after this read fails, once
             }
-
-            @Override
-            public String read() {
-                if (stallOnce.getAndSet(false)) {
-                    failNextLook.set(true);          // the look right after this read fails, once
-                }
-                return text.get();
-            }
-        };
-        ReloadingRules rules = new ReloadingRules("rules (init-param)", source,
-                t -> RulesFile.parse("rules.yaml", t, ClientIpResolver.direct()), TEN_SECONDS, time);
+            return text.get();
+        });
         text.set("rules: [{name: second, limit: 100/s}]");
         stallOnce.set(true);
         time.advance(Duration.ofSeconds(10));
