@@ -33,16 +33,7 @@ class RedisSentinelIT {
             awaitReplicated(replica);
 
             master.kill();
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-            Outcome after = null;
-            while (after == null) {
-                assertThat(System.nanoTime()).as("the limiter reaches the promoted replica").isLessThan(deadline);
-                try {
-                    after = store.evaluate(List.of(Check.of("r", "k", five, 1)), now).get(0);
-                } catch (StoreException stillFailingOver) {
-                    Thread.onSpinWait();
-                }
-            }
+            Outcome after = firstAnswer(store, Check.of("r", "k", five, 1), now, 60, "the limiter reaches the promoted replica");
             assertThat(after.remaining()).as("the replicated state carried over: 3 used before, this is the 4th")
                     .isEqualTo(1);
             try (RedisClient promoted = RedisClient.create(replica.url())) {
@@ -63,16 +54,8 @@ class RedisSentinelIT {
 
             try (RedisProcess master = RedisProcess.start();
                     RedisProcess sentinel = RedisProcess.sentinelOn(sentinelPort, "late-master", master.port())) {
-                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-                Outcome first = null;
-                while (first == null) {
-                    assertThat(System.nanoTime()).as("the store reaches the sentinel once it is up").isLessThan(deadline);
-                    try {
-                        first = store.evaluate(List.of(Check.of("r", "k", two, 1)), now).get(0);
-                    } catch (StoreException notYet) {
-                        Thread.onSpinWait();
-                    }
-                }
+                Outcome first = firstAnswer(store, Check.of("r", "k", two, 1), now, 30,
+                        "the store reaches the sentinel once it is up");
                 assertThat(first.allowed()).isTrue();
                 assertThat(store.evaluate(List.of(Check.of("r", "k", two, 1)), now).get(0).remaining()).isZero();
             }
@@ -129,6 +112,19 @@ class RedisSentinelIT {
             }
             silent.close();
             acceptor.join(10_000);
+        }
+    }
+
+    /** Asks {@code store} again and again (bounded) until it answers instead of failing: waiting for an outside event. */
+    private static Outcome firstAnswer(RedisStore store, Check check, long now, int seconds, String what) {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
+        while (true) {
+            assertThat(System.nanoTime()).as(what).isLessThan(deadline);
+            try {
+                return store.evaluate(List.of(check), now).get(0);
+            } catch (StoreException notYet) {
+                Thread.onSpinWait();
+            }
         }
     }
 
