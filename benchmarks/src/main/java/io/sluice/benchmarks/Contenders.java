@@ -56,6 +56,18 @@ final class Contenders {
      * single-key target against (Resilience4j's {@code AtomicRateLimiter} is such a loop), not a contender.
      */
     static final String CLOCK_CAS = "clock-cas";
+    /**
+     * Keyed only, a layout experiment: {@link #MAP_CLOCK_CAS} without the map's table and node — a 4-way
+     * set-associative array of cells, each holding its key, with the map only for keys the array cannot hold. One
+     * dependent object fewer than the map; not a contender.
+     */
+    static final String ARRAY_OF_CELLS = "array-of-cells";
+    /**
+     * Keyed only, a layout experiment: Sluice's own GCRA step ({@code PrimitiveSteps}, {@code Outcome}, the system
+     * {@code TimeSource}) on state held inline in a table of {@code long}s: {@link InlineTablePrototype}. Not a
+     * contender: it lacks what a store needs (see its documentation).
+     */
+    static final String INLINE_TABLE = "inline-table";
 
     private Contenders() {}
 
@@ -103,12 +115,39 @@ final class Contenders {
                 yield k -> map.get(k) != null;
             }
             case MAP_CLOCK_CAS -> perKey(k -> new CasCell(1, 1_000_000_000L), c -> c.acquire(System.nanoTime()));
+            case ARRAY_OF_CELLS -> arrayOfCells();
+            case INLINE_TABLE -> new InlineTablePrototype(Keys.COUNT);
             default -> throw new IllegalArgumentException("unknown keyed contender " + name);
         };
         for (String k : keys) {
             limiter.tryAcquire(k);
         }
         return limiter;
+    }
+
+    /** {@link #ARRAY_OF_CELLS}: up to 4 cells per set of the array, found by their key; the map holds the rest. */
+    private static Limiter arrayOfCells() {
+        KeyedCell[] array = new KeyedCell[1 << 18];
+        int setMask = (1 << 18) - 4;
+        Map<String, KeyedCell> overflow = new ConcurrentHashMap<>();
+        return k -> {
+            int h = k.hashCode() * 0x9E3779B9;
+            int set = (h ^ (h >>> 16)) & setMask;
+            for (int i = set; i < set + 4; i++) {
+                KeyedCell c = array[i];         // racy on purpose: a cell's key is final, its time volatile
+                if (c != null && (c.key == k || c.key.equals(k))) {
+                    return c.acquire(System.nanoTime());
+                }
+            }
+            KeyedCell c = overflow.computeIfAbsent(k, KeyedCell::new);
+            for (int i = set; i < set + 4; i++) {
+                if (array[i] == null) {
+                    array[i] = c;
+                    break;
+                }
+            }
+            return c.acquire(System.nanoTime());
+        };
     }
 
     /** Sluice keyed: {@code Limiter.tryAcquire(key)}, a lookup of the key's state per call. */
@@ -168,7 +207,7 @@ final class Contenders {
      * One key's GCRA theoretical arrival time, in nanoseconds, moved by compare-and-set ({@link #MAP_CLOCK_CAS},
      * {@link #CLOCK_CAS}).
      */
-    static final class CasCell {
+    static class CasCell {
         private static final VarHandle TAT;
 
         static {
@@ -200,6 +239,16 @@ final class Contenders {
                     return true;
                 }
             }
+        }
+    }
+
+    /** A {@link CasCell} that holds its key ({@link #ARRAY_OF_CELLS}). */
+    static final class KeyedCell extends CasCell {
+        final String key;
+
+        KeyedCell(String key) {
+            super(1, 1_000_000_000L);
+            this.key = key;
         }
     }
 }

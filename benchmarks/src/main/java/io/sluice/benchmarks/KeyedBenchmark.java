@@ -20,7 +20,9 @@ import org.openjdk.jmh.annotations.Warmup;
  * state is most likely not in cache (the working set is far larger than L2). Every key is tracked before the first
  * iteration, so the numbers are steady state, not first sight of a key. {@code map-lookup} is the floor: a bare
  * {@code ConcurrentHashMap.get} of the same keys; {@code map-clock-cas} is the floor of a thread-safe keyed limiter (a
- * lookup, a clock read and one compare-and-set per call: {@link Contenders#MAP_CLOCK_CAS}).
+ * lookup, a clock read and one compare-and-set per call: {@link Contenders#MAP_CLOCK_CAS}). Two layout experiments,
+ * {@code array-of-cells} and {@code inline-table}, ask what layout the keyed target needs ({@link
+ * Contenders#ARRAY_OF_CELLS}, {@link Contenders#INLINE_TABLE}).
  */
 @State(Scope.Benchmark)
 @BenchmarkMode(Mode.AverageTime)
@@ -32,7 +34,8 @@ public class KeyedBenchmark {
 
     @Param({Contenders.SLUICE_GCRA, Contenders.SLUICE_TOKEN_BUCKET, Contenders.SLUICE_FIXED_WINDOW,
             Contenders.SLUICE_SLIDING_WINDOW, Contenders.GUAVA, Contenders.RESILIENCE4J, Contenders.BUCKET4J,
-            Contenders.MAP_LOOKUP, Contenders.MAP_CLOCK_CAS})
+            Contenders.MAP_LOOKUP, Contenders.MAP_CLOCK_CAS, Contenders.ARRAY_OF_CELLS,
+            Contenders.INLINE_TABLE})
     public String contender;
 
     private String[] keys;

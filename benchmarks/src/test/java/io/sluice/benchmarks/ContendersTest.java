@@ -28,7 +28,8 @@ class ContendersTest {
     @Test
     void everyKeyedContenderTracksEveryKeyAndAllowsItsCalls() {
         String[] keys = Keys.distinct(1_000);
-        for (String name : List.of(Contenders.SLUICE_GCRA, Contenders.GUAVA, Contenders.MAP_LOOKUP)) {
+        for (String name : List.of(Contenders.SLUICE_GCRA, Contenders.GUAVA, Contenders.MAP_LOOKUP,
+                Contenders.ARRAY_OF_CELLS, Contenders.INLINE_TABLE)) {
             Limiter limiter = Contenders.keyed(name, keys);
             for (String key : keys) {
                 assertThat(limiter.tryAcquire(key)).as(name + " " + key).isTrue();
