@@ -14,20 +14,27 @@ import java.util.List;
  *     applied
  * @param delayMicros queue mode: how long to hold the request before it proceeds; 0 otherwise
  * @param leases concurrency leases to release when the response completes
+ * @param atMicros when the engine decided, by its clock (epoch microseconds): the instant the outcomes' times count
+ *     from, so the base of a response's epoch values ({@code X-RateLimit-Reset}, the envelope's {@code renewal}),
+ *     however long after the decision the response is written; 0 for {@link #NO_RULES}
  */
 public record Decision(boolean allowed, List<RuleOutcome> outcomes, RuleOutcome binding, long delayMicros,
-        List<Lease> leases) {
+        List<Lease> leases, long atMicros) {
 
     /** The decision for a request no rule applies to. */
-    public static final Decision NO_RULES = new Decision(true, List.of(), null, 0, List.of());
+    public static final Decision NO_RULES = new Decision(true, List.of(), null, 0, List.of(), 0);
 
     public Decision {
         outcomes = List.copyOf(outcomes);
         leases = List.copyOf(leases);
     }
 
-    /** Builds a decision from the outcomes of one request: derives allowed, binding and delay. */
-    public static Decision of(List<RuleOutcome> outcomes, List<Lease> leases) {
+    /**
+     * Builds a decision from the outcomes of one request: derives allowed, binding and delay.
+     *
+     * @param atMicros when the outcomes were decided (epoch microseconds): see {@link #atMicros()}
+     */
+    public static Decision of(List<RuleOutcome> outcomes, List<Lease> leases, long atMicros) {
         if (outcomes.isEmpty()) {
             return NO_RULES;
         }
@@ -46,7 +53,7 @@ public record Decision(boolean allowed, List<RuleOutcome> outcomes, RuleOutcome 
                 binding = o;
             }
         }
-        return new Decision(allowed, outcomes, binding, allowed ? delay : 0, allowed ? leases : List.of());
+        return new Decision(allowed, outcomes, binding, allowed ? delay : 0, allowed ? leases : List.of(), atMicros);
     }
 
     private static boolean binds(RuleOutcome candidate, RuleOutcome current, boolean allowed) {

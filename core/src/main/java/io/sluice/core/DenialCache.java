@@ -75,7 +75,7 @@ final class DenialCache {
                 denied.add(new RuleOutcome(rules.get(i), c.policy(), o, RuleOutcome.Source.STORE));
             }
         }
-        return denied == null ? null : Decision.of(denied, List.of());
+        return denied == null ? null : Decision.of(denied, List.of(), now);
     }
 
     private static boolean names(Decision decision, String rule) {

@@ -142,7 +142,7 @@ public final class Engine implements AutoCloseable {
         }
         Decision known = blocked == null ? cached : cached == null ? blocked
                 : Decision.of(java.util.stream.Stream.concat(blocked.outcomes().stream(), cached.outcomes().stream())
-                        .toList(), List.of());
+                        .toList(), List.of(), now);
         if (known != null) {
             return notify(request, known, DecisionListener.Event.DENIED_FROM_CACHE);
         }
@@ -167,7 +167,7 @@ public final class Engine implements AutoCloseable {
             breaker.onFailure(e);        // not left half-open with its probe taken for good
             throw e;
         }
-        Decision decision = decide(applied, checks, outcomes, RuleOutcome.Source.STORE, chargedAtCheck);
+        Decision decision = decide(applied, checks, outcomes, RuleOutcome.Source.STORE, chargedAtCheck, now);
         if (denials != null && !decision.allowed()) {
             denials.remember(checks, decision, now);
         }
@@ -380,16 +380,19 @@ public final class Engine implements AutoCloseable {
         return false;
     }
 
-    /** @param chargedAtCheck see {@link #evaluate}; null when no rule counts by outcome */
+    /**
+     * @param chargedAtCheck see {@link #evaluate}; null when no rule counts by outcome
+     * @param now when the outcomes were decided
+     */
     private Decision decide(List<Rule> applied, List<Check> checks, List<Outcome> outcomes, RuleOutcome.Source source,
-            boolean[] chargedAtCheck) {
+            boolean[] chargedAtCheck, long now) {
         if (checks.size() == 1) {
             Check c = checks.get(0);
             Outcome o = outcomes.get(0);
             return Decision.of(List.of(new RuleOutcome(applied.get(0), c.policy(), o, source,
                             chargedAtCheck != null && chargedAtCheck[0])),
                     c.leaseId() != null && o.allowed() ? List.of(new Lease(c.rule(), c.key(), c.policy(), c.leaseId()))
-                            : List.of());
+                            : List.of(), now);
         }
         List<RuleOutcome> results = new ArrayList<>(checks.size());
         List<Lease> leases = new ArrayList<>(1);
@@ -401,7 +404,7 @@ public final class Engine implements AutoCloseable {
                 leases.add(new Lease(c.rule(), c.key(), c.policy(), c.leaseId()));
             }
         }
-        return Decision.of(results, leases);
+        return Decision.of(results, leases, now);
     }
 
     /** Each rule's failure mode: allow, deny (503), or a local limit sized to this node's share. */
@@ -434,7 +437,7 @@ public final class Engine implements AutoCloseable {
             }
             results.add(r);
         }
-        return Decision.of(results, leases);
+        return Decision.of(results, leases, now);
     }
 
     /** Retry-after sent with a 503 while the store is down and a rule denies meanwhile. */

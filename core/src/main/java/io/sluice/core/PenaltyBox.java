@@ -74,7 +74,7 @@ final class PenaltyBox {
                 blocked.add(new RuleOutcome(rules.get(i), c.policy(), o, RuleOutcome.Source.STORE));
             }
         }
-        return blocked == null ? null : Decision.of(blocked, List.of());
+        return blocked == null ? null : Decision.of(blocked, List.of(), now);
     }
 
     /**
@@ -108,7 +108,7 @@ final class PenaltyBox {
                 cache.put(key, new Entry(now + Math.min(o.retryAfterMicros(), Policy.MAX_EXACT_MICROS), 0, o.limit()));
             }
         }
-        return changed ? Decision.of(outcomes, decision.leases()) : decision;
+        return changed ? Decision.of(outcomes, decision.leases(), decision.atMicros()) : decision;
     }
 
     private static Check checkOf(List<Check> checks, String rule) {

@@ -16,11 +16,11 @@ class DecisionTest {
 
     @Test
     void anAllowedRequestIsBoundByTheLeastRoomAndOfEqualRoomByTheLaterReset() {
-        assertThat(Decision.of(List.of(allowed("a", 3, 50_000_000), allowed("b", 2, 10_000_000)), List.of())
+        assertThat(Decision.of(List.of(allowed("a", 3, 50_000_000), allowed("b", 2, 10_000_000)), List.of(), 0)
                 .binding().rule().name()).isEqualTo("b");
-        assertThat(Decision.of(List.of(allowed("a", 0, 10_000_000), allowed("b", 0, 50_000_000)), List.of())
+        assertThat(Decision.of(List.of(allowed("a", 0, 10_000_000), allowed("b", 0, 50_000_000)), List.of(), 0)
                 .binding().rule().name()).as("both empty: b's room comes back later").isEqualTo("b");
-        assertThat(Decision.of(List.of(allowed("a", 0, 50_000_000), allowed("b", 0, 10_000_000)), List.of())
+        assertThat(Decision.of(List.of(allowed("a", 0, 50_000_000), allowed("b", 0, 10_000_000)), List.of(), 0)
                 .binding().rule().name()).isEqualTo("a");
     }
 }

@@ -60,7 +60,7 @@ final class JaxrsFront {
         }
         SluiceConfig config = explicit != null ? explicit : SluiceConfig.loadWithoutRules(
                 MicroProfileConfig.addTo(Parameters.of(Parameters.DEFAULT_PREFIX, properties(configuration),
-                        "JAX-RS property").ownNamedWithPrefix()), WebApps.rulesSources());
+                        "JAX-RS property").ownNamedWithPrefix()), WebApps.rulesSources(), named);
         FrontDoor door = cdi == null ? FrontDoor.open(config, time)
                 : FrontDoor.open(config, time, cdi.store(), List.of(cdi.events()));
         LOG.log(Level.INFO, "Sluice rate limiting (JAX-RS): " + door.rules().summary() + " and @RateLimit annotations\n  "

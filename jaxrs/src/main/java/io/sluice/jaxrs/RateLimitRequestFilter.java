@@ -112,11 +112,14 @@ public final class RateLimitRequestFilter implements ContainerRequestFilter {
         return out;
     }
 
-    /** The servlet filter's outcomes and ours; leases are ours only (the servlet filter releases its own). */
+    /**
+     * The servlet filter's outcomes and ours; leases are ours only (the servlet filter releases its own); decided when
+     * ours was (the two are a moment apart).
+     */
     private static Decision union(Decision before, Decision ours) {
         List<RuleOutcome> all = new ArrayList<>(before.outcomes());
         all.addAll(ours.outcomes());
-        return Decision.of(all, ours.leases());
+        return Decision.of(all, ours.leases(), ours.atMicros());
     }
 
     /** The request property holding a denial's {@code deny-headers}, which {@link RateLimitResponseFilter} adds. */

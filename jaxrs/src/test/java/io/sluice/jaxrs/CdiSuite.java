@@ -137,6 +137,18 @@ abstract class CdiSuite {
     }
 
     @Test
+    void theJaxrsFilterUsesAProducedKeyResolverByNameInItsParameters() throws Exception {
+        try (WeldContainer container = weld(CdiBeans.Tenants.class);
+                JaxrsServer server = start(container, new JaxrsServer.Setup().property("sluice.limit", "1/1h")
+                        .property("sluice.key", "tenant").property("sluice.name", "per-tenant-jaxrs"))) {
+            server.client().header("X-Tenant", "acme").get("/api/hello").then().statusCode(200)
+                    .header("RateLimit-Policy", "\"per-tenant-jaxrs\";q=1;w=3600");
+            server.client().header("X-Tenant", "acme").get("/api/hello").then().statusCode(429);
+            server.client().header("X-Tenant", "globex").get("/api/hello").then().statusCode(200);
+        }
+    }
+
+    @Test
     void theServletFilterUsesAProducedKeyResolverByName() throws Exception {
         try (WeldContainer container = weld(CdiBeans.Tenants.class);
                 JaxrsServer server = start(container, new JaxrsServer.Setup()

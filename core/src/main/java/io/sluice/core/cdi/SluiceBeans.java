@@ -119,8 +119,8 @@ public class SluiceBeans implements CdiIntegration {
     private synchronized FrontDoor programmatic() {
         if (programmatic == null) {
             Parameters parameters = MicroProfileConfig.addTo(Parameters.of(Parameters.DEFAULT_PREFIX, Map.of(), "CDI"));
-            programmatic = FrontDoor.open(SluiceConfig.loadWithoutRules(parameters, WebApps.rulesSources()), clock(),
-                    store(), List.of(events()));
+            programmatic = FrontDoor.open(SluiceConfig.loadWithoutRules(parameters, WebApps.rulesSources(),
+                    keyResolvers()), clock(), store(), List.of(events()));
         }
         return programmatic;
     }

@@ -109,6 +109,15 @@ public final class SluiceConfig {
         return new SluiceConfig(new Reader(parameters, rulesSources, java.util.Map.of()), false);
     }
 
+    /**
+     * {@link #loadWithoutRules(Parameters, Function)} where keys ({@code key}, and the rules file's {@code key} and tier
+     * {@code by}) may also name a resolver the application provides, such as a CDI {@code @Named KeyResolver}.
+     */
+    public static SluiceConfig loadWithoutRules(Parameters parameters, Function<String, RulesSource> rulesSources,
+            java.util.Map<String, KeyResolver> namedKeys) {
+        return new SluiceConfig(new Reader(parameters, rulesSources, java.util.Map.copyOf(namedKeys)), false);
+    }
+
     /** @return a resolver of {@code rules} values that are file paths */
     public static Function<String, RulesSource> files() {
         return value -> RulesSource.file(Path.of(value));

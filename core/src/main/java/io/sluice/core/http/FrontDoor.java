@@ -169,9 +169,12 @@ public final class FrontDoor implements AutoCloseable {
         }
     }
 
-    /** @return the headers, and when denied the status and body, for {@code decision} */
+    /**
+     * @return the headers, and when denied the status and body, for {@code decision}; its epoch values count from
+     *     {@link Decision#atMicros()}
+     */
     public Reply reply(Decision decision, RequestView request) {
-        return responder.reply(decision, request, engine.timeSource().nowMicros());
+        return responder.reply(decision, request, decision.atMicros());
     }
 
     /**
@@ -181,7 +184,7 @@ public final class FrontDoor implements AutoCloseable {
      * @throws IllegalArgumentException when {@code decision} is not allowed (use {@link #reply})
      */
     public void allowedHeaders(Decision decision, RequestView request, Responder.HeaderSink sink) {
-        responder.allowedHeaders(decision, request, engine.timeSource().nowMicros(), sink);
+        responder.allowedHeaders(decision, request, decision.atMicros(), sink);
     }
 
     /**

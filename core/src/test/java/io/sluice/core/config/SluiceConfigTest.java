@@ -201,6 +201,19 @@ class SluiceConfigTest {
     }
 
     @Test
+    void aFrontDoorWithRulesOfItsOwnTakesTheApplicationsNamedKeyResolvers() {
+        io.sluice.core.key.KeyResolver tenant = request -> request.header("X-Tenant");
+        SluiceConfig config = SluiceConfig.loadWithoutRules(Parameters.of("sluice", name -> null, name -> null,
+                Map.of("limit", "1/1h", "key", "tenant"), "JAX-RS property").ownNamedWithPrefix(), SluiceConfig.files(),
+                Map.of("tenant", tenant));
+
+        assertThat(config.limitRule().key()).hasToString("tenant");
+        assertThat(config.limitRule().resolveKey(io.sluice.core.RequestView.builder("GET", "/")
+                .header("X-Tenant", "acme").build())).isEqualTo("acme");
+        assertThat(config.namedKeys()).containsOnlyKeys("tenant");
+    }
+
+    @Test
     void jaxrsPropertiesAreNamedAsWrittenWithThePrefix() {
         Parameters properties = Parameters.of("sluice", name -> null, name -> null,
                 Map.of("limit", "lots"), "JAX-RS property").ownNamedWithPrefix();

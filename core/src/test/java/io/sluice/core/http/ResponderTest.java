@@ -30,7 +30,7 @@ class ResponderTest {
     }
 
     private static Decision decision(Rule rule, Policy policy, Outcome outcome, RuleOutcome.Source source) {
-        return Decision.of(List.of(new RuleOutcome(rule, policy, outcome, source)), List.of());
+        return Decision.of(List.of(new RuleOutcome(rule, policy, outcome, source)), List.of(), NOW);
     }
 
     @Test
@@ -82,7 +82,7 @@ class ResponderTest {
         Decision d = Decision.of(List.of(
                 new RuleOutcome(PER_IP, PER_IP.policy(), Outcome.deny(100, 0, 5_000_000, 5_000_000), RuleOutcome.Source.STORE),
                 new RuleOutcome(perKey, perKey.policy(), Outcome.deny(10, 0, 1_000_000, 1_000_000), RuleOutcome.Source.STORE)),
-                List.of());
+                List.of(), NOW);
 
         Reply reply = Responder.builder().body(Responder.BodyFormat.PROBLEM).build().reply(d, REQUEST, NOW);
 
