@@ -39,8 +39,8 @@ public final class Engine implements AutoCloseable {
     /**
      * Concurrency leases of store calls that failed: a call that timed out may still have run and taken them, and
      * nothing else would release them before their lease timeout (a client of a one-in-flight limit would be denied
-     * for a minute with nothing in flight). Released, best effort, before the next store call. Bounded; past the
-     * bound a lease is left to expire.
+     * for a minute with nothing in flight). Also the leases of decisions whose release failed. Released, best effort,
+     * before the next store call. Bounded; past the bound a lease is left to expire.
      */
     private final java.util.concurrent.ConcurrentLinkedQueue<Lease> orphans = new java.util.concurrent.ConcurrentLinkedQueue<>();
     private final java.util.concurrent.atomic.AtomicInteger orphanCount = new java.util.concurrent.atomic.AtomicInteger();
@@ -155,7 +155,7 @@ public final class Engine implements AutoCloseable {
             if (orphanCount.get() > 0 && now >= orphansRetryAt) {
                 releaseOrphans(now);        // best effort: never fails this request's own call
             }
-            outcomes = evaluate(applied, checks, now, chargedAtCheck);
+            outcomes = evaluate(store, applied, checks, now, chargedAtCheck);
             breaker.onSuccess();
         } catch (RuntimeException e) {
             // any exception, not only StoreException: a store's bug must neither fail the request nor leave the
@@ -195,11 +195,13 @@ public final class Engine implements AutoCloseable {
      * does not take its cost a second time, and the other rules are then asked at their cost in one more call. If one
      * of them denies, the counted rule keeps that charge: the one case in which a denied request consumes.
      *
+     * @param target the store asked: the configured one, or the local fallback while that one fails
      * @param chargedAtCheck null when no rule counts by outcome; else one flag per check, set here
      */
-    private List<Outcome> evaluate(List<Rule> applied, List<Check> checks, long now, boolean[] chargedAtCheck) {
+    private List<Outcome> evaluate(Store target, List<Rule> applied, List<Check> checks, long now,
+            boolean[] chargedAtCheck) {
         if (chargedAtCheck == null) {
-            return store.evaluate(checks, now, time);
+            return target.evaluate(checks, now, time);
         }
         int n = checks.size();
         List<Check> peeks = new ArrayList<>(n);
@@ -208,7 +210,7 @@ public final class Engine implements AutoCloseable {
                 peeks.add(checks.get(i).withCost(0));
             }
         }
-        List<Outcome> seen = store.evaluate(peeks, now, time);
+        List<Outcome> seen = target.evaluate(peeks, now, time);
         boolean[] others = new boolean[n];      // the rules that do not count by outcome
         boolean[] noRoom = new boolean[n];      // the counted rules without room for the request's cost
         boolean anyOther = false;
@@ -223,9 +225,9 @@ public final class Engine implements AutoCloseable {
             }
         }
         if (!anyNoRoom) {
-            return anyOther ? store.evaluate(atCost(checks, others), now, time) : seen;
+            return anyOther ? target.evaluate(atCost(checks, others), now, time) : seen;
         }
-        List<Outcome> first = store.evaluate(atCost(checks, noRoom), now, time);
+        List<Outcome> first = target.evaluate(atCost(checks, noRoom), now, time);
         boolean denied = false;
         for (int i = 0; i < n; i++) {
             denied |= !first.get(i).allowed() && !checks.get(i).shadow();
@@ -236,7 +238,7 @@ public final class Engine implements AutoCloseable {
         if (denied || !anyOther) {
             return first;
         }
-        List<Outcome> second = store.evaluate(atCost(checks, others), now, time);
+        List<Outcome> second = target.evaluate(atCost(checks, others), now, time);
         Outcome[] out = new Outcome[n];
         for (int i = 0; i < n; i++) {
             out[i] = others[i] ? second.get(i) : first.get(i);
@@ -263,6 +265,7 @@ public final class Engine implements AutoCloseable {
             return;             // a denied attempt is not counted (it never reached the application)
         }
         List<Check> charges = new ArrayList<>(1);
+        List<Check> localCharges = List.of();
         for (RuleOutcome o : decision.outcomes()) {
             Rule rule = o.rule();
             if (!rule.countsByOutcome() || !rule.countStatuses().contains(status) || !o.outcome().allowed()
@@ -276,12 +279,23 @@ public final class Engine implements AutoCloseable {
                 }
                 key = Rule.ANONYMOUS_KEY;
             }
-            charges.add(new Check(rule.name(), key, o.policy(), rule.cost(), rule.shadow(), null));
+            Check c = new Check(rule.name(), key, o.policy(), rule.cost(), rule.shadow(), null);
+            if (o.source() == RuleOutcome.Source.LOCAL_FALLBACK) {
+                // checked in the local fallback (with this node's share as its policy): charged there too, where the
+                // next check while the store is down looks
+                localCharges = localCharges.isEmpty() ? new ArrayList<>(1) : localCharges;
+                localCharges.add(c);
+            } else {
+                charges.add(c);
+            }
+        }
+        long now = time.nowMicros();
+        for (Check c : localCharges) {
+            local.evaluate(List.of(c), now, time);
         }
         if (charges.isEmpty() || !breaker.tryAcquire()) {
             return;
         }
-        long now = time.nowMicros();
         try {
             for (Check c : charges) {
                 // one at a time: one rule's full bucket must not void another's charge
@@ -410,14 +424,19 @@ public final class Engine implements AutoCloseable {
     /** Each rule's failure mode: allow, deny (503), or a local limit sized to this node's share. */
     private Decision onStoreFailure(List<Rule> applied, List<Check> checks, long now) {
         List<Integer> localIndexes = new ArrayList<>();
+        List<Rule> localRules = new ArrayList<>();
         List<Check> localChecks = new ArrayList<>();
         for (int i = 0; i < checks.size(); i++) {
             if (applied.get(i).onStoreFailure() == Rule.FailureMode.LOCAL) {
                 localIndexes.add(i);
+                localRules.add(applied.get(i));
                 localChecks.add(localShare(checks.get(i)));
             }
         }
-        List<Outcome> localOutcomes = localChecks.isEmpty() ? List.of() : local.evaluate(localChecks, now, time);
+        // a rule that counts by outcome is looked at, not charged, here as in the store: charge() counts its response
+        boolean[] localCharged = countsByOutcome(localRules) ? new boolean[localChecks.size()] : null;
+        List<Outcome> localOutcomes = localChecks.isEmpty() ? List.of()
+                : evaluate(local, localRules, localChecks, now, localCharged);
         List<RuleOutcome> results = new ArrayList<>(checks.size());
         List<Lease> leases = new ArrayList<>();
         for (int i = 0; i < checks.size(); i++) {
@@ -430,7 +449,7 @@ public final class Engine implements AutoCloseable {
                 case DENY -> new RuleOutcome(rule, c.policy(), Outcome.deny(limit, 0, 0, STORE_RETRY_MICROS),
                         RuleOutcome.Source.FAILURE_DENIED);
                 case LOCAL -> new RuleOutcome(rule, localChecks.get(li).policy(), localOutcomes.get(li),
-                        RuleOutcome.Source.LOCAL_FALLBACK);
+                        RuleOutcome.Source.LOCAL_FALLBACK, localCharged != null && localCharged[li]);
             };
             if (li >= 0 && c.leaseId() != null && r.outcome().allowed()) {
                 leases.add(new Lease(c.rule(), c.key(), localChecks.get(li).policy(), c.leaseId()));
@@ -454,7 +473,9 @@ public final class Engine implements AutoCloseable {
 
     /**
      * Releases the concurrency leases a decision holds: call when the response completes, on every path.
-     * A failure to reach the store is logged; the lease then expires on its own.
+     * A failure to reach the store is logged, and the leases are kept (at most {@value #MAX_ORPHANS} with those of
+     * failed calls) and released before a later store call, so that a blip of the store does not hold a client's
+     * capacity until the lease timeout; past that bound a lease expires on its own.
      */
     public void release(Decision decision) {
         if (decision.leases().isEmpty()) {
@@ -465,8 +486,11 @@ public final class Engine implements AutoCloseable {
         try {
             (fromLocal ? local : store).release(decision.leases(), now);
         } catch (RuntimeException e) {
+            if (!fromLocal) {
+                decision.leases().forEach(this::keepOrphan);     // released before a later store call
+            }
             String message = "could not release " + decision.leases().size()
-                    + " concurrency lease(s); they expire on their own: " + e.getMessage();
+                    + " concurrency lease(s); they are released before a later store call (or expire): " + e.getMessage();
             if (e instanceof StoreException) {
                 LOG.log(Level.WARNING, message);
             } else {

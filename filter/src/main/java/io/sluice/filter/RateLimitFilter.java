@@ -61,8 +61,19 @@ public class RateLimitFilter implements Filter {
 
     private static final System.Logger LOG = System.getLogger(RateLimitFilter.class.getName());
 
+    /**
+     * The most requests one filter holds queued at once: {@value}. Each waits in asynchronous mode, holding its
+     * connection and a scheduled task, for up to its rule's {@code max-wait}; a rule keyed per client bounds the queue of
+     * each client, not the number of clients. Past the bound a request admitted after a delay is refused with 429 and
+     * {@code Retry-After} its delay, so a flood of distinct clients cannot make the queue grow without end.
+     */
+    static final int MAX_QUEUED = 10_000;
+
     private final TimeSource time;
     private final DelayScheduler scheduler;
+    private final int maxQueued;
+    /** Requests queued now: scheduled and not yet dispatched. */
+    private final java.util.concurrent.atomic.AtomicInteger queued = new java.util.concurrent.atomic.AtomicInteger();
     private final java.util.concurrent.atomic.AtomicBoolean warnedBlocking = new java.util.concurrent.atomic.AtomicBoolean();
     private volatile FrontDoor door;
     private volatile boolean ownsDoor;
@@ -79,8 +90,14 @@ public class RateLimitFilter implements Filter {
 
     /** A filter on a given clock and scheduler of queued requests (null: a scheduler thread, started when needed). */
     RateLimitFilter(TimeSource time, DelayScheduler scheduler) {
+        this(time, scheduler, MAX_QUEUED);
+    }
+
+    /** ... and the most requests queued at once (tests: a small bound). */
+    RateLimitFilter(TimeSource time, DelayScheduler scheduler, int maxQueued) {
         this.time = time;
         this.scheduler = scheduler;
+        this.maxQueued = maxQueued;
     }
 
     private volatile DelayScheduler threaded;
@@ -147,6 +164,12 @@ public class RateLimitFilter implements Filter {
         }
         ServletRequestView view = new ServletRequestView(request, response);
         Decision decision = door.check(view);
+        boolean queues = decision.allowed() && decision.delayMicros() > 0 && request.isAsyncSupported();
+        if (queues && queued.incrementAndGet() > maxQueued) {
+            queued.decrementAndGet();
+            door.release(decision);               // refused: it holds nothing, and counts as no response of its own
+            decision = queueFull(decision);
+        }
         request.setAttribute(FrontDoor.DECISION_ATTRIBUTE, decision);
         if (decision.allowed()) {
             door.allowedHeaders(decision, view, view);       // the headers straight onto the response, no Reply
@@ -161,7 +184,7 @@ public class RateLimitFilter implements Filter {
             return;
         }
         if (decision.delayMicros() > 0) {
-            if (request.isAsyncSupported()) {
+            if (queues) {
                 queue(request, response, view, decision);
                 return;
             }
@@ -189,18 +212,47 @@ public class RateLimitFilter implements Filter {
      */
     private void queue(HttpServletRequest request, HttpServletResponse response, ServletRequestView view,
             Decision decision) {
-        AsyncContext async = request.startAsync(request, response);
-        async.setTimeout(decision.delayMicros() / 1_000 + QUEUED_TIMEOUT_MILLIS);
-        if (!LeaseRelease.onCompletion(async, door, view, decision)) {
-            door.release(decision);
-        }
-        scheduler().schedule(() -> {
-            try {
-                async.dispatch();
-            } catch (IllegalStateException clientGone) {
-                // the client went away, or the container timed the cycle out: its listeners released the leases
+        try {
+            AsyncContext async = request.startAsync(request, response);
+            async.setTimeout(decision.delayMicros() / 1_000 + QUEUED_TIMEOUT_MILLIS);
+            if (!LeaseRelease.onCompletion(async, door, view, decision)) {
+                door.release(decision);
             }
-        }, decision.delayMicros());
+            scheduler().schedule(() -> {
+                queued.decrementAndGet();
+                try {
+                    async.dispatch();
+                } catch (IllegalStateException clientGone) {
+                    // the client went away, or the container timed the cycle out: its listeners released the leases
+                }
+            }, decision.delayMicros());
+        } catch (RuntimeException notQueued) {          // not counted as waiting when it is not (a filter destroyed)
+            queued.decrementAndGet();
+            throw notQueued;
+        }
+    }
+
+    /**
+     * A request admitted after a delay while {@link #maxQueued} wait already: denied by the rule that queued it, with
+     * its delay as the retry time (a client that comes back then finds its turn, or a short queue).
+     */
+    private static Decision queueFull(Decision admitted) {
+        io.sluice.core.RuleOutcome queuing = admitted.binding();
+        for (io.sluice.core.RuleOutcome o : admitted.outcomes()) {
+            if (o.outcome().delayMicros() == admitted.delayMicros()) {
+                queuing = o;                      // the rule whose turn is furthest away
+                break;
+            }
+        }
+        io.sluice.core.Outcome o = queuing.outcome();
+        return Decision.of(List.of(new io.sluice.core.RuleOutcome(queuing.rule(), queuing.policy(),
+                io.sluice.core.Outcome.deny(o.limit(), o.remaining(), o.resetAfterMicros(), admitted.delayMicros()),
+                queuing.source())), List.of(), admitted.atMicros());
+    }
+
+    /** @return the requests queued now (tests) */
+    int queued() {
+        return queued.get();
     }
 
     /** How long a dispatched queued request may take before the container times its async cycle out: {@value} ms. */

@@ -41,13 +41,18 @@ final class FilterServer implements AutoCloseable {
 
     final ManualClock clock = new ManualClock();
     final ManualScheduler scheduler = new ManualScheduler(clock);
-    final RateLimitFilter filter = new RateLimitFilter(clock, scheduler);
+    final RateLimitFilter filter;
     /** Async requests to {@code /async}, waiting for the test to complete them. */
     final BlockingQueue<AsyncContext> held = new LinkedBlockingQueue<>();
     private final Server server;
     private final int port;
 
     private FilterServer(Map<String, String> parameters, Path webRoot) throws Exception {
+        this(parameters, webRoot, RateLimitFilter.MAX_QUEUED);
+    }
+
+    private FilterServer(Map<String, String> parameters, Path webRoot, int maxQueued) throws Exception {
+        filter = new RateLimitFilter(clock, scheduler, maxQueued);
         server = new Server();
         HttpConfiguration http = new HttpConfiguration();
         http.setRequestHeaderSize(64 * 1024);      // long query strings, as Undertow (WildFly) accepts up to 1 MiB
@@ -82,6 +87,11 @@ final class FilterServer implements AutoCloseable {
     /** Starts Jetty with the filter configured by {@code parameters}. */
     static FilterServer start(Map<String, String> parameters) throws Exception {
         return new FilterServer(parameters, null);
+    }
+
+    /** Starts Jetty with a filter that holds at most {@code maxQueued} requests queued at once. */
+    static FilterServer start(Map<String, String> parameters, int maxQueued) throws Exception {
+        return new FilterServer(parameters, null, maxQueued);
     }
 
     /** Starts Jetty with {@code webRoot} as the WAR's root (so {@code /WEB-INF/...} resolves inside it). */

@@ -105,6 +105,47 @@ class QueueIT {
         }
     }
 
+    @Test
+    void theRequestsQueuedAtOnceAreBoundedHoweverManyClientsThereAre() throws Exception {
+        int bound = 3;
+        try (FilterServer server = FilterServer.start(Map.of("limit", "10/1s burst " + BURST + " max-wait 2s",
+                "trusted-proxies", "127.0.0.1"), bound)) {
+            HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
+            List<CompletableFuture<HttpResponse<String>>> queued = new ArrayList<>();
+            for (int client = 1; client <= bound + 2; client++) {
+                String ip = "198.51.100." + client;
+                server.from(ip).get("/").then().statusCode(200);      // each client's first passes at once
+                if (client <= bound) {                                // its second waits its turn (100 ms)
+                    queued.add(http.sendAsync(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + server.port()
+                            + "/app/")).header("X-Forwarded-For", ip).build(), HttpResponse.BodyHandlers.ofString()));
+                    awaitPending(server, client);
+                } else {                                              // no room left in the queue: refused at once
+                    server.from(ip).get("/").then().statusCode(429).header("Retry-After", "1");
+                }
+            }
+            assertThat(server.scheduler.pending()).as("at most the bound waits, whatever the number of clients")
+                    .isEqualTo(bound);
+            assertThat(server.filter.queued()).isEqualTo(bound);
+
+            server.clock.advance(Duration.ofMillis(100));
+            assertThat(server.scheduler.runDue()).isEqualTo(bound);
+            awaitDone(queued, bound);
+            assertThat(statuses(queued)).containsOnly(200);
+            assertThat(server.filter.queued()).as("dispatched: no longer waiting").isZero();
+
+            // room again: a client's next request that must wait is queued, not refused
+            String ip = "198.51.100." + (bound + 3);
+            server.from(ip).get("/").then().statusCode(200);
+            CompletableFuture<HttpResponse<String>> next = http.sendAsync(HttpRequest.newBuilder(URI.create(
+                    "http://127.0.0.1:" + server.port() + "/app/")).header("X-Forwarded-For", ip).build(),
+                    HttpResponse.BodyHandlers.ofString());
+            awaitPending(server, 1);
+            server.clock.advance(Duration.ofMillis(100));
+            server.scheduler.runDue();
+            assertThat(next.get(10, TimeUnit.SECONDS).statusCode()).isEqualTo(200);
+        }
+    }
+
     /**
      * Waits (bounded) until the global lease is free: the filter releases it when the response is complete, which with
      * a content length may be just after the client has read the response.
