@@ -51,6 +51,12 @@ public final class Engine implements AutoCloseable {
     /** Store time before which no release of such leases is tried (after one failed). */
     private volatile long orphansRetryAt;
     private volatile boolean orphanFailureLogged;
+    /** A failed release or charge is logged at most once per this many µs: {@value}. */
+    static final long WARN_INTERVAL_MICROS = 60_000_000;
+    private final java.util.concurrent.atomic.AtomicLong failureWarnedAt =
+            new java.util.concurrent.atomic.AtomicLong(Long.MIN_VALUE / 2);
+    private final java.util.concurrent.atomic.AtomicLong failureWarningsSkipped =
+            new java.util.concurrent.atomic.AtomicLong();
     private final DenialCache denials;
     private final PenaltyBox penalties;
     private final List<DecisionListener> listeners;
@@ -59,7 +65,7 @@ public final class Engine implements AutoCloseable {
         this.rules = List.copyOf(b.rules);
         this.time = b.time;
         this.store = b.store != null ? b.store : MemoryStore.builder().timeSource(b.time).build();
-        this.local = MemoryStore.builder().timeSource(b.time).build();
+        this.local = MemoryStore.builder().maximumKeys(b.localMaximumKeys).timeSource(b.time).build();
         this.nodeCount = b.nodeCount;
         this.breaker = new CircuitBreaker(store.getClass().getSimpleName(), b.failureThreshold, b.coolDownMicros, time);
         this.denials = b.denialCacheSize > 0 ? new DenialCache(b.denialCacheSize, time) : null;
@@ -304,7 +310,8 @@ public final class Engine implements AutoCloseable {
             breaker.onSuccess();
         } catch (RuntimeException e) {
             storeFailed(e);
-            LOG.log(Level.WARNING, "could not charge " + charges.size() + " rule(s) that count by outcome: " + e.getMessage());
+            warnThrottled("could not charge " + charges.size() + " rule(s) that count by outcome: " + e.getMessage(), e,
+                    now);
         }
     }
 
@@ -483,19 +490,40 @@ public final class Engine implements AutoCloseable {
         }
         long now = time.nowMicros();
         boolean fromLocal = decision.outcomes().stream().anyMatch(o -> o.source() == RuleOutcome.Source.LOCAL_FALLBACK);
+        if (!fromLocal && breaker.state() == CircuitBreaker.State.OPEN) {
+            // the store is known to be down: a call would only wait for its timeout on the request's thread
+            decision.leases().forEach(this::keepOrphan);        // released before a later store call
+            return;
+        }
         try {
             (fromLocal ? local : store).release(decision.leases(), now);
         } catch (RuntimeException e) {
             if (!fromLocal) {
                 decision.leases().forEach(this::keepOrphan);     // released before a later store call
             }
-            String message = "could not release " + decision.leases().size()
-                    + " concurrency lease(s); they are released before a later store call (or expire): " + e.getMessage();
-            if (e instanceof StoreException) {
-                LOG.log(Level.WARNING, message);
-            } else {
-                LOG.log(Level.WARNING, message, e);     // a store's bug: with its stack trace
-            }
+            warnThrottled("could not release " + decision.leases().size()
+                    + " concurrency lease(s); they are released before a later store call (or expire): " + e.getMessage(),
+                    e, now);
+        }
+    }
+
+    /**
+     * Logs a failure of a release or a charge at most once a minute, with the count of those not logged since: while
+     * the store is down every completing request would log one.
+     */
+    private void warnThrottled(String message, RuntimeException e, long now) {
+        long last = failureWarnedAt.get();
+        if (now - last < WARN_INTERVAL_MICROS || !failureWarnedAt.compareAndSet(last, now)) {
+            failureWarningsSkipped.incrementAndGet();
+            return;
+        }
+        long skipped = failureWarningsSkipped.getAndSet(0);
+        String text = message + (skipped > 0 ? " (" + skipped + " more such failures not logged since the last; logged at "
+                + "most once a minute)" : " (logged at most once a minute)");
+        if (e instanceof StoreException) {
+            LOG.log(Level.WARNING, text);
+        } else {
+            LOG.log(Level.WARNING, text, e);     // a store's bug: with its stack trace
         }
     }
 
@@ -615,6 +643,7 @@ public final class Engine implements AutoCloseable {
         private Store store;
         private TimeSource time = TimeSource.system();
         private int nodeCount = 1;
+        private long localMaximumKeys = MemoryStore.DEFAULT_MAXIMUM_KEYS;
         private int failureThreshold = CircuitBreaker.DEFAULT_FAILURE_THRESHOLD;
         private long coolDownMicros = CircuitBreaker.DEFAULT_COOL_DOWN_MICROS;
         private int denialCacheSize = DenialCache.DEFAULT_SIZE;
@@ -677,6 +706,16 @@ public final class Engine implements AutoCloseable {
                 throw new io.sluice.core.config.ConfigException("node-count", Integer.toString(n), "expected at least 1");
             }
             this.nodeCount = n;
+            return this;
+        }
+
+        /**
+         * The most keys the local fallback tracks (rules with {@code on-store-failure: local}, while the store is down;
+         * default {@value MemoryStore#DEFAULT_MAXIMUM_KEYS}); the front door gives it {@code max-keys}.
+         */
+        public Builder localMaximumKeys(long max) {
+            MemoryStore.builder().maximumKeys(max);     // the same check and message as the memory store's
+            this.localMaximumKeys = max;
             return this;
         }
 

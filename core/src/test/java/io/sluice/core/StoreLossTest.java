@@ -12,6 +12,11 @@ import io.sluice.core.store.StoreException;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.logging.Handler;
+import java.util.logging.Level;
+import java.util.logging.LogRecord;
+import java.util.logging.Logger;
 import org.junit.jupiter.api.Test;
 
 /** Losing the store (Redis) for a moment must not lose requests: no client is refused for what the outage did. */
@@ -20,6 +25,7 @@ class StoreLossTest {
     private final ManualTimeSource time = new ManualTimeSource();
     private final MemoryStore memory = MemoryStore.builder().timeSource(time).build();
     private final AtomicBoolean down = new AtomicBoolean();
+    private final AtomicInteger releaseCalls = new AtomicInteger();
 
     /** A real MemoryStore behind a switch that makes every call fail like an unreachable Redis. */
     private final ForwardingStore switchable = new ForwardingStore(memory) {
@@ -32,6 +38,7 @@ class StoreLossTest {
 
         @Override
         public void release(List<Lease> leases, long nowMicros) {
+            releaseCalls.incrementAndGet();
             if (down.get()) {
                 throw new StoreException("connection refused");
             }
@@ -99,5 +106,81 @@ class StoreLossTest {
         down.set(false);
         assertThat(engine.inspect("failed-logins", "10.0.0.3", null).remaining())
                 .as("the outage's local counts never reach the store with the local share's policy").isEqualTo(2);
+    }
+
+    private Engine oneInFlightPerClient() {
+        return Engine.builder().timeSource(time).store(switchable)
+                .rule(Rule.builder("export").policy(Policy.concurrent(1)).key(RequestView::remoteAddress).build())
+                .build();
+    }
+
+    @Test
+    void whileTheCircuitIsOpenAReleaseDoesNotWaitForTheStoreAndIsDoneOnceItIsBack() {
+        Engine engine = oneInFlightPerClient();
+        Decision inFlight = engine.check(from("10.0.0.4"));
+        down.set(true);
+        for (int i = 0; i < 3; i++) {
+            engine.check(from("10.0.0.5"));          // three failed calls open the circuit
+        }
+        assertThat(engine.storeCircuit()).isEqualTo(io.sluice.core.store.CircuitBreaker.State.OPEN);
+        int before = releaseCalls.get();
+
+        engine.release(inFlight);
+
+        assertThat(releaseCalls.get()).as("no call to a store known to be down (each would wait for its timeout)")
+                .isEqualTo(before);
+        down.set(false);
+        time.advance(java.time.Duration.ofSeconds(1));          // past the circuit's cool-down
+        assertThat(engine.check(from("10.0.0.4")).allowed()).as("the kept lease was released before this call")
+                .isTrue();
+    }
+
+    @Test
+    void failedReleasesAreLoggedAtMostOnceAMinuteWithTheCountOfTheOthers() {
+        Logger logger = Logger.getLogger(Engine.class.getName());
+        List<LogRecord> warnings = new java.util.concurrent.CopyOnWriteArrayList<>();
+        Handler capture = new Handler() {
+            @Override
+            public void publish(LogRecord r) {
+                if (r.getLevel() == Level.WARNING && r.getMessage().startsWith("could not release")) {
+                    warnings.add(r);
+                }
+            }
+
+            @Override
+            public void flush() {}
+
+            @Override
+            public void close() {}
+        };
+        logger.addHandler(capture);
+        try {
+            Engine engine = Engine.builder().timeSource(time).store(switchable).circuitBreaker(1_000, java.time.Duration.ofSeconds(1))
+                    .rule(Rule.builder("export").policy(Policy.concurrent(5)).key(RequestView::remoteAddress).build())
+                    .build();
+            List<Decision> inFlight = new java.util.ArrayList<>();
+            for (int i = 0; i < 5; i++) {
+                inFlight.add(engine.check(from("10.0.0.6")));
+            }
+            down.set(true);
+            for (int i = 0; i < 4; i++) {
+                engine.release(inFlight.get(i));
+            }
+            assertThat(warnings).hasSize(1);
+            time.advance(java.time.Duration.ofSeconds(61));
+            engine.release(inFlight.get(4));
+
+            assertThat(warnings).hasSize(2);
+            assertThat(warnings.get(1).getMessage()).contains("3 more such failures not logged");
+        } finally {
+            logger.removeHandler(capture);
+        }
+    }
+
+    @Test
+    void theLocalFallbacksBoundIsCheckedLikeTheMemoryStores() {
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> Engine.builder().localMaximumKeys(0))
+                .isInstanceOf(io.sluice.core.config.ConfigException.class).hasMessageContaining("maximum-keys")
+                .hasMessageContaining("0");
     }
 }

@@ -95,6 +95,7 @@ public final class FrontDoor implements AutoCloseable {
                 .timeSource(time)
                 .store(chosen)
                 .nodeCount(config.nodeCount())
+                .localMaximumKeys(config.maxKeys())
                 .listener(new ShadowReport(time));
         listeners.forEach(engine::listener);
         List<io.sluice.core.PathGlob> exclude = config.exclude().stream().map(RequestMatcher::glob).toList();
