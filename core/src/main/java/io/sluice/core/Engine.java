@@ -59,6 +59,11 @@ public final class Engine implements AutoCloseable {
             new java.util.concurrent.atomic.AtomicLong();
     private final DenialCache denials;
     private final PenaltyBox penalties;
+    /**
+     * Counts {@link #reset}s: a decision remembers a denial (denial cache, penalty box) only if no reset ran since it
+     * began, else a denial read from the store before a reset would be remembered after it and undo the reset.
+     */
+    private final java.util.concurrent.atomic.AtomicLong resets = new java.util.concurrent.atomic.AtomicLong();
     private final List<DecisionListener> listeners;
 
     private Engine(Builder b) {
@@ -136,6 +141,7 @@ public final class Engine implements AutoCloseable {
     }
 
     private Decision check(RequestView request, List<Rule> applied, List<Check> checks) {
+        long resetsBefore = resets.get();       // before anything is read: see forgetIfReset
         long now = time.nowMicros();
         // every rule known to deny now, blocked by a penalty or remembered denied, so that the answer's retry time is
         // the longest of them: a client told a shorter one would come back only to be denied (and maybe penalized)
@@ -145,6 +151,7 @@ public final class Engine implements AutoCloseable {
             // a remembered denial repeated before its retry time starts its rule's penalty (a running one, of the
             // rules in blocked, is not extended)
             cached = penalties.remember(checks, cached, now);
+            forgetIfReset(checks, resetsBefore);
         }
         Decision known = blocked == null ? cached : cached == null ? blocked
                 : Decision.of(java.util.stream.Stream.concat(blocked.outcomes().stream(), cached.outcomes().stream())
@@ -179,6 +186,7 @@ public final class Engine implements AutoCloseable {
         }
         if (!decision.allowed()) {
             decision = penalties.remember(checks, decision, now);
+            forgetIfReset(checks, resetsBefore);
         }
         return notify(request, decision, decision.allowed()
                 ? decision.shadowDenied() ? DecisionListener.Event.SHADOW_DENIED : DecisionListener.Event.ALLOWED
@@ -312,6 +320,9 @@ public final class Engine implements AutoCloseable {
             storeFailed(e);
             warnThrottled("could not charge " + charges.size() + " rule(s) that count by outcome: " + e.getMessage(), e,
                     now);
+        } catch (Error e) {
+            breaker.onFailure(e);        // as in check: not left half-open with its probe taken for good
+            throw e;
         }
     }
 
@@ -617,10 +628,29 @@ public final class Engine implements AutoCloseable {
                 policy.algorithm() == Algorithm.CONCURRENCY ? newLeaseId() : null)), time.nowMicros(), time).get(0);
     }
 
+    /**
+     * A {@link #reset} ran while a decision was made: what it remembered may come from the state before the reset (a
+     * denial the store gave just before), and is forgotten again. A reset counts itself before it forgets, so either
+     * this sees it, or its own forgetting comes after what this remembered.
+     */
+    private void forgetIfReset(List<Check> checks, long resetsBefore) {
+        if (resets.get() == resetsBefore) {
+            return;
+        }
+        for (int i = 0; i < checks.size(); i++) {
+            Check c = checks.get(i);
+            if (denials != null) {
+                denials.forget(c.rule(), c.key());
+            }
+            penalties.forget(c.rule(), c.key());
+        }
+    }
+
     /** Forgets a key's state under a rule (admin: reset or unblock). */
     public void reset(String rule, String key) {
         store.reset(rule, key);
         local.reset(rule, key);
+        resets.incrementAndGet();       // before forgetting: see forgetIfReset
         if (denials != null) {
             denials.forget(rule, key);
         }

@@ -1,8 +1,11 @@
 package io.sluice.filter;
 
-import java.util.concurrent.ScheduledExecutorService;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * Runs a task after a delay: how a queued request is resumed. No request thread waits; one scheduler thread per filter
@@ -13,10 +16,16 @@ interface DelayScheduler extends AutoCloseable {
     /** Runs {@code task} once, {@code delayMicros} from now. */
     void schedule(Runnable task, long delayMicros);
 
+    /** Stops the scheduler: the tasks not run yet run now, and a task scheduled later runs at once. */
     @Override
     void close();
 
-    /** A scheduler on one daemon thread named {@code sluice-queue}. */
+    /**
+     * A scheduler on one daemon thread named {@code sluice-queue}. Closed, it stops its thread and runs the tasks still
+     * waiting on the closing thread (a queued request is dispatched early rather than never: it would wait for its
+     * async timeout), and runs at once a task scheduled after (a request that was on its way when the filter was
+     * destroyed); each task runs once.
+     */
     static DelayScheduler threaded() {
         ScheduledThreadPoolExecutor executor = new ScheduledThreadPoolExecutor(1, r -> {
             Thread t = new Thread(r, "sluice-queue");
@@ -24,17 +33,53 @@ interface DelayScheduler extends AutoCloseable {
             return t;
         });
         executor.setRemoveOnCancelPolicy(true);
-        ScheduledExecutorService service = executor;
+        Set<Runnable> pending = ConcurrentHashMap.newKeySet();
         return new DelayScheduler() {
             @Override
             public void schedule(Runnable task, long delayMicros) {
-                service.schedule(task, delayMicros, TimeUnit.MICROSECONDS);
+                AtomicBoolean ran = new AtomicBoolean();
+                Runnable once = new Runnable() {
+                    @Override
+                    public void run() {
+                        if (ran.compareAndSet(false, true)) {
+                            pending.remove(this);
+                            task.run();
+                        }
+                    }
+                };
+                pending.add(once);              // before it is scheduled: close() finds it if the executor drops it
+                try {
+                    executor.schedule(once, delayMicros, TimeUnit.MICROSECONDS);
+                } catch (RejectedExecutionException closed) {
+                    once.run();                 // closed meanwhile: at once, as close() ran the others
+                }
             }
 
             @Override
             public void close() {
-                service.shutdownNow();
+                executor.shutdownNow();         // first: a task scheduled from now on is rejected, and runs at once
+                for (Runnable task : pending) {
+                    try {
+                        task.run();
+                    } catch (RuntimeException e) {      // one request's failure must not leave the others waiting
+                        System.getLogger(DelayScheduler.class.getName()).log(System.Logger.Level.WARNING,
+                                "a queued request could not be dispatched at shutdown", e);
+                    }
+                }
             }
+        };
+    }
+
+    /** Runs every task at once: the scheduler of a filter destroyed before it needed a thread. */
+    static DelayScheduler immediate() {
+        return new DelayScheduler() {
+            @Override
+            public void schedule(Runnable task, long delayMicros) {
+                task.run();
+            }
+
+            @Override
+            public void close() {}
         };
     }
 }

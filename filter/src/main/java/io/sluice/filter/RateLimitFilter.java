@@ -301,11 +301,18 @@ public class RateLimitFilter implements Filter {
 
     @Override
     public void destroy() {
+        DelayScheduler s;
+        synchronized (this) {           // as scheduler(): a request on its way must not start a thread after this
+            s = threaded;
+            if (s == null) {
+                threaded = DelayScheduler.immediate();
+            }
+        }
+        if (s != null) {
+            s.close();                  // dispatches the requests still queued, and stops the thread
+        }
         if (door != null && ownsDoor) {
             door.close();     // a shared front door belongs to CDI, which closes it when the application stops
-        }
-        if (threaded != null) {
-            threaded.close();
         }
     }
 }

@@ -30,6 +30,11 @@ public final class ReloadingRules implements Supplier<RuleSet> {
     private volatile Object stamp;
     /** The last failure to examine the file, logged once: null while it can be examined. */
     private volatile String lastFailure;
+    /**
+     * Held by the one reload at a time: two that overlapped (a reload slower than the interval, a clock read out of
+     * order) could each load a version, the older one last, and keep it until the file changed again.
+     */
+    private final java.util.concurrent.locks.ReentrantLock reloading = new java.util.concurrent.locks.ReentrantLock();
 
     /**
      * Reads and parses the file now.
@@ -60,8 +65,12 @@ public final class ReloadingRules implements Supplier<RuleSet> {
             long now = time.nowMicros();
             long last = lastCheckMicros.get();
             boolean due = now - last >= intervalMicros || now < last;     // a clock set back must not stop reloads
-            if (due && lastCheckMicros.compareAndSet(last, now)) {
-                reloadIfChanged();
+            if (due && lastCheckMicros.compareAndSet(last, now) && reloading.tryLock()) {
+                try {       // a request never waits for a reload: while one runs, the others use the rules in force
+                    reload();
+                } finally {
+                    reloading.unlock();
+                }
             }
         }
         return current;
@@ -73,6 +82,16 @@ public final class ReloadingRules implements Supplier<RuleSet> {
      * @return whether new rules were loaded
      */
     public boolean reloadIfChanged() {
+        reloading.lock();           // after a reload that is running: it may have loaded an older version
+        try {
+            return reload();
+        } finally {
+            reloading.unlock();
+        }
+    }
+
+    /** {@link #reloadIfChanged()}, under {@link #reloading}. */
+    private boolean reload() {
         Object now;
         try {
             now = source.stamp();

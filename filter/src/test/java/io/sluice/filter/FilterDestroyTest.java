@@ -1,0 +1,247 @@
+package io.sluice.filter;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import jakarta.servlet.AsyncContext;
+import jakarta.servlet.DispatcherType;
+import jakarta.servlet.FilterConfig;
+import jakarta.servlet.ServletContext;
+import jakarta.servlet.ServletOutputStream;
+import jakarta.servlet.WriteListener;
+import jakarta.servlet.http.HttpServletRequest;
+import jakarta.servlet.http.HttpServletResponse;
+import java.lang.reflect.Proxy;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CyclicBarrier;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.BiFunction;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The servlet filter's queue and {@code destroy()}: queued requests, requests still arriving, and the scheduler thread.
+ * Requests and their async cycles are fakes (dynamic proxies) so that every step is the test's, on the real
+ * {@link DelayScheduler#threaded()} scheduler.
+ */
+class FilterDestroyTest {
+
+    /** One request every minute, up to 19 more queued: no queued request is due while a test runs. */
+    private static final Map<String, String> QUEUEING = Map.of("limit", "1/1m burst 20 max-wait 1h");
+
+    /** A fake async cycle: counts its dispatches; a second dispatch is illegal, as in a container. */
+    static final class Async {
+        final AtomicInteger dispatches = new AtomicInteger();
+        final AsyncContext context = fake(AsyncContext.class, (name, args) -> {
+            if (name.equals("dispatch")) {
+                if (dispatches.incrementAndGet() > 1) {
+                    throw new IllegalStateException("dispatched twice");
+                }
+            }
+            return null;
+        });
+    }
+
+    /** A request from {@code ip}; its async cycle, if it starts one, is added to {@code cycles}. */
+    private static HttpServletRequest request(String ip, List<Async> cycles) {
+        Map<String, Object> attributes = new ConcurrentHashMap<>();
+        Async[] async = new Async[1];
+        return fake(HttpServletRequest.class, (name, args) -> switch (name) {
+            case "getDispatcherType" -> DispatcherType.REQUEST;
+            case "isAsyncSupported" -> true;
+            case "getMethod" -> "GET";
+            case "getServletPath" -> "/";
+            case "getRemoteAddr" -> ip;
+            case "setAttribute" -> attributes.put((String) args[0], args[1]);
+            case "getAttribute" -> attributes.get((String) args[0]);
+            case "startAsync" -> {
+                async[0] = new Async();
+                cycles.add(async[0]);
+                yield async[0].context;
+            }
+            case "isAsyncStarted" -> async[0] != null;
+            case "getAsyncContext" -> async[0].context;
+            default -> null;
+        });
+    }
+
+    private static HttpServletResponse response() {
+        int[] status = {200};
+        return fake(HttpServletResponse.class, (name, args) -> switch (name) {
+            case "setStatus" -> {
+                status[0] = (Integer) args[0];
+                yield null;
+            }
+            case "getStatus" -> status[0];
+            case "getOutputStream" -> new ServletOutputStream() {
+                @Override
+                public boolean isReady() {
+                    return true;
+                }
+
+                @Override
+                public void setWriteListener(WriteListener listener) {}
+
+                @Override
+                public void write(int b) {}
+            };
+            default -> null;
+        });
+    }
+
+    private static RateLimitFilter started(Map<String, String> parameters) throws Exception {
+        RateLimitFilter filter = new RateLimitFilter(new ManualClock(), null);     // the real scheduler thread
+        ServletContext context = fake(ServletContext.class, (name, args) -> null);
+        filter.init(fake(FilterConfig.class, (name, args) -> switch (name) {
+            case "getFilterName" -> "sluice";
+            case "getServletContext" -> context;
+            case "getInitParameterNames" -> Collections.enumeration(parameters.keySet());
+            case "getInitParameter" -> parameters.get((String) args[0]);
+            default -> null;
+        }));
+        return filter;
+    }
+
+    private static void send(RateLimitFilter filter, String ip, List<Async> cycles) throws Exception {
+        filter.doFilter(request(ip, cycles), response(), (req, res) -> {});
+    }
+
+    /** Scheduler threads of earlier tests (one that failed may have left one): not this test's. */
+    private final java.util.Set<Thread> before = java.util.Set.copyOf(threadsNamed("sluice-queue"));
+
+    private static List<Thread> threadsNamed(String name) {
+        return Thread.getAllStackTraces().keySet().stream().filter(t -> t.getName().equals(name) && t.isAlive()).toList();
+    }
+
+    /** @return the scheduler threads this test started that are alive once those ending have ended (at most 5 s) */
+    private List<Thread> schedulerThreads() throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+        List<Thread> alive;
+        do {
+            alive = threadsNamed("sluice-queue").stream().filter(t -> !before.contains(t)).toList();
+            for (Thread t : alive) {
+                t.join(Math.max(1, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime())));
+            }
+        } while (!alive.isEmpty() && System.nanoTime() < deadline);
+        return alive.stream().filter(Thread::isAlive).toList();
+    }
+
+    @Test
+    void aRequestQueuedAfterDestroyStartsNoThreadAndIsNotLeftWaiting() throws Exception {
+        RateLimitFilter filter = started(QUEUEING);
+        List<Async> cycles = new CopyOnWriteArrayList<>();
+        send(filter, "10.0.0.1", cycles);                 // passes at once: no scheduler yet
+        filter.destroy();                                 // the container stops while a request is still on its way
+        send(filter, "10.0.0.1", cycles);                 // its turn is a minute away: queued
+
+        assertThat(cycles).hasSize(1);
+        assertThat(cycles.get(0).dispatches).as("dispatched: no scheduler is left to do it later").hasValue(1);
+        assertThat(filter.queued()).isZero();
+        assertThat(schedulerThreads()).as("no scheduler thread outlives destroy()").isEmpty();
+    }
+
+    @Test
+    void destroyDispatchesTheRequestsStillQueued() throws Exception {
+        RateLimitFilter filter = started(QUEUEING);
+        List<Async> cycles = new CopyOnWriteArrayList<>();
+        for (int i = 0; i < 4; i++) {
+            send(filter, "10.0.0.1", cycles);             // the first passes, three wait 1, 2 and 3 minutes
+        }
+        assertThat(cycles).hasSize(3);
+        assertThat(filter.queued()).isEqualTo(3);
+
+        filter.destroy();
+        assertThat(cycles).as("none left waiting for a scheduler that was shut down (they would time out: 500)")
+                .allSatisfy(c -> assertThat(c.dispatches).hasValue(1));
+        assertThat(filter.queued()).isZero();
+        assertThat(schedulerThreads()).isEmpty();
+    }
+
+    /**
+     * Requests from several clients, most of them queued, while another thread destroys the filter: no request fails,
+     * every queued one is dispatched exactly once, the count of queued requests ends at zero, no thread is left. Each
+     * symptom is counted over the iterations (destroy lands before, among and after the requests at random).
+     */
+    @Test
+    void requestsRacingDestroyNeitherFailNorHangNorLeakTheSchedulerThread() throws Exception {
+        int clients = 4;
+        int perClient = 12;
+        int iterations = 200;
+        int failed = 0;
+        int undispatched = 0;
+        int countLeft = 0;
+        List<String> examples = new CopyOnWriteArrayList<>();
+        for (int iteration = 0; iteration < iterations; iteration++) {
+            RateLimitFilter filter = started(QUEUEING);
+            List<Async> cycles = new CopyOnWriteArrayList<>();
+            List<String> failures = new CopyOnWriteArrayList<>();
+            CyclicBarrier start = new CyclicBarrier(clients + 1);
+            List<Thread> threads = new ArrayList<>();
+            for (int c = 0; c < clients; c++) {
+                String ip = "10.0.0." + (c + 1);
+                Thread client = new Thread(() -> {
+                    try {
+                        start.await();
+                        for (int i = 0; i < perClient; i++) {
+                            send(filter, ip, cycles);
+                        }
+                    } catch (Throwable t) {
+                        failures.add(t.toString());
+                    }
+                });
+                client.start();
+                threads.add(client);
+            }
+            int spin = ThreadLocalRandom.current().nextInt(100_000);
+            start.await();
+            for (int i = 0; i < spin; i++) {
+                Thread.onSpinWait();
+            }
+            filter.destroy();
+            for (Thread t : threads) {
+                t.join(10_000);
+            }
+            failed += failures.isEmpty() ? 0 : 1;
+            undispatched += cycles.stream().anyMatch(c -> c.dispatches.get() != 1) ? 1 : 0;
+            countLeft += filter.queued() != 0 ? 1 : 0;
+            if (!failures.isEmpty() && examples.size() < 3) {
+                examples.add(failures.get(0));
+            }
+        }
+        int leaked = schedulerThreads().size();
+        assertThat(List.of(failed, undispatched, countLeft, leaked))
+                .as("of %d iterations: with a failed request (the container answers 500) %d, e.g. %s; with a queued "
+                        + "request never dispatched (it times out) %d; with queued() not back to 0: %d; scheduler "
+                        + "threads left running: %d", iterations, failed, examples, undispatched, countLeft, leaked)
+                .containsOnly(0);
+    }
+
+    /** A proxy of {@code type} answering with {@code answer} (by method name), or a default for the type. */
+    @SuppressWarnings("unchecked")
+    static <T> T fake(Class<T> type, BiFunction<String, Object[], Object> answer) {
+        return (T) Proxy.newProxyInstance(type.getClassLoader(), new Class<?>[] {type}, (proxy, method, args) -> {
+            switch (method.getName()) {
+                case "hashCode":
+                    return System.identityHashCode(proxy);
+                case "equals":
+                    return proxy == args[0];
+                case "toString":
+                    return type.getSimpleName() + "@fake";
+                default:
+                    break;
+            }
+            Object out = answer.apply(method.getName(), args == null ? new Object[0] : args);
+            if (out != null || !method.getReturnType().isPrimitive()) {
+                return method.getReturnType() == void.class ? null : out;
+            }
+            Class<?> r = method.getReturnType();
+            return r == boolean.class ? false : r == void.class ? null : r == long.class ? 0L
+                    : r == int.class ? 0 : r == double.class ? 0d : r == float.class ? 0f : (Object) 0;
+        });
+    }
+}
