@@ -97,15 +97,24 @@ final class PenaltyBox {
                 continue;
             }
             Outcome o = r.outcome();
-            Key key = new Key(c.rule(), c.key());
-            Entry before = cache.getIfPresent(key);
-            if (before != null && before.retryUntil() > now) {
-                cache.put(key, new Entry(before.retryUntil(), now + penalty, o.limit()));
+            boolean[] penalized = new boolean[1];
+            // one atomic step per key: two denials of one key at once must not each read the entry and then overwrite
+            // the other's (a running block replaced by a plain retry time)
+            cache.asMap().compute(new Key(c.rule(), c.key()), (k, before) -> {
+                if (before != null && before.retryUntil() > now) {
+                    penalized[0] = true;
+                    return new Entry(before.retryUntil(), now + penalty, o.limit());
+                }
+                if (o.never()) {
+                    return before;
+                }
+                return new Entry(now + Math.min(o.retryAfterMicros(), Policy.MAX_EXACT_MICROS),
+                        before != null ? before.blockedUntil() : 0, o.limit());      // a running block stays
+            });
+            if (penalized[0]) {
                 outcomes.set(i, new RuleOutcome(r.rule(), r.policy(), Outcome.deny(o.limit(), 0,
                         Math.max(o.resetAfterMicros(), penalty), Math.max(o.retryAfterMicros(), penalty)), r.source()));
                 changed = true;
-            } else if (!o.never()) {
-                cache.put(key, new Entry(now + Math.min(o.retryAfterMicros(), Policy.MAX_EXACT_MICROS), 0, o.limit()));
             }
         }
         return changed ? Decision.of(outcomes, decision.leases(), decision.atMicros()) : decision;

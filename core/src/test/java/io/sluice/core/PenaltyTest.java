@@ -146,4 +146,28 @@ class PenaltyTest {
         Decision hammering = engine.check(client);                              // t=61, before its retry time
         assertThat(hammering.retryAfterMicros()).as("a has no penalty: its remembered wait").isEqualTo(9_000_000);
     }
+
+    /**
+     * The interleaving of two requests of one key: the second was denied by the store before the first's denial started
+     * the block, and remembers its denial after. It must not replace the running block with a plain retry time.
+     */
+    @Test
+    void aDenialRememberedWhileTheKeyIsBlockedKeepsTheBlock() {
+        PenaltyBox box = new PenaltyBox(100, time);
+        Rule rule = Rule.builder("login").policy(Policy.parse("2/1s burst 2 penalty 1m")).key(RequestView::remoteAddress)
+                .build();
+        Check check = new Check("login", "203.0.113.5", rule.policy(), 1, false, null);
+        java.util.function.Supplier<Decision> denial = () -> Decision.of(List.of(new RuleOutcome(rule, rule.policy(),
+                Outcome.deny(2, 0, 500_000, 500_000), RuleOutcome.Source.STORE)), List.of(), time.nowMicros());
+
+        box.remember(List.of(check), denial.get(), time.nowMicros());              // told to wait 0.5 s
+        time.advance(Duration.ofMillis(100));
+        Decision penalized = box.remember(List.of(check), denial.get(), time.nowMicros());
+        assertThat(penalized.retryAfterMicros()).as("back too soon: blocked for the penalty").isEqualTo(60_000_000);
+
+        time.advance(Duration.ofSeconds(1));          // past the first retry time, well inside the block
+        box.remember(List.of(check), denial.get(), time.nowMicros());       // a denial decided before the block began
+
+        assertThat(box.deny(List.of(rule), List.of(check), time.nowMicros())).as("still blocked").isNotNull();
+    }
 }
