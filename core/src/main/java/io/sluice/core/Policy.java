@@ -69,26 +69,27 @@ public record Policy(
             throw new ConfigException("algorithm", null, "an algorithm is required");
         }
         check(limit >= 1 && limit <= MAX_LIMIT, "limit", limit, "expected a limit between 1 and " + MAX_LIMIT);
+        // before the period: a concurrency policy's period is its lease timeout, which its notation names "lease"
+        check(leaseTimeoutMicros >= 1 && leaseTimeoutMicros <= MAX_PERIOD_MICROS, "lease", leaseTimeoutMicros,
+                "expected a lease timeout between 1 microsecond and 366 days (in microseconds)");
         check(periodMicros >= 1 && periodMicros <= MAX_PERIOD_MICROS, "period", periodMicros,
                 "expected a period between 1 microsecond and 366 days (in microseconds)");
         check(burst >= 0 && burst <= MAX_LIMIT, "burst", burst, "expected a burst between 0 and " + MAX_LIMIT);
         check(minIntervalMicros >= 0 && minIntervalMicros <= MAX_PERIOD_MICROS, "min-interval", minIntervalMicros,
-                "expected a non-negative interval");
+                "expected a min-interval between 0 and 366 days (in microseconds)");
         check(warmupMicros >= 0 && warmupMicros <= MAX_PERIOD_MICROS, "warm-up", warmupMicros,
-                "expected a non-negative warm-up period");
+                "expected a warm-up period between 0 and 366 days (in microseconds)");
         check(coldFactor >= 1 && coldFactor <= 1000, "cold-factor", coldFactor, "expected a factor between 1 and 1000");
-        check(leaseTimeoutMicros >= 1 && leaseTimeoutMicros <= MAX_PERIOD_MICROS, "lease", leaseTimeoutMicros,
-                "expected a positive lease timeout");
         check(maxWaitMicros >= 0 && maxWaitMicros <= MAX_PERIOD_MICROS, "max-wait", maxWaitMicros,
-                "expected a non-negative maximum wait");
+                "expected a max-wait between 0 and 366 days (in microseconds)");
         check(delayThreshold >= 0 && delayThreshold <= MAX_LIMIT, "delay", delayThreshold,
-                "expected a non-negative number of requests");
+                "expected a delay between 0 and " + MAX_LIMIT + " requests");
         check(penaltyMicros >= 0 && penaltyMicros <= MAX_PERIOD_MICROS, "penalty", penaltyMicros,
                 "expected a non-negative penalty of at most 366 days");
         long capacity = burst > 0 ? burst : limit;
         long interval = Math.max(1, periodMicros / limit);
-        // capacity <= 1e9 and interval <= 366 days, so the product fits in a long
-        check(capacity * interval <= MAX_SPAN_MICROS, "burst", capacity,
+        // capacity x interval may pass 2^63 (a billion x 366 days): compared by division, which cannot overflow
+        check(capacity <= MAX_SPAN_MICROS / interval, "burst", capacity,
                 "expected capacity (burst, else limit) x interval (period / limit) = " + capacity + " x " + interval
                         + " microseconds to be at most 2^52 microseconds (about 142 years)");
         if (algorithm == Algorithm.SLIDING_LOG && limit > MAX_SLIDING_LOG_LIMIT) {
@@ -97,6 +98,12 @@ public record Policy(
         }
         if (algorithm == Algorithm.WARM_UP && warmupMicros == 0) {
             throw new ConfigException("warm-up", "0", "a warm-up policy needs a positive warm-up period");
+        }
+        if (algorithm == Algorithm.WARM_UP && limit > periodMicros) {
+            // its waits are whole microseconds, truncated: below 1 µs per permit a request would cost no time at all
+            throw new ConfigException("limit", Long.toString(limit), "warm-up spaces requests at least 1 microsecond"
+                    + " apart, so its limit is at most its period in microseconds (" + periodMicros
+                    + "); use fixed-window or sliding-window for a higher rate");
         }
     }
 

@@ -68,6 +68,33 @@ class StoreLossTest {
                 + "lease timeout (a minute of 429s)").isTrue();
     }
 
+    /**
+     * The local fallback's share of a bucket near Policy's span bound: limit 3 on 2 nodes is a share of 1, whose
+     * interval is three times as long, and half the burst then spans 1.5 times the bound. Building that policy threw
+     * a ConfigException from engine.check on every request while the store was down.
+     */
+    @Test
+    void theLocalShareOfALongBucketIsALimitNotAnError() {
+        Policy yearly = Policy.parse("3/366d burst 427");                 // 427 x 122 days: just under 2^52 µs
+        Engine engine = Engine.builder().timeSource(time).store(switchable).nodeCount(2)
+                .rule(Rule.builder("yearly").policy(yearly).key(RequestView::remoteAddress)
+                        .onStoreFailure(Rule.FailureMode.LOCAL).build())
+                .build();
+        down.set(true);
+
+        Decision first = engine.check(from("10.0.0.1"));
+
+        assertThat(first.allowed()).isTrue();
+        RuleOutcome local = first.outcomes().get(0);
+        assertThat(local.source()).isEqualTo(RuleOutcome.Source.LOCAL_FALLBACK);
+        assertThat(local.policy().capacity() * local.policy().intervalMicros()).isLessThanOrEqualTo(Policy.MAX_SPAN_MICROS);
+        int admitted = 1;
+        while (engine.check(from("10.0.0.1")).allowed()) {
+            admitted++;
+        }
+        assertThat(admitted).as("the local bucket: at most this node's half of the burst").isBetween(1, 213);
+    }
+
     private Engine failedLoginsFallingBackLocally() {
         Rule failedLogins = Rule.builder("failed-logins").policy(PolicyParser.parse("limit", "2/1m", Algorithm.FIXED_WINDOW))
                 .key(RequestView::remoteAddress).countStatuses(Set.of(401))

@@ -92,8 +92,14 @@ public final class PolicyParser {
                     policy = policy.withDelayThreshold(number(parameter, text, value(parameter, text, tokens, ++i)));
                     inferred = infer(parameter, text, inferred, Algorithm.LEAKY_BUCKET);
                 }
-                case "cold-factor" -> policy = policy.withColdFactor(
-                        (int) Math.min(Integer.MAX_VALUE, number(parameter, text, value(parameter, text, tokens, ++i))));
+                case "cold-factor" -> {
+                    long factor = number(parameter, text, value(parameter, text, tokens, ++i));
+                    if (factor != (int) factor) {        // a cast would wrap: -4294967293 would read as 3
+                        throw new ConfigException(parameter, text, "expected a cold-factor between 1 and 1000, got "
+                                + factor);
+                    }
+                    policy = policy.withColdFactor((int) factor);
+                }
                 case "min-interval" -> {
                     policy = policy.withMinInterval(duration(parameter, text, value(parameter, text, tokens, ++i)));
                     inferred = infer(parameter, text, inferred, Algorithm.SLIDING_LOG);

@@ -62,7 +62,11 @@ public final class Responder {
     /** The problem type while the store is unavailable (draft-ietf-httpapi-ratelimit-headers-11, section 5.2). */
     public static final String REDUCED_CAPACITY =
             "https://iana.org/assignments/http-problem-types#temporary-reduced-capacity";
-    /** The longest wait any header or body states, in seconds: {@value} (366 days); stands for "never" too. */
+    /**
+     * The wait headers and body state for a request that can never pass ({@link Outcome#NEVER}), in seconds: {@value}
+     * (366 days). Any other wait is stated as it is: a bucket's can be longer (a cost of 20 on {@code 10/366d burst 20}
+     * waits 732 days), and a shorter one would send the client back too early.
+     */
     public static final long MAX_WAIT_SECONDS = 366L * 86_400;
 
     private static final long MAX_WAIT_MICROS = MAX_WAIT_SECONDS * 1_000_000;
@@ -234,7 +238,7 @@ public final class Responder {
             headers.add("X-RateLimit-Remaining", remaining);
             if (timed) {
                 long reset = resetFormat == ResetFormat.DELTA_SECONDS ? t
-                        : ceilDiv(nowMicros + Math.min(waitMicros, MAX_WAIT_MICROS), 1_000_000);
+                        : ceilDiv(nowMicros + stated(waitMicros), 1_000_000);
                 headers.add("X-RateLimit-Reset", Numbers.text(reset));
             }
         }
@@ -322,13 +326,21 @@ public final class Responder {
         headers.addAll(denyHeaders);
     }
 
-    /** @return whole seconds, rounded up, at most {@value #MAX_WAIT_SECONDS} */
+    /** @return whole seconds, rounded up; {@value #MAX_WAIT_SECONDS} for {@link Outcome#NEVER} */
     static long seconds(long micros) {
-        return micros >= MAX_WAIT_MICROS ? MAX_WAIT_SECONDS : ceilDiv(micros, 1_000_000);
+        return ceilDiv(stated(micros), 1_000_000);
+    }
+
+    /**
+     * The wait as headers and body state it: {@link Outcome#NEVER} as 366 days, any other as it is, at most 2^53 µs
+     * (285 years; a policy's spans stay below 2^52) so that no sum with the time overflows.
+     */
+    private static long stated(long micros) {
+        return micros == Outcome.NEVER ? MAX_WAIT_MICROS : Math.min(micros, Policy.MAX_EXACT_MICROS);
     }
 
     private static long renewalMillis(long nowMicros, long retryMicros) {
-        return ceilDiv(nowMicros + Math.min(retryMicros, MAX_WAIT_MICROS), 1_000);
+        return ceilDiv(nowMicros + stated(retryMicros), 1_000);
     }
 
     /** The wait in words, rounded up to the unit shown: 1 second, 45 seconds, 3 minutes, 2 hours, 4 days. */

@@ -397,52 +397,52 @@ for i = 1, n do
       a = a + 3
       if v and #v <= 16 then s = tonumber(v) end
     end
-    -- differences first, so that every intermediate stays below 2^53 and exact
+    -- times relative to now, so that every intermediate stays below 2^53 and exact: ahead = base - now and
+    -- need = next - now are at most capacity x interval (2^52) each, while base + cost x interval itself may pass 2^53
     local full = cap * iv
-    local base = now
-    if s and s > now then base = s end
-    local next = base + cost * iv
+    local ahead = 0
+    if s and s > now then ahead = s - now end
+    local need = ahead + cost * iv
     if cost > cap then
-      rem = floor((full - (base - now)) / iv)
-      reset = base - now
+      rem = floor((full - ahead) / iv)
+      reset = ahead
     elseif cost == 0 then
       ok = 1
-      rem = floor((full - (base - now)) / iv)
-      reset = base - now
+      rem = floor((full - ahead) / iv)
+      reset = ahead
       retry = 0
     elseif code == 103 then
-      local allow_at = next - full
-      if allow_at <= now then
+      if need <= full then
         ok = 1
-        rem = floor((full - (next - now)) / iv)
-        reset = next - now
+        rem = floor((full - need) / iv)
+        reset = need
         retry = 0
-        value, ttl = next, next - now
+        value, ttl = now + need, need
       else
-        rem = floor((full - (base - now)) / iv)
-        reset = base - now
-        retry = allow_at - now
+        rem = floor((full - ahead) / iv)
+        reset = ahead
+        retry = need - full
       end
     else
-      local fits_at = next - full
-      local retry_at = fits_at
+      local fits = need - full
+      local retry_in = fits
       if maxwait > 0 then
-        delay = base - now - dthreshold * iv
+        delay = ahead - dthreshold * iv
         if delay < 0 then delay = 0 end
-        retry_at = base - dthreshold * iv - maxwait
-        if fits_at > retry_at then retry_at = fits_at end
+        retry_in = ahead - dthreshold * iv - maxwait
+        if fits > retry_in then retry_in = fits end
       end
-      if fits_at <= now and delay <= maxwait then
+      if fits <= 0 and delay <= maxwait then
         ok = 1
-        rem = floor((full - (next - now)) / iv)
-        reset = next - now
+        rem = floor((full - need) / iv)
+        reset = need
         retry = 0
-        value, ttl = format('4%016d', next), next - now
+        value, ttl = format('4%016d', now + need), need
       else
         delay = 0
-        rem = floor((full - (base - now)) / iv)
-        reset = base - now
-        retry = retry_at - now
+        rem = floor((full - ahead) / iv)
+        reset = ahead
+        retry = retry_in
       end
     end
     if rem < 0 then rem = 0 end

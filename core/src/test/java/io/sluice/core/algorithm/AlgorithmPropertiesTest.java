@@ -137,6 +137,17 @@ class AlgorithmPropertiesTest {
         }
     }
 
+    /**
+     * The same per-step checks (retry-after exact, remaining within the capacity, an earlier clock admits nothing the
+     * latest would refuse, a positive TTL, no exception) for policies at the edges of what {@link Policy} accepts:
+     * a billion permits, periods from 1 ms to 366 days, bucket spans near 2^52 µs, cold factors of 1000, costs up to
+     * {@code Long.MAX_VALUE}.
+     */
+    @Property(tries = 300)
+    void everyRateAlgorithmKeepsItsPromisesAtTheExtremes(@ForAll("extremes") Scenario s) {
+        run(s, false);
+    }
+
     // ---- the run and its per-step checks
 
     /**
@@ -277,6 +288,36 @@ class AlgorithmPropertiesTest {
         return Combinators.combine(Arbitraries.longs().between(0, 4_000_000), Arbitraries.longs().between(0, 2),
                 Arbitraries.longs().between(0, 4)).as((gap, kind, cost) -> new long[] {gap, kind, cost})
                 .list().ofMaxSize(60);
+    }
+
+    @Provide
+    Arbitrary<Scenario> extremes() {
+        Arbitrary<Policy> policies = Arbitraries.of(
+                "gcra|1000000000/1ms", "gcra|1/366d", "gcra|1/1d burst 52124", "gcra|3/366d burst 427",
+                "gcra|1000000000/366d", "gcra|999999999/1s burst 1", "token-bucket|1000000000/1ms",
+                "token-bucket|1/1d burst 52124", "token-bucket|1000000000/366d burst 1",
+                "leaky-bucket|1/1d burst 52124", "leaky-bucket|1000000000/1ms max-wait 366d delay 1000000000",
+                "leaky-bucket|7/366d burst 9 max-wait 366d", "leaky-bucket|1/1d burst 52124 max-wait 1ms",
+                "fixed-window|1000000000/366d", "fixed-window|1/1ms", "fixed-window|999999937/7d",
+                "sliding-window|1000000000/366d", "sliding-window|999999937/7d", "sliding-window|1/1ms",
+                "sliding-window|3/366d", "sliding-log|100000/366d min-interval 366d count-rejected",
+                "sliding-log|3/1ms min-interval 366d", "sliding-log|100000/1ms",
+                "warm-up|1000000/1s warm-up 366d cold-factor 1000", "warm-up|1/366d warm-up 366d cold-factor 1000",
+                "warm-up|1000000000/366d warm-up 1ms", "warm-up|1000/1ms warm-up 1ms cold-factor 1000")
+                .map(spec -> io.sluice.core.config.PolicyParser.parse("limit", spec.substring(spec.indexOf('|') + 1),
+                        Algorithm.fromId("algorithm", spec.substring(0, spec.indexOf('|')))));
+        return policies.flatMap(p -> {
+            long interval = p.intervalMicros();
+            long most = Math.max(p.capacity(), p.limit());
+            Arbitrary<Long> gaps = Arbitraries.oneOf(Arbitraries.of(0L, 1L, interval, p.periodMicros()),
+                    Arbitraries.longs().between(0, 3 * interval), Arbitraries.longs().between(0, 2 * p.periodMicros()));
+            Arbitrary<Long> costs = Arbitraries.oneOf(Arbitraries.of(0L, 1L, most, most + 1, Long.MAX_VALUE, (1L << 53) + 1),
+                    Arbitraries.longs().between(0, most));
+            Arbitrary<Long> back = Arbitraries.frequencyOf(net.jqwik.api.Tuple.of(6, Arbitraries.just(0L)),
+                    net.jqwik.api.Tuple.of(1, Arbitraries.longs().between(1, p.periodMicros())));
+            return Combinators.combine(gaps, costs, back).as(Event::new).list().ofMinSize(1).ofMaxSize(40)
+                    .map(events -> new Scenario(p, events));
+        });
     }
 
     private static Arbitrary<Policy> rate(Algorithm algorithm) {

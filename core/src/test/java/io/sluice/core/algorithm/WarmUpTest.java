@@ -77,6 +77,23 @@ class WarmUpTest {
         Timeline.of(WARM_UP, "10/1s warm-up 1s").expect("10s allow", "9s deny", "10s deny");
     }
 
+    /** At the highest rate a warm-up policy may have, one permit per microsecond, a warm limiter still spaces them. */
+    @Test
+    void atOnePermitPerMicrosecondAWarmLimiterAdmitsOnePerMicrosecond() {
+        Policy policy = Policy.parse("1000000/1s warm-up 1s");
+        Timeline<WarmUp.State> t = Timeline.of(WARM_UP, policy);
+        long now = Timeline.at("0s");
+        while (now < Timeline.at("3s")) {                      // always retrying as soon as allowed, for 3 s: warm
+            Outcome o = t.apply(now, 1);
+            now += o.allowed() ? 0 : o.retryAfterMicros();
+        }
+        int admitted = 0;
+        for (int i = 0; i < 1_000; i++) {
+            admitted += t.apply(now, 1).allowed() ? 1 : 0;
+        }
+        assertThat(admitted).as("requests admitted at one microsecond").isLessThanOrEqualTo(1);
+    }
+
     private static List<Long> gapsWhenAlwaysRetryingAsSoonAsAllowed(Policy policy, int requests) {
         Timeline<WarmUp.State> t = Timeline.of(WARM_UP, policy);
         long now = Timeline.at("0s");

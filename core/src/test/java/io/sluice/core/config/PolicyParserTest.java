@@ -135,4 +135,70 @@ class PolicyParserTest {
                 .hasMessageContaining("2^52");
         assertThat(Policy.parse("60/366d").limit()).isEqualTo(60);
     }
+
+    /**
+     * capacity x interval can pass 2^63 (up to a billion x 366 days): "1/366d burst 300000" wrapped to a negative span
+     * and was accepted; GCRA then denied its first request with a retry-after of 284,000 years, and with
+     * "burst 291673" admitted every request.
+     */
+    @ParameterizedTest
+    @CsvSource({"1/366d burst 300000", "1/366d burst 291673", "1/366d burst 1000000000", "1/1d burst 999999999"})
+    void aBucketSpanWhoseProductPassesALongIsRejectedToo(String notation) {
+        assertThatThrownBy(() -> Policy.parse(notation)).isInstanceOf(ConfigException.class)
+                .hasMessageContaining(notation).hasMessageContaining("2^52");
+        Policy plain = Policy.parse("1/366d");
+        assertThatThrownBy(() -> plain.withBurst(300_000)).isInstanceOf(ConfigException.class)
+                .hasMessageStartingWith("burst: ").hasMessageContaining("2^52");
+        assertThat(Policy.parse("1/366d burst 142").capacity()).as("the largest that fits: 2^52 / 366 days = 142.4")
+                .isEqualTo(142);
+    }
+
+    /** A cold factor was cast to an int after capping it above only: -4294967293 wrapped to 3 and was accepted. */
+    @ParameterizedTest
+    @CsvSource({"-4294967293", "4294967299", "-9223372036854775807", "0", "1001"})
+    void aColdFactorOutsideItsRangeIsRejectedNotWrapped(String factor) {
+        String notation = "100/1s warm-up 30s cold-factor " + factor;
+        assertThatThrownBy(() -> Policy.parse(notation)).isInstanceOf(ConfigException.class)
+                .hasMessageContaining(notation).hasMessageContaining("between 1 and 1000");
+        assertThat(Policy.parse("100/1s warm-up 30s cold-factor 1000").coldFactor()).isEqualTo(1000);
+    }
+
+    /**
+     * An option beyond its bound was refused for the wrong reason: "max-wait 400d" was "expected a non-negative
+     * maximum wait", and "20 concurrent lease 400d" (or "lease 0s") blamed the period, which that notation does not
+     * have.
+     */
+    @ParameterizedTest
+    @CsvSource(delimiter = '|', value = {
+        "20 concurrent lease 400d   | expected a lease timeout between 1 microsecond and 366 days",
+        "20 concurrent lease 0s     | expected a lease timeout between 1 microsecond and 366 days",
+        "10/1s max-wait 400d        | expected a max-wait between 0 and 366 days",
+        "10/1m min-interval 400d    | expected a min-interval between 0 and 366 days",
+        "10/1s warm-up 400d         | expected a warm-up period between 0 and 366 days",
+        "10/1s delay 2000000000     | expected a delay between 0 and 1000000000 requests",
+        "10/400d                    | expected a period between 1 microsecond and 366 days"})
+    void anOptionBeyondItsBoundIsRefusedSayingTheBound(String notation, String reason) {
+        assertThatThrownBy(() -> Policy.parse(notation)).isInstanceOf(ConfigException.class)
+                .hasMessageStartingWith("limit: " + reason).hasMessageContaining("\"" + notation + "\"");
+        assertThat(Policy.parse("20 concurrent lease 366d").leaseTimeoutMicros()).isEqualTo(366L * 86_400_000_000L);
+        assertThat(Policy.parse("10/1s max-wait 366d").maxWaitMicros()).isEqualTo(366L * 86_400_000_000L);
+    }
+
+    /**
+     * Warm-up's waits are whole microseconds, truncated: below one microsecond per permit a request cost no time, so
+     * "2000000/1s warm-up 1s" admitted every request once warm (a million at one instant).
+     */
+    @Test
+    void aWarmUpFasterThanOnePermitPerMicrosecondIsRejected() {
+        assertThatThrownBy(() -> Policy.parse("2000000/1s warm-up 1s")).isInstanceOf(ConfigException.class)
+                .hasMessageContaining("at least 1 microsecond apart").hasMessageContaining("1000000")
+                .hasMessageContaining("fixed-window or sliding-window");
+        assertThatThrownBy(() -> Policy.of(Algorithm.WARM_UP, 1_000_000_000, java.time.Duration.ofMillis(1)))
+                .isInstanceOf(ConfigException.class).hasMessageStartingWith("limit: ");
+        assertThatThrownBy(() -> Policy.parse("2000000/1s").withAlgorithm(Algorithm.WARM_UP))
+                .isInstanceOf(ConfigException.class);
+        assertThat(Policy.parse("1000000/1s warm-up 1s").algorithm()).isEqualTo(Algorithm.WARM_UP);
+        assertThat(Policy.parse("2000000/1s").withAlgorithm(Algorithm.FIXED_WINDOW).algorithm())
+                .as("a counting algorithm takes any rate").isEqualTo(Algorithm.FIXED_WINDOW);
+    }
 }

@@ -170,6 +170,33 @@ class ResponderTest {
                 + "allows, so retrying cannot help.\"", "\"renewal\":" + (1_699_920_000_250L + 31_622_400_000L));
     }
 
+    /**
+     * A bucket may take longer than 366 days to fit a request (capacity x interval reaches 2^52 µs): a cost of 20 on
+     * "10/366d burst 20" just after another waits 732 days. Every wait was capped at 366 days as if it were "never", so
+     * Retry-After, t, X-RateLimit-Reset, renewal and the message sent the client back a year too early.
+     */
+    @Test
+    void aWaitLongerThan366DaysIsStatedAsItIs() {
+        io.sluice.core.testing.ManualTimeSource time = new io.sluice.core.testing.ManualTimeSource();
+        Rule yearly = Rule.builder("yearly").policy("10/366d burst 20").cost(20).build();
+        io.sluice.core.Engine engine = io.sluice.core.Engine.builder().timeSource(time).rule(yearly).build();
+        assertThat(engine.check(REQUEST).allowed()).isTrue();
+        Decision d = engine.check(REQUEST);
+        long wait = 732L * 86_400;
+        assertThat(d.retryAfterMicros()).isEqualTo(wait * 1_000_000);
+
+        Reply reply = DEFAULTS.reply(d, REQUEST, d.atMicros());
+
+        assertThat(reply.header("Retry-After")).isEqualTo(Long.toString(wait));
+        assertThat(reply.header("RateLimit")).isEqualTo("\"yearly\";r=0;t=" + wait);
+        assertThat(reply.header("X-RateLimit-Reset")).isEqualTo(Long.toString(d.atMicros() / 1_000_000 + wait));
+        assertThat(reply.body()).contains("Wait 732 days and try again.",
+                "\"renewal\":" + (d.atMicros() / 1_000 + wait * 1_000));
+        // "never" keeps its 366 days
+        assertThat(DEFAULTS.reply(decision(yearly, Outcome.deny(20, 0, 0, Outcome.NEVER)), REQUEST, NOW)
+                .header("Retry-After")).isEqualTo("31622400");
+    }
+
     @Test
     void aStoreFailureThatDeniesAnswers503WithRetryAfterAndNoInventedQuota() {
         Rule strict = Rule.builder("strict").policy("100/1m").onStoreFailure(Rule.FailureMode.DENY).build();

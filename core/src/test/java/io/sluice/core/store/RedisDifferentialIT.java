@@ -112,6 +112,102 @@ class RedisDifferentialIT {
         }
     }
 
+    /**
+     * The policies at the edges of what {@link Policy} accepts (a billion permits, 366-day periods and spans up to
+     * 2^52 µs, a cold factor of 1000, leases and waits of 366 days), costs from 0 to {@code Long.MAX_VALUE}, times from
+     * the epoch itself to before 2112 (until when Policy's bounds keep every stored time below 2^53) and jumps back by
+     * up to a period: Redis (whose Lua numbers are doubles) and memory must still agree on every field.
+     */
+    @Test
+    void redisAgreesWithMemoryAtTheExtremes() {
+        String[] notations = {
+            "gcra|1000000000/1ms", "gcra|1/366d", "gcra|1/1d burst 52124", "gcra|3/366d burst 427",
+            "gcra|1000000000/366d", "token-bucket|1000000000/1ms", "token-bucket|1/1d burst 52124",
+            "token-bucket|1000000000/366d burst 1", "leaky-bucket|1/1d burst 52124",
+            "leaky-bucket|1000000000/1ms max-wait 366d delay 1000000000", "leaky-bucket|7/366d burst 9 max-wait 366d",
+            "fixed-window|1000000000/366d staggered", "fixed-window|1/1ms", "fixed-window|999999937/7d",
+            "sliding-window|1000000000/366d", "sliding-window|999999937/7d", "sliding-window|1/1ms",
+            "sliding-window|3/366d", "sliding-log|1000/366d min-interval 366d count-rejected",
+            "sliding-log|3/1ms min-interval 366d", "warm-up|1000000/1s warm-up 366d cold-factor 1000",
+            "warm-up|1/366d warm-up 366d cold-factor 1000", "warm-up|1000000000/366d warm-up 1ms",
+            "warm-up|1000/1ms warm-up 1ms cold-factor 1000", "concurrency|1000000000 concurrent lease 366d",
+            "concurrency|1 concurrent lease 1ms"};
+        long seed = Long.getLong("sluice.seed", System.nanoTime());
+        long[] starts = {0, 1, ManualTimeSource.START_MICROS, 2_500_000_000_000_000L};   // the last: 2049, and 60 steps stay before 2112
+        for (Server server : servers) {
+            Random random = new Random(seed);
+            for (String spec : notations) {
+                String[] parts = spec.split("\\|");
+                Policy p = io.sluice.core.config.PolicyParser.parse("limit", parts[1],
+                        Algorithm.fromId("algorithm", parts[0]));
+                for (long start : starts) {
+                    MemoryStore memory = MemoryStore.builder().timeSource(new ManualTimeSource()).build();
+                    String rule = "x-" + parts[0] + "-" + Math.abs(spec.hashCode()) + "-" + start + "-" + seed;
+                    long now = start;
+                    for (int step = 0; step < 60; step++) {
+                        now += extremeGap(random, p);
+                        long at = random.nextInt(8) == 0 ? Math.max(0, now - (long) (random.nextDouble() * p.periodMicros())) : now;
+                        long cost = extremeCost(random, p);
+                        String lease = p.algorithm() == Algorithm.CONCURRENCY ? rule + "-" + step : null;
+                        List<Check> checks = List.of(new Check(rule, "k", p, cost, false, lease));
+                        List<Outcome> expected = memory.evaluate(checks, at);
+                        List<Outcome> actual = server.store().evaluate(checks, at);
+                        assertThat(actual).as("Redis %s, seed %d, %s from %d, step %d at %d, cost %d", server.version(),
+                                seed, p, start, step, at, cost).isEqualTo(expected);
+                    }
+                }
+            }
+        }
+    }
+
+    /**
+     * A bucket at the largest span (capacity x interval just under 2^52 µs) that is full and asked for its whole
+     * capacity: the time it would fit, {@code tat + cost x interval}, is past 2^53, where a Lua double loses the
+     * microsecond. The script works with differences from now, which stay exact.
+     */
+    @ParameterizedTest
+    @EnumSource(value = Algorithm.class, names = {"GCRA", "LEAKY_BUCKET"})
+    void aFullBucketOfTheLargestSpanAgreesToTheMicrosecond(Algorithm algorithm) {
+        Policy p = Policy.parse("1/1d burst 52124").withAlgorithm(algorithm);
+        for (Server server : servers) {
+            MemoryStore memory = MemoryStore.builder().timeSource(new ManualTimeSource()).build();
+            String rule = "span-" + algorithm.id() + "-" + System.nanoTime();
+            long at = ManualTimeSource.START_MICROS + 1;           // odd: a sum past 2^53 cannot hold it
+            for (long[] request : new long[][] {{0, 52_124}, {0, 52_124}, {86_400_000_001L, 1}, {1, 52_124}}) {
+                at += request[0];
+                List<Check> checks = List.of(Check.of(rule, "k", p, request[1]));
+                assertThat(server.store().evaluate(checks, at)).as("Redis %s: %s, cost %d at %d", server.version(), p,
+                        request[1], at).isEqualTo(memory.evaluate(checks, at));
+            }
+        }
+    }
+
+    private static long extremeGap(Random random, Policy p) {
+        long interval = Math.max(1, p.periodMicros() / p.limit());
+        return switch (random.nextInt(7)) {
+            case 0, 1 -> 0;
+            case 2 -> 1;
+            case 3 -> interval;
+            case 4 -> (long) (random.nextDouble() * 3 * interval);
+            case 5 -> p.periodMicros();
+            default -> (long) (random.nextDouble() * p.periodMicros());
+        };
+    }
+
+    private static long extremeCost(Random random, Policy p) {
+        long most = p.algorithm() == Algorithm.GCRA || p.algorithm() == Algorithm.TOKEN_BUCKET
+                || p.algorithm() == Algorithm.LEAKY_BUCKET ? p.capacity() : p.limit();
+        return switch (random.nextInt(10)) {
+            case 0 -> 0;
+            case 1 -> most;
+            case 2 -> most + 1;
+            case 3 -> Long.MAX_VALUE;
+            case 4 -> (1L << 53) + 1;
+            case 5 -> 1 + (long) (random.nextDouble() * most);
+            default -> 1;
+        };
+    }
+
     private static void replay(Server server, Random random, long seed, int timeline, Algorithm main) {
         RedisStore store = server.store();
         MemoryStore memory = MemoryStore.builder().timeSource(new ManualTimeSource()).build();
