@@ -32,9 +32,14 @@ import java.nio.charset.StandardCharsets;
  * the endpoint stores as a rule does (hashed when longer than 64 characters or starting with {@code #}): for rules
  * keyed by one header, query parameter, attribute or principal, not by {@code ip} or {@code path}, whose keys are
  * normalized otherwise. 400 when a parameter is missing, 404
- * for an unknown rule, 503 when the filter is not running or the store cannot be reached.
+ * for an unknown rule, 503 when the filter is not running or the store cannot be reached (the store's error is logged,
+ * not answered). Any other method ({@code POST}, {@code PUT}, {@code OPTIONS}, {@code TRACE}, ...) is 405 with
+ * {@code Allow: GET, HEAD, DELETE}; the caller is checked first, whatever the method, and every answer is
+ * {@code Cache-Control: no-store}.
  */
 public class AdminServlet extends HttpServlet {
+
+    private static final System.Logger LOG = System.getLogger(AdminServlet.class.getName());
 
     /** The role a caller needs: {@value}. */
     public static final String DEFAULT_ROLE = "sluice-admin";
@@ -46,6 +51,26 @@ public class AdminServlet extends HttpServlet {
     public void init() throws ServletException {
         filterName = value(getInitParameter("filter"), "sluice");
         role = value(getInitParameter("role"), DEFAULT_ROLE);
+    }
+
+    /**
+     * The caller first, for every method: HttpServlet's own OPTIONS and TRACE would otherwise answer anyone (TRACE
+     * echoing the request's Cookie and Authorization headers). Then only GET, HEAD and DELETE.
+     */
+    @Override
+    protected void service(HttpServletRequest request, HttpServletResponse response)
+            throws ServletException, IOException {
+        response.setHeader("Cache-Control", "no-store");        // the 204 of a reset too
+        if (!authorized(request, response)) {
+            return;
+        }
+        String method = request.getMethod();
+        if (!method.equals("GET") && !method.equals("HEAD") && !method.equals("DELETE")) {
+            response.setHeader("Allow", "GET, HEAD, DELETE");
+            json(response, 405, "{\"error\":\"expected GET (inspect a key) or DELETE (reset it)\"}");
+            return;
+        }
+        super.service(request, response);
     }
 
     @Override
@@ -104,17 +129,30 @@ public class AdminServlet extends HttpServlet {
         return key != null && !key.isEmpty() ? key : KeyResolvers.stored(request.getParameter("value"));
     }
 
-    /** The store cannot be reached: 503 with a retry hint, not a 500 (the message names no key). */
+    /**
+     * The store cannot be reached: 503 with a retry hint, not a 500. The store's message (its address, the client
+     * library's error) goes to the log, not to the response.
+     */
     private static void storeUnavailable(HttpServletResponse response, StoreException e) throws IOException {
+        LOG.log(System.Logger.Level.WARNING, "Sluice admin endpoint: the rate-limit store is unavailable: "
+                + e.getMessage());
         response.setHeader("Retry-After", "1");
-        json(response, 503, "{\"error\":\"the rate-limit store is unavailable: " + escape(e.getMessage()) + "\"}");
+        json(response, 503, "{\"error\":\"the rate-limit store is unavailable\"}");
+    }
+
+    /** @return whether the caller is authenticated and in the role; else answers 403 */
+    private boolean authorized(HttpServletRequest request, HttpServletResponse response) throws IOException {
+        if (request.getUserPrincipal() == null || !request.isUserInRole(role)) {
+            json(response, 403, "{\"error\":\"the Sluice admin endpoint needs an authenticated caller in role "
+                    + escape(role) + "\"}");
+            return false;
+        }
+        return true;
     }
 
     /** Checks the caller and the parameters; answers and returns null when the request cannot proceed. */
     private FrontDoor door(HttpServletRequest request, HttpServletResponse response) throws IOException {
-        if (request.getUserPrincipal() == null || !request.isUserInRole(role)) {
-            json(response, 403, "{\"error\":\"the Sluice admin endpoint needs an authenticated caller in role "
-                    + escape(role) + "\"}");
+        if (!authorized(request, response)) {
             return null;
         }
         String rule = request.getParameter("rule");

@@ -1,7 +1,13 @@
 package io.sluice.filter;
 
+import static org.assertj.core.api.Assertions.assertThat;
 import static org.hamcrest.Matchers.containsString;
 import static org.hamcrest.Matchers.equalTo;
+import static org.hamcrest.Matchers.not;
+
+import io.restassured.specification.RequestSpecification;
+import io.sluice.core.store.MemoryStore;
+import io.sluice.core.testing.RedisProcess;
 
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -90,6 +96,69 @@ class AdminIT {
     }
 
     @Test
+    void everyMethodChecksTheCallerFirstAndOnlyGetHeadAndDeleteAreServed() throws Exception {
+        try (FilterServer server = FilterServer.start(Map.of("limit", "2/1m", "exclude", "/sluice-admin"))) {
+            // HttpServlet's own TRACE echoed the request, Cookie and Authorization included, to anyone; OPTIONS too
+            server.client().header("Cookie", "JSESSIONID=s3cr3t").header("Authorization", "Basic b3BzOnB3")
+                    .request("TRACE", "/sluice-admin").then().statusCode(403).header("Cache-Control", "no-store")
+                    .body(not(containsString("s3cr3t")));
+            server.client().request("OPTIONS", "/sluice-admin").then().statusCode(403);
+            server.client().header("X-Test-User", "mallory").header("X-Test-Role", "user")
+                    .request("TRACE", "/sluice-admin").then().statusCode(403);
+            for (String method : new String[] {"POST", "PUT", "PATCH", "OPTIONS", "TRACE"}) {
+                admin(server).contentType("application/x-www-form-urlencoded").body("rule=per-ip&key=127.0.0.1")
+                        .request(method, "/sluice-admin").then().statusCode(405).header("Allow", "GET, HEAD, DELETE")
+                        .header("Cache-Control", "no-store").contentType("application/json")
+                        .body(not(containsString("127.0.0.1")));
+            }
+            admin(server).queryParam("rule", "per-ip").queryParam("key", "127.0.0.1").head("/sluice-admin")
+                    .then().statusCode(200).header("Cache-Control", "no-store");
+            admin(server).queryParam("rule", "per-ip").queryParam("key", "127.0.0.1").delete("/sluice-admin")
+                    .then().statusCode(204).header("Cache-Control", "no-store");
+        }
+    }
+
+    @Test
+    void inspectingAndResettingUnknownKeysTracksNone() throws Exception {
+        try (FilterServer server = FilterServer.start(Map.of("limit", "2/1m", "exclude", "/sluice-admin"))) {
+            for (int i = 0; i < 200; i++) {
+                String key = i + "-" + "k".repeat(2000);
+                admin(server).queryParam("rule", "per-ip").queryParam("key", key).get("/sluice-admin")
+                        .then().statusCode(200).body("remaining", equalTo(2)).body(not(containsString("kkk")));
+                admin(server).queryParam("rule", "per-ip").queryParam("value", key).delete("/sluice-admin")
+                        .then().statusCode(204);
+            }
+            assertThat(((MemoryStore) server.door().store()).trackedKeys()).isZero();
+        }
+    }
+
+    @Test
+    void aResetUnblocksOnlyOnTheNodeThatAnswersItOtherNodesRememberTheirDenials() throws Exception {
+        try (RedisProcess redis = RedisProcess.start();
+                FilterServer a = FilterServer.start(Map.of("limit", "2/1h", "exclude", "/sluice-admin",
+                        "store", redis.url() + "?time=application"));
+                FilterServer b = FilterServer.start(Map.of("limit", "2/1h", "exclude", "/sluice-admin",
+                        "store", redis.url() + "?time=application"))) {
+            b.client().get("/").then().statusCode(200);
+            b.client().get("/").then().statusCode(200);
+            b.client().get("/").then().statusCode(429);             // remembered by b until its retry time
+            admin(a).queryParam("rule", "per-ip").queryParam("key", "127.0.0.1").delete("/sluice-admin")
+                    .then().statusCode(204);
+            admin(b).queryParam("rule", "per-ip").queryParam("key", "127.0.0.1").get("/sluice-admin")
+                    .then().statusCode(200).body("remaining", equalTo(2));    // the store is reset for every node
+            a.client().get("/").then().statusCode(200);
+            b.client().get("/").then().statusCode(429);             // b's memory is not: as the README says
+            admin(b).queryParam("rule", "per-ip").queryParam("key", "127.0.0.1").delete("/sluice-admin")
+                    .then().statusCode(204);
+            b.client().get("/").then().statusCode(200);
+        }
+    }
+
+    private static RequestSpecification admin(FilterServer server) {
+        return server.client().header("X-Test-User", "ops").header("X-Test-Role", "sluice-admin");
+    }
+
+    @Test
     void anUnreachableStoreIsA503NotA500() throws Exception {
         int closed;
         try (java.net.ServerSocket s = new java.net.ServerSocket(0)) {
@@ -100,10 +169,12 @@ class AdminIT {
             server.client().get("/").then().statusCode(200);        // the rule's failure mode: allow
             server.client().header("X-Test-User", "ops").header("X-Test-Role", "sluice-admin")
                     .queryParam("rule", "per-ip").queryParam("key", "127.0.0.1").get("/sluice-admin")
-                    .then().statusCode(503).header("Retry-After", "1").body(containsString("store is unavailable"));
+                    .then().statusCode(503).header("Retry-After", "1").body(containsString("store is unavailable"))
+                    // the store's address and the client library's error are logged, not answered
+                    .body(not(containsString(String.valueOf(closed)))).body(not(containsString("connect")));
             server.client().header("X-Test-User", "ops").header("X-Test-Role", "sluice-admin")
                     .queryParam("rule", "per-ip").queryParam("key", "127.0.0.1").delete("/sluice-admin")
-                    .then().statusCode(503);
+                    .then().statusCode(503).body(not(containsString(String.valueOf(closed))));
         }
     }
 }
