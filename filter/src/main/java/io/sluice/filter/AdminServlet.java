@@ -51,6 +51,11 @@ public class AdminServlet extends HttpServlet {
     public void init() throws ServletException {
         filterName = value(getInitParameter("filter"), "sluice");
         role = value(getInitParameter("role"), DEFAULT_ROLE);
+        if (role.equals("*") || role.equals("**")) {
+            // isUserInRole("**") is true for any authenticated user (Servlet 6, 13.3): an admin open to every login
+            throw new ServletException("Sluice admin endpoint: role=\"" + role + "\" would let any authenticated user"
+                    + " inspect and reset limits; name the role of the operators (default " + DEFAULT_ROLE + ")");
+        }
     }
 
     /**
