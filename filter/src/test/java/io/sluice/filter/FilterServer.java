@@ -52,7 +52,14 @@ final class FilterServer implements AutoCloseable {
     }
 
     private FilterServer(Map<String, String> parameters, Path webRoot, int maxQueued) throws Exception {
-        filter = new RateLimitFilter(clock, scheduler, maxQueued);
+        this(parameters, webRoot, maxQueued, false);
+    }
+
+    /** @param systemClock the filter on the system clock (and its own scheduler thread) instead of {@link #clock} */
+    private FilterServer(Map<String, String> parameters, Path webRoot, int maxQueued, boolean systemClock)
+            throws Exception {
+        filter = systemClock ? new RateLimitFilter(io.sluice.core.time.TimeSource.system(), null, maxQueued)
+                : new RateLimitFilter(clock, scheduler, maxQueued);
         server = new Server();
         HttpConfiguration http = new HttpConfiguration();
         http.setRequestHeaderSize(64 * 1024);      // long query strings, as Undertow (WildFly) accepts up to 1 MiB
@@ -87,6 +94,14 @@ final class FilterServer implements AutoCloseable {
     /** Starts Jetty with the filter configured by {@code parameters}. */
     static FilterServer start(Map<String, String> parameters) throws Exception {
         return new FilterServer(parameters, null);
+    }
+
+    /**
+     * Starts Jetty with the filter on the system clock: time passes by itself (a store's circuit breaker cools down and
+     * probes as in production), and {@link #clock} means nothing.
+     */
+    static FilterServer startOnSystemClock(Map<String, String> parameters) throws Exception {
+        return new FilterServer(parameters, null, RateLimitFilter.MAX_QUEUED, true);
     }
 
     /** Starts Jetty with a filter that holds at most {@code maxQueued} requests queued at once. */

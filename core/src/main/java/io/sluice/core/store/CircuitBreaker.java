@@ -13,7 +13,10 @@ import java.util.concurrent.atomic.AtomicReference;
  * Half-open: one probe at a time goes through; a success closes the breaker, a failure opens it again.
  *
  * <p>Logs one line per state change, and while failures continue at most one summary line per
- * {@value #SUMMARY_INTERVAL_MICROS} µs with the number of calls that failed or were short-circuited.
+ * {@value #SUMMARY_INTERVAL_MICROS} µs with the number of calls that failed or were short-circuited and the last
+ * failure. The first failure, and one that comes longer than that after the last such line, is logged at once with
+ * its cause, whether or not it opens the breaker: failures too few in a row to open it are each answered by the
+ * fallback too (a 503 for a rule that denies meanwhile), and would otherwise go unexplained.
  */
 public final class CircuitBreaker {
 
@@ -36,7 +39,11 @@ public final class CircuitBreaker {
     private final AtomicLong openedAtMicros = new AtomicLong();
     private final AtomicBoolean probing = new AtomicBoolean();
     private final AtomicLong failuresSinceSummary = new AtomicLong();
-    private final AtomicLong lastSummaryMicros = new AtomicLong();
+    /** When the last summary line was logged; {@link #NEVER} before the first. */
+    private final AtomicLong lastSummaryMicros = new AtomicLong(NEVER);
+    private static final long NEVER = Long.MIN_VALUE;
+    /** The cause of the last failed call, for the summary line. */
+    private volatile Throwable lastFailure;
 
     public CircuitBreaker(String name, int failureThreshold, long coolDownMicros, TimeSource time) {
         if (failureThreshold < 1 || coolDownMicros < 1) {
@@ -90,6 +97,7 @@ public final class CircuitBreaker {
     /** Records a failed call: opens the breaker after the threshold, or at once when half-open. */
     public void onFailure(Throwable cause) {
         long now = time.nowMicros();
+        lastFailure = cause;
         countFailure(now);
         boolean wasProbe = probing.getAndSet(false);
         if (wasProbe || consecutiveFailures.incrementAndGet() >= failureThreshold) {
@@ -111,12 +119,13 @@ public final class CircuitBreaker {
     private void countFailure(long now) {
         long failures = failuresSinceSummary.incrementAndGet();
         long last = lastSummaryMicros.get();
-        if (now - last >= SUMMARY_INTERVAL_MICROS && lastSummaryMicros.compareAndSet(last, now) && last != 0) {
+        if ((last == NEVER || now - last >= SUMMARY_INTERVAL_MICROS) && lastSummaryMicros.compareAndSet(last, now)) {
             failuresSinceSummary.addAndGet(-failures);
-            LOG.log(Level.WARNING, "rate-limit store " + name + ": " + failures
-                    + " calls failed or short-circuited in the last " + (now - last) / 1_000_000 + " s");
-        } else if (last == 0) {
-            lastSummaryMicros.compareAndSet(0, now);
+            LOG.log(Level.WARNING, "rate-limit store " + name + ": " + (last == NEVER
+                    ? "a call failed; the rules' on-store-failure modes answer (failures are counted and logged at"
+                            + " most once a minute): " + lastFailure
+                    : failures + " calls failed or short-circuited in the last " + (now - last) / 1_000_000
+                            + " s; the last failure: " + lastFailure));
         }
     }
 }

@@ -134,6 +134,27 @@ public final class RedisProcess implements AutoCloseable {
         }
     }
 
+    /**
+     * Stops the server with {@code SIGSTOP}, as a hung or swapped-out process: its port and connections stay open and
+     * the kernel still accepts new ones, but nothing is answered until {@link #resume()}.
+     */
+    public void pause() throws IOException, InterruptedException {
+        signal("STOP");
+    }
+
+    /** Lets a {@link #pause() paused} server run again ({@code SIGCONT}). */
+    public void resume() throws IOException, InterruptedException {
+        signal("CONT");
+    }
+
+    private void signal(String name) throws IOException, InterruptedException {
+        // the shell's own kill: a machine without procps has no kill executable
+        Process kill = new ProcessBuilder("sh", "-c", "kill -" + name + " " + process.pid()).inheritIO().start();
+        if (!kill.waitFor(10, TimeUnit.SECONDS) || kill.exitValue() != 0) {
+            throw new IOException("kill -" + name + " " + process.pid() + " failed");
+        }
+    }
+
     /** Starts the server again on the same port, with empty memory (no persistence). */
     public void restart() throws IOException {
         kill0();
