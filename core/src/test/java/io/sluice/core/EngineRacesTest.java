@@ -9,6 +9,7 @@ import io.sluice.core.store.MemoryStore;
 import io.sluice.core.store.StoreException;
 import io.sluice.core.testing.ForwardingStore;
 import io.sluice.core.testing.ManualTimeSource;
+import io.sluice.core.testing.TestThreads;
 import java.time.Duration;
 import java.util.List;
 import java.util.Set;
@@ -23,13 +24,6 @@ import org.junit.jupiter.api.Test;
  * interleaving is forced, not hoped for.
  */
 class EngineRacesTest {
-
-    /** Threads of their own: the common pool may have a single one, which a held task would take. */
-    private static final java.util.concurrent.Executor THREADS = java.util.concurrent.Executors.newCachedThreadPool(r -> {
-        Thread t = new Thread(r);
-        t.setDaemon(true);
-        return t;
-    });
 
     private static final RequestView CLIENT = RequestView.builder("GET", "/").remoteAddress("203.0.113.5").build();
 
@@ -85,7 +79,8 @@ class EngineRacesTest {
     /** Runs one check on another thread, held in the store after its answer; returns once it is held there. */
     private static CompletableFuture<Decision> heldCheck(Engine engine, HoldingStore store) throws InterruptedException {
         store.armed = true;
-        CompletableFuture<Decision> inFlight = CompletableFuture.supplyAsync(() -> engine.check(CLIENT), THREADS);
+        CompletableFuture<Decision> inFlight = CompletableFuture.supplyAsync(() -> engine.check(CLIENT),
+                TestThreads.OWN);
         assertThat(store.answered.await(10, TimeUnit.SECONDS)).as("the request reached the store").isTrue();
         return inFlight;
     }

@@ -21,10 +21,10 @@ interface DelayScheduler extends AutoCloseable {
     void close();
 
     /**
-     * A scheduler on one daemon thread named {@code sluice-queue}. Closed, it stops its thread and runs the tasks still
+     * A scheduler on one daemon thread named {@code sluice-queue}. Closed, it stops its thread, runs the tasks still
      * waiting on the closing thread (a queued request is dispatched early rather than never: it would wait for its
-     * async timeout), and runs at once a task scheduled after (a request that was on its way when the filter was
-     * destroyed); each task runs once.
+     * async timeout) and waits (at most a second) for the thread to end; it runs at once a task scheduled after (a
+     * request that was on its way when the filter was destroyed). Each task runs once.
      */
     static DelayScheduler threaded() {
         ScheduledThreadPoolExecutor executor = new ScheduledThreadPoolExecutor(1, r -> {
@@ -65,6 +65,11 @@ interface DelayScheduler extends AutoCloseable {
                         System.getLogger(DelayScheduler.class.getName()).log(System.Logger.Level.WARNING,
                                 "a queued request could not be dispatched at shutdown", e);
                     }
+                }
+                try {       // its thread done before close returns: a container looks for threads left behind then
+                    executor.awaitTermination(1, TimeUnit.SECONDS);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
                 }
             }
         };

@@ -1,6 +1,8 @@
 package io.sluice.filter;
 
 import io.sluice.core.Decision;
+import io.sluice.core.Outcome;
+import io.sluice.core.RuleOutcome;
 import io.sluice.core.cdi.CdiIntegration;
 import io.sluice.core.config.ConfigException;
 import io.sluice.core.config.MicroProfileConfig;
@@ -170,10 +172,18 @@ public class RateLimitFilter implements Filter {
             door.release(decision);               // refused: it holds nothing, and counts as no response of its own
             decision = queueFull(decision);
         }
-        request.setAttribute(FrontDoor.DECISION_ATTRIBUTE, decision);
-        if (decision.allowed()) {
-            door.allowedHeaders(decision, view, view);       // the headers straight onto the response, no Reply
-        } else {
+        try {
+            request.setAttribute(FrontDoor.DECISION_ATTRIBUTE, decision);
+            if (decision.allowed()) {
+                door.allowedHeaders(decision, view, view);       // the headers straight onto the response, no Reply
+            }
+        } catch (RuntimeException | Error e) {
+            if (queues && decision.allowed()) {
+                queued.decrementAndGet();       // the place taken above: this request will not wait after all
+            }
+            throw e;
+        }
+        if (!decision.allowed()) {
             Reply reply = door.reply(decision, view);
             for (Reply.Header h : reply.headers()) {
                 if (!h.onlyIfAbsent() || !response.containsHeader(h.name())) {     // an earlier CORS filter's stands
@@ -234,19 +244,20 @@ public class RateLimitFilter implements Filter {
 
     /**
      * A request admitted after a delay while {@link #maxQueued} wait already: denied by the rule that queued it, with
-     * its delay as the retry time (a client that comes back then finds its turn, or a short queue).
+     * its delay as the retry time. The store has already given it its place in the bucket, which is not given back: a
+     * client that comes back then waits about one interval more, or finds a short queue.
      */
     private static Decision queueFull(Decision admitted) {
-        io.sluice.core.RuleOutcome queuing = admitted.binding();
-        for (io.sluice.core.RuleOutcome o : admitted.outcomes()) {
+        RuleOutcome queuing = admitted.binding();
+        for (RuleOutcome o : admitted.outcomes()) {
             if (o.outcome().delayMicros() == admitted.delayMicros()) {
                 queuing = o;                      // the rule whose turn is furthest away
                 break;
             }
         }
-        io.sluice.core.Outcome o = queuing.outcome();
-        return Decision.of(List.of(new io.sluice.core.RuleOutcome(queuing.rule(), queuing.policy(),
-                io.sluice.core.Outcome.deny(o.limit(), o.remaining(), o.resetAfterMicros(), admitted.delayMicros()),
+        Outcome o = queuing.outcome();
+        return Decision.of(List.of(new RuleOutcome(queuing.rule(), queuing.policy(),
+                Outcome.deny(o.limit(), o.remaining(), o.resetAfterMicros(), admitted.delayMicros()),
                 queuing.source())), List.of(), admitted.atMicros());
     }
 

@@ -8,7 +8,6 @@ import static org.hamcrest.Matchers.not;
 import io.restassured.specification.RequestSpecification;
 import io.sluice.core.store.MemoryStore;
 import io.sluice.core.testing.RedisProcess;
-
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 

@@ -205,6 +205,9 @@ class FilterDestroyTest {
             filter.destroy();
             for (Thread t : threads) {
                 t.join(10_000);
+                if (t.isAlive()) {
+                    failures.add("a client thread still sending after 10 s");
+                }
             }
             failed += failures.isEmpty() ? 0 : 1;
             undispatched += cycles.stream().anyMatch(c -> c.dispatches.get() != 1) ? 1 : 0;

@@ -3,19 +3,9 @@ package io.sluice.filter;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.sluice.core.testing.RedisProcess;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.Map;
-import java.util.UUID;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 import redis.clients.jedis.Protocol;
 import redis.clients.jedis.RedisClient;
@@ -26,52 +16,6 @@ import redis.clients.jedis.RedisClient;
  * checks that limits are exact again once Redis is back.
  */
 class RedisFailureIT {
-
-    /** Four threads sending requests with fresh keys until stopped; counts statuses. */
-    private static final class Load implements AutoCloseable {
-        final Map<Integer, AtomicLong> statuses = new ConcurrentHashMap<>();
-        final AtomicLong sent = new AtomicLong();
-        private final AtomicBoolean running = new AtomicBoolean(true);
-        private final ExecutorService threads = Executors.newFixedThreadPool(4);
-
-        Load(FilterServer server) {
-            HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
-            URI uri = URI.create("http://127.0.0.1:" + server.port() + "/app/");
-            for (int i = 0; i < 4; i++) {
-                threads.submit(() -> {
-                    while (running.get()) {
-                        try {
-                            HttpResponse<Void> r = http.send(HttpRequest.newBuilder(uri)
-                                    .header("X-Client", UUID.randomUUID().toString()).build(),
-                                    HttpResponse.BodyHandlers.discarding());
-                            statuses.computeIfAbsent(r.statusCode(), s -> new AtomicLong()).incrementAndGet();
-                        } catch (Exception e) {
-                            statuses.computeIfAbsent(-1, s -> new AtomicLong()).incrementAndGet();
-                        }
-                        sent.incrementAndGet();
-                    }
-                    return null;
-                });
-            }
-        }
-
-        /** Waits (bounded) until {@code n} more requests have been answered. */
-        void awaitMore(long n) {
-            long target = sent.get() + n;
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-            while (sent.get() < target) {
-                assertThat(System.nanoTime()).as("load keeps flowing").isLessThan(deadline);
-                Thread.onSpinWait();
-            }
-        }
-
-        @Override
-        public void close() throws InterruptedException {
-            running.set(false);
-            threads.shutdown();
-            threads.awaitTermination(30, TimeUnit.SECONDS);
-        }
-    }
 
     private static FilterServer server(RedisProcess redis, String onFailure) throws Exception {
         return FilterServer.start(Map.of("limit", "5/1h", "key", "header:X-Client", "store", redis.url(),
@@ -85,7 +29,7 @@ class RedisFailureIT {
     @Test
     void redisKilledDuringLoadCostsNoFailedRequestAndLimitsAreExactOnceItIsBack() throws Exception {
         try (RedisProcess redis = RedisProcess.start(); FilterServer server = server(redis, "allow")) {
-            try (Load load = new Load(server)) {
+            try (HttpLoad load = new HttpLoad(server, "/", 4)) {
                 load.awaitMore(200);
                 redis.kill();
                 load.awaitMore(300);                                   // Redis is down: the site answers anyway
@@ -138,7 +82,7 @@ class RedisFailureIT {
     @Test
     void scriptFlushesAndARestartDuringLoadFailNoRequest() throws Exception {
         try (RedisProcess redis = RedisProcess.start(); FilterServer server = server(redis, "deny")) {
-            try (Load load = new Load(server); RedisClient admin = RedisClient.create(redis.url())) {
+            try (HttpLoad load = new HttpLoad(server, "/", 4); RedisClient admin = RedisClient.create(redis.url())) {
                 for (int i = 0; i < 5; i++) {
                     load.awaitMore(100);
                     admin.scriptFlush();

@@ -1,12 +1,14 @@
 package io.sluice.filter;
 
+import static io.sluice.filter.HttpLoad.get;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.sluice.core.store.CircuitBreaker;
+import io.sluice.core.testing.LogCapture;
 import io.sluice.core.testing.RedisProcess;
+import io.sluice.filter.HttpLoad.Answer;
 import jakarta.servlet.AsyncContext;
 import java.net.URI;
-import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Files;
@@ -17,16 +19,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicLong;
-import java.util.logging.Handler;
-import java.util.logging.LogRecord;
-import java.util.logging.Logger;
 import org.junit.jupiter.api.Test;
 import redis.clients.jedis.RedisClient;
 
@@ -41,78 +36,6 @@ class RedisOutageIT {
 
     /** Slowest answer accepted while Redis misbehaves: many times the 50 ms budget, far below a hang. */
     private static final long SLOWEST_MILLIS = 3_000;
-
-    private static final HttpClient HTTP = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
-            .connectTimeout(Duration.ofSeconds(10)).build();
-
-    /** One answer: its status (-1: no answer) and how long it took. */
-    private record Answer(int status, long millis) {}
-
-    private static Answer get(FilterServer server, String path, String client) {
-        long start = System.nanoTime();
-        int status;
-        try {
-            status = HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + server.port() + "/app" + path))
-                    .header("X-Client", client).timeout(Duration.ofSeconds(20)).build(),
-                    HttpResponse.BodyHandlers.discarding()).statusCode();
-        } catch (Exception e) {
-            status = -1;
-        }
-        return new Answer(status, TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start));
-    }
-
-    /** Threads sending requests until stopped; counts statuses, times answers. */
-    private static final class Load implements AutoCloseable {
-        final Map<Integer, AtomicLong> statuses = new ConcurrentHashMap<>();
-        final AtomicLong sent = new AtomicLong();
-        final AtomicLong slowestMillis = new AtomicLong();
-        private final AtomicBoolean running = new AtomicBoolean(true);
-        private final ExecutorService threads;
-
-        /** Each request with a fresh key: only Redis decides it. */
-        Load(FilterServer server, String path, int threadCount) {
-            this(server, path, threadCount, () -> UUID.randomUUID().toString());
-        }
-
-        Load(FilterServer server, String path, int threadCount, java.util.function.Supplier<String> keys) {
-            threads = Executors.newFixedThreadPool(threadCount);
-            for (int i = 0; i < threadCount; i++) {
-                threads.submit(() -> {
-                    while (running.get()) {
-                        Answer a = get(server, path, keys.get());
-                        statuses.computeIfAbsent(a.status(), s -> new AtomicLong()).incrementAndGet();
-                        slowestMillis.accumulateAndGet(a.millis(), Math::max);
-                        sent.incrementAndGet();
-                    }
-                    return null;
-                });
-            }
-        }
-
-        /** Waits (bounded) until {@code n} more requests have been answered. */
-        void awaitMore(long n) {
-            long target = sent.get() + n;
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-            while (sent.get() < target) {
-                assertThat(System.nanoTime()).as("load keeps flowing").isLessThan(deadline);
-                Thread.onSpinWait();
-            }
-        }
-
-        /** Lets the load run for {@code d} (a scenario's length, not a wait for a result), requiring answers meanwhile. */
-        void runFor(Duration d) throws InterruptedException {
-            long before = sent.get();
-            Thread.sleep(d.toMillis());
-            assertThat(sent.get()).as("requests answered meanwhile").isGreaterThan(before);
-        }
-
-        @Override
-        public void close() throws InterruptedException {
-            running.set(false);
-            threads.shutdown();
-            assertThat(threads.awaitTermination(60, TimeUnit.SECONDS)).as("load threads ended").isTrue();
-        }
-    }
 
     private static Map<String, String> limit(RedisProcess redis, String limit, String onFailure) {
         return Map.of("limit", limit, "key", "header:X-Client", "store", redis.url(), "on-store-failure", onFailure);
@@ -139,41 +62,13 @@ class RedisOutageIT {
         }
     }
 
-    /** Captures what Sluice logs (java.util.logging, the System.Logger default). */
-    private static final class LogCapture implements AutoCloseable {
-        final List<String> messages = new CopyOnWriteArrayList<>();
-        private final Logger logger = Logger.getLogger("io.sluice");
-        private final Handler handler = new Handler() {
-            @Override
-            public void publish(LogRecord r) {
-                messages.add(r.getLevel() + " " + r.getLoggerName() + ": " + r.getMessage()
-                        + (r.getThrown() == null ? "" : " / " + r.getThrown()));
-            }
-
-            @Override
-            public void flush() {}
-
-            @Override
-            public void close() {}
-        };
-
-        LogCapture() {
-            logger.addHandler(handler);
-        }
-
-        @Override
-        public void close() {
-            logger.removeHandler(handler);
-        }
-    }
-
     // 1. Hung, not dead
 
     @Test
     void aHungRedisCostsEachRequestAboutItsBudgetAndLimitsApplyAgainOnceItResumes() throws Exception {
         try (RedisProcess redis = RedisProcess.start();
                 FilterServer server = FilterServer.startOnSystemClock(limit(redis, "5/1h", "allow"))) {
-            Load load = new Load(server, "/", 6);
+            HttpLoad load = new HttpLoad(server, "/", 6);
             try (load) {
                 load.awaitMore(200);
                 redis.pause();
@@ -195,7 +90,7 @@ class RedisOutageIT {
         try (RedisProcess redis = RedisProcess.start();
                 FilterServer server = FilterServer.startOnSystemClock(Map.of("limit", "2 concurrent",
                         "name", "per-client", "key", "header:X-Client", "store", redis.url()))) {
-            Load load = new Load(server, "/", 6, () -> "leased");
+            HttpLoad load = new HttpLoad(server, "/", 6, () -> "leased");
             try (load) {
                 load.awaitMore(100);
                 for (int round = 0; round < 2; round++) {      // calls that time out, some of them run later
@@ -233,7 +128,7 @@ class RedisOutageIT {
     void aRedisRestartedEmptyDecidesAgainAtOnceWithoutRefusingARequest() throws Exception {
         try (RedisProcess redis = RedisProcess.start();
                 FilterServer server = FilterServer.startOnSystemClock(limit(redis, "5/1h", "deny"))) {
-            try (Load load = new Load(server, "/", 8)) {
+            try (HttpLoad load = new HttpLoad(server, "/", 8)) {
                 load.awaitMore(300);            // several pooled connections, as under load
             }
             for (int i = 0; i < 3; i++) {
@@ -262,8 +157,9 @@ class RedisOutageIT {
     // 3. Restarted while leases are held
 
     private static CompletableFuture<HttpResponse<Void>> hold(FilterServer server) {
-        return HTTP.sendAsync(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + server.port() + "/app/async"))
-                .header("X-Client", "leased").timeout(Duration.ofSeconds(20)).build(), HttpResponse.BodyHandlers.discarding());
+        return HttpLoad.HTTP.sendAsync(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + server.port()
+                + "/app/async")).header("X-Client", "leased").timeout(Duration.ofSeconds(20)).build(),
+                HttpResponse.BodyHandlers.discarding());
     }
 
     private static AsyncContext held(FilterServer server) throws InterruptedException {
@@ -392,7 +288,7 @@ class RedisOutageIT {
                 FilterServer server = FilterServer.startOnSystemClock(Map.of("rules", rules.toString(),
                         "store", redis.url()));
                 RedisClient admin = RedisClient.create(redis.url());
-                LogCapture log = new LogCapture()) {
+                LogCapture log = new LogCapture("io.sluice")) {
             assertThat(get(server, "/open/x", "warm").status()).isEqualTo(200);
             admin.configSet("maxmemory", "1");          // every write is refused: OOM
 
@@ -409,7 +305,7 @@ class RedisOutageIT {
             assertThat(seen.get("/closed/x")).as("deny: 503").isEqualTo(Map.of(503, 8));
             assertThat(seen.get("/shared/x")).as("local: this node's share, 5").isEqualTo(Map.of(200, 5, 429, 3));
             assertThat(slowest).isLessThan(SLOWEST_MILLIS);
-            assertThat(log.messages).as("the log says why").anyMatch(m -> m.contains("OOM"));
+            assertThat(log.messages()).as("the log says why").anyMatch(m -> m.contains("OOM"));
 
             admin.configSet("maxmemory", "0");
             awaitExactLimits(server, "/closed/x");
@@ -421,7 +317,7 @@ class RedisOutageIT {
         try (RedisProcess redis = RedisProcess.start("--maxmemory-policy", "noeviction");
                 FilterServer server = FilterServer.start(limit(redis, "5/1h", "deny"));
                 RedisClient admin = RedisClient.create(redis.url());
-                LogCapture log = new LogCapture()) {
+                LogCapture log = new LogCapture("io.sluice")) {
             // Redis at its memory limit, its keys expiring: some writes are refused, the next ones pass again. Too few
             // failures in a row to open the circuit, yet each is a 503 for a rule that denies meanwhile
             for (int i = 0; i < 3; i++) {
@@ -431,13 +327,13 @@ class RedisOutageIT {
                 assertThat(get(server, "/", "written-" + i).status()).isEqualTo(200);
             }
             assertThat(server.door().engine().storeCircuit()).isEqualTo(CircuitBreaker.State.CLOSED);
-            assertThat(log.messages).as("the log says why the first was refused: %s", log.messages)
+            assertThat(log.messages()).as("the log says why the first was refused: %s", log.messages())
                     .anyMatch(m -> m.contains("WARNING") && m.contains("OOM"));
 
             server.clock.advance(Duration.ofSeconds(61));
             admin.configSet("maxmemory", "1");
             assertThat(get(server, "/", "refused-later").status()).isEqualTo(503);
-            assertThat(log.messages).as("a minute later, how many and why: %s", log.messages)
+            assertThat(log.messages()).as("a minute later, how many and why: %s", log.messages())
                     .anyMatch(m -> m.contains("3 calls failed") && m.contains("OOM"));
         }
     }
@@ -447,7 +343,7 @@ class RedisOutageIT {
     @Test
     void aRedisAskingForAPasswordTheUrlLacksFallsBackAndSaysWhy() throws Exception {
         try (RedisProcess redis = RedisProcess.start("--requirepass", "s3cret");
-                LogCapture log = new LogCapture()) {
+                LogCapture log = new LogCapture("io.sluice")) {
             for (String url : List.of(redis.url(), "redis://:wrong@127.0.0.1:" + redis.port())) {
                 try (FilterServer server = FilterServer.startOnSystemClock(Map.of("limit", "5/1h",
                         "key", "header:X-Client", "store", url, "on-store-failure", "deny"))) {
@@ -462,8 +358,8 @@ class RedisOutageIT {
                     assertThat(slowest).isLessThan(SLOWEST_MILLIS);
                 }
             }
-            assertThat(log.messages).anyMatch(m -> m.contains("NOAUTH"));
-            assertThat(log.messages).anyMatch(m -> m.contains("WRONGPASS"));
+            assertThat(log.messages()).anyMatch(m -> m.contains("NOAUTH"));
+            assertThat(log.messages()).anyMatch(m -> m.contains("WRONGPASS"));
         }
     }
 

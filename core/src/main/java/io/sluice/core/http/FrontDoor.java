@@ -201,7 +201,7 @@ public final class FrontDoor implements AutoCloseable {
         try {
             engine.release(decision);
         } catch (RuntimeException e) {
-            LOG.log(Level.WARNING, "releasing concurrency leases failed; they expire on their own", e);
+            LOG.log(Level.WARNING, "releasing concurrency leases failed unexpectedly; they expire on their own", e);
         }
     }
 

@@ -34,7 +34,7 @@ public interface Store extends AutoCloseable {
     /**
      * Releases concurrency leases taken by {@link #evaluate}. Releasing an unknown or expired lease does nothing.
      *
-     * @throws StoreException when the store cannot be reached (the lease then expires on its own)
+     * @throws StoreException when the store cannot be reached (the engine keeps the leases and releases them before a later call; else they expire)
      */
     void release(List<Lease> leases, long nowMicros);
 

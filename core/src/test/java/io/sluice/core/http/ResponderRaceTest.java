@@ -65,6 +65,7 @@ class ResponderRaceTest {
         }
         for (Thread t : running) {
             t.join(60_000);
+            assertThat(t.isAlive()).as("a thread still running after 60 s").isFalse();
         }
         assertThat(wrong).isEmpty();
     }

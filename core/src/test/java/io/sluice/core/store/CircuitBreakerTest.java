@@ -2,8 +2,10 @@ package io.sluice.core.store;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.sluice.core.testing.LogCapture;
 import io.sluice.core.testing.ManualTimeSource;
 import java.time.Duration;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 
 class CircuitBreakerTest {
@@ -62,5 +64,31 @@ class CircuitBreakerTest {
         assertThat(breaker.tryAcquire()).isFalse();
         time.advance(Duration.ofMillis(500));
         assertThat(breaker.tryAcquire()).isTrue();
+    }
+
+    /**
+     * Failures too few in a row to open the breaker are each answered by the fallback: the first is logged at once with
+     * its cause, the next ones of the minute are only counted, and the count comes a minute later with the last cause.
+     */
+    @Test
+    void theFirstFailureIsLoggedAtOnceWithItsCauseAndTheOthersOnceAMinute() {
+        try (LogCapture log = new LogCapture(CircuitBreaker.class.getName())) {
+            breaker.onFailure(new StoreException("OOM command not allowed"));
+            List<String> first = log.warnings();
+            assertThat(first).as("the first failure, at once").hasSize(1);
+            assertThat(first.get(0)).contains("a call failed", "OOM command not allowed");
+            for (int i = 0; i < 5; i++) {
+                breaker.onSuccess();
+                time.advance(Duration.ofSeconds(10));
+                breaker.onFailure(i == 4 ? down : new StoreException("OOM command not allowed"));
+            }
+            assertThat(breaker.state()).as("never enough in a row to open").isEqualTo(CircuitBreaker.State.CLOSED);
+            assertThat(log.warnings()).as("within the minute: counted, not logged").hasSize(1);
+
+            time.advance(Duration.ofSeconds(11));
+            breaker.onFailure(down);
+            assertThat(log.warnings()).hasSize(2);
+            assertThat(log.warnings().get(1)).contains("6 calls failed", "in the last 61 s", "connection refused");
+        }
     }
 }

@@ -151,6 +151,7 @@ public final class RedisProcess implements AutoCloseable {
         // the shell's own kill: a machine without procps has no kill executable
         Process kill = new ProcessBuilder("sh", "-c", "kill -" + name + " " + process.pid()).inheritIO().start();
         if (!kill.waitFor(10, TimeUnit.SECONDS) || kill.exitValue() != 0) {
+            kill.destroyForcibly();         // not left behind when it hangs
             throw new IOException("kill -" + name + " " + process.pid() + " failed");
         }
     }

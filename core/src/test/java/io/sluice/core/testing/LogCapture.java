@@ -1,0 +1,53 @@
+package io.sluice.core.testing;
+
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.logging.Handler;
+import java.util.logging.Level;
+import java.util.logging.LogRecord;
+import java.util.logging.Logger;
+
+/**
+ * Captures what is logged under a logger name and the names below it (java.util.logging, the System.Logger default)
+ * until closed.
+ */
+public final class LogCapture implements AutoCloseable {
+
+    private final List<LogRecord> records = new CopyOnWriteArrayList<>();
+    /** Held: java.util.logging keeps its loggers weakly, and with a collected one the handler would be gone. */
+    private final Logger logger;
+    private final Handler handler = new Handler() {
+        @Override
+        public void publish(LogRecord r) {
+            records.add(r);
+        }
+
+        @Override
+        public void flush() {}
+
+        @Override
+        public void close() {}
+    };
+
+    /** @param name the logger, such as {@code io.sluice} for all of Sluice's or a class's name for one class's */
+    public LogCapture(String name) {
+        logger = Logger.getLogger(name);
+        logger.addHandler(handler);
+    }
+
+    /** @return every record so far as {@code LEVEL logger: message}, and {@code  / exception} when one was logged */
+    public List<String> messages() {
+        return records.stream().map(r -> r.getLevel() + " " + r.getLoggerName() + ": " + r.getMessage()
+                + (r.getThrown() == null ? "" : " / " + r.getThrown())).toList();
+    }
+
+    /** @return the messages of the {@code WARNING} records so far, as logged */
+    public List<String> warnings() {
+        return records.stream().filter(r -> r.getLevel() == Level.WARNING).map(LogRecord::getMessage).toList();
+    }
+
+    @Override
+    public void close() {
+        logger.removeHandler(handler);
+    }
+}

@@ -1,0 +1,95 @@
+package io.sluice.filter;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Supplier;
+
+/**
+ * Sustained load on a {@link FilterServer} while a test breaks its Redis ({@link RedisFailureIT}, {@link RedisOutageIT}):
+ * threads sending requests until closed, counting statuses and timing answers.
+ */
+final class HttpLoad implements AutoCloseable {
+
+    static final HttpClient HTTP = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
+            .connectTimeout(Duration.ofSeconds(10)).build();
+
+    /** One answer: its status (-1: no answer) and how long it took. */
+    record Answer(int status, long millis) {}
+
+    /** A {@code GET} of {@code path} in the application with {@code X-Client: client}, timed. */
+    static Answer get(FilterServer server, String path, String client) {
+        long start = System.nanoTime();
+        int status;
+        try {
+            status = HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + server.port() + "/app" + path))
+                    .header("X-Client", client).timeout(Duration.ofSeconds(20)).build(),
+                    HttpResponse.BodyHandlers.discarding()).statusCode();
+        } catch (Exception e) {
+            status = -1;
+        }
+        return new Answer(status, TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start));
+    }
+
+    final Map<Integer, AtomicLong> statuses = new ConcurrentHashMap<>();
+    final AtomicLong sent = new AtomicLong();
+    final AtomicLong slowestMillis = new AtomicLong();
+    private final AtomicBoolean running = new AtomicBoolean(true);
+    private final ExecutorService threads;
+
+    /** Each request with a fresh key: only Redis decides it. */
+    HttpLoad(FilterServer server, String path, int threadCount) {
+        this(server, path, threadCount, () -> UUID.randomUUID().toString());
+    }
+
+    HttpLoad(FilterServer server, String path, int threadCount, Supplier<String> keys) {
+        threads = Executors.newFixedThreadPool(threadCount);
+        for (int i = 0; i < threadCount; i++) {
+            threads.submit(() -> {
+                while (running.get()) {
+                    Answer a = get(server, path, keys.get());
+                    statuses.computeIfAbsent(a.status(), s -> new AtomicLong()).incrementAndGet();
+                    slowestMillis.accumulateAndGet(a.millis(), Math::max);
+                    sent.incrementAndGet();
+                }
+                return null;
+            });
+        }
+    }
+
+    /** Waits (bounded) until {@code n} more requests have been answered. */
+    void awaitMore(long n) {
+        long target = sent.get() + n;
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        while (sent.get() < target) {
+            assertThat(System.nanoTime()).as("load keeps flowing").isLessThan(deadline);
+            Thread.onSpinWait();
+        }
+    }
+
+    /** Lets the load run for {@code d} (a scenario's length, not a wait for a result), requiring answers meanwhile. */
+    void runFor(Duration d) throws InterruptedException {
+        long before = sent.get();
+        Thread.sleep(d.toMillis());
+        assertThat(sent.get()).as("requests answered meanwhile").isGreaterThan(before);
+    }
+
+    @Override
+    public void close() throws InterruptedException {
+        running.set(false);
+        threads.shutdown();
+        assertThat(threads.awaitTermination(60, TimeUnit.SECONDS)).as("load threads ended").isTrue();
+    }
+}
