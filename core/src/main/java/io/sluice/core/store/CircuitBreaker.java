@@ -12,7 +12,8 @@ import java.util.concurrent.atomic.AtomicReference;
  * open the breaker. Open: no call goes through for {@code coolDownMicros}; callers use their fallback at once.
  * Half-open: one probe at a time goes through; a success closes the breaker, a failure opens it again.
  *
- * <p>Logs one line per state change, and while failures continue at most one summary line per
+ * <p>Logs when it opens from closed and when it closes again (with how long it was open); the probes of an outage and
+ * their failures only at DEBUG. While failures continue, at most one summary line per
  * {@value #SUMMARY_INTERVAL_MICROS} µs with the number of calls that failed or were short-circuited and the last
  * failure. The first failure, and one that comes longer than that after the last such line, is logged at once with
  * its cause, whether or not it opens the breaker: failures too few in a row to open it are each answered by the
@@ -44,6 +45,8 @@ public final class CircuitBreaker {
     private static final long NEVER = Long.MIN_VALUE;
     /** The cause of the last failed call, for the summary line. */
     private volatile Throwable lastFailure;
+    /** When the breaker last opened from closed: the start of the outage its "recovered" line reports. */
+    private volatile long outageStartedMicros;
 
     public CircuitBreaker(String name, int failureThreshold, long coolDownMicros, TimeSource time) {
         if (failureThreshold < 1 || coolDownMicros < 1) {
@@ -65,7 +68,8 @@ public final class CircuitBreaker {
         }
         long now = time.nowMicros();
         if (s == State.OPEN && now - openedAtMicros.get() >= coolDownMicros && state.compareAndSet(State.OPEN, State.HALF_OPEN)) {
-            LOG.log(Level.INFO, "rate-limit store " + name + ": circuit half-open, probing");
+            // every cool-down of an outage: at DEBUG, or a long outage would log two lines each cool-down
+            LOG.log(Level.DEBUG, "rate-limit store " + name + ": circuit half-open, probing");
         }
         if (state.get() == State.HALF_OPEN && probing.compareAndSet(false, true)) {
             return true;
@@ -90,7 +94,9 @@ public final class CircuitBreaker {
         }
         State before = state.getAndSet(State.CLOSED);
         if (before != State.CLOSED) {
-            LOG.log(Level.INFO, "rate-limit store " + name + ": recovered, circuit closed");
+            long open = time.nowMicros() - outageStartedMicros;
+            LOG.log(Level.INFO, "rate-limit store " + name + ": recovered, circuit closed after "
+                    + (open >= 10_000_000 ? open / 1_000_000 + " s" : open / 1_000 + " ms") + " open");
         }
     }
 
@@ -103,10 +109,14 @@ public final class CircuitBreaker {
         if (wasProbe || consecutiveFailures.incrementAndGet() >= failureThreshold) {
             openedAtMicros.set(now);
             State before = state.getAndSet(State.OPEN);
-            if (before != State.OPEN) {
-                LOG.log(Level.WARNING, "rate-limit store " + name + ": circuit open for " + coolDownMicros / 1000
-                        + " ms after " + (wasProbe ? "a failed probe" : failureThreshold + " consecutive failures")
-                        + ": " + cause);
+            if (before == State.CLOSED) {
+                outageStartedMicros = now;
+                LOG.log(Level.WARNING, "rate-limit store " + name + ": circuit open after " + failureThreshold
+                        + " consecutive failures, probing every " + coolDownMicros / 1000 + " ms until a call succeeds"
+                        + " (failures are summarized once a minute): " + cause);
+            } else if (before == State.HALF_OPEN) {
+                LOG.log(Level.DEBUG, "rate-limit store " + name + ": probe failed, circuit open for "
+                        + coolDownMicros / 1000 + " ms: " + cause);
             }
         }
     }

@@ -91,4 +91,28 @@ class CircuitBreakerTest {
             assertThat(log.warnings().get(1)).contains("6 calls failed", "in the last 61 s", "connection refused");
         }
     }
+
+    @Test
+    void aLongOutageLogsItsStartAndItsEndNotEveryProbe() {
+        try (LogCapture log = new LogCapture(CircuitBreaker.class.getName())) {
+            for (int i = 0; i < 3; i++) {
+                breaker.onFailure(down);
+            }
+            for (int probe = 0; probe < 20; probe++) {         // ten seconds of an outage, a probe every 500 ms
+                time.advance(Duration.ofMillis(500));
+                assertThat(breaker.tryAcquire()).isTrue();
+                breaker.onFailure(down);
+            }
+            time.advance(Duration.ofMillis(500));
+            assertThat(breaker.tryAcquire()).isTrue();
+            breaker.onSuccess();
+
+            List<String> lines = log.messages();
+            assertThat(lines.stream().filter(l -> l.contains("circuit open after 3 consecutive failures")))
+                    .as("the outage's start, once: %s", lines).hasSize(1);
+            assertThat(lines.stream().filter(l -> l.contains("recovered, circuit closed after 10 s open")))
+                    .as("its end, with its length: %s", lines).hasSize(1);
+            assertThat(lines).as("nothing per probe").hasSizeLessThanOrEqualTo(3);
+        }
+    }
 }
