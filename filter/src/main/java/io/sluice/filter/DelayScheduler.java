@@ -22,7 +22,7 @@ interface DelayScheduler extends AutoCloseable {
 
     /**
      * A scheduler on one daemon thread named {@code sluice-queue}. Closed, it stops its thread, runs the tasks still
-     * waiting on the closing thread (a queued request is dispatched early rather than never: it would wait for its
+     * waiting on the closing thread (a queued request is answered early rather than never: it would wait for its
      * async timeout) and waits (at most a second) for the thread to end; it runs at once a task scheduled after (a
      * request that was on its way when the filter was destroyed). Each task runs once.
      */
@@ -63,7 +63,7 @@ interface DelayScheduler extends AutoCloseable {
                         task.run();
                     } catch (RuntimeException e) {      // one request's failure must not leave the others waiting
                         System.getLogger(DelayScheduler.class.getName()).log(System.Logger.Level.WARNING,
-                                "a queued request could not be dispatched at shutdown", e);
+                                "a queued request could not be answered at shutdown", e);
                     }
                 }
                 try {       // its thread done before close returns: a container looks for threads left behind then

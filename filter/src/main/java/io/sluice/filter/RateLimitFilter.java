@@ -103,6 +103,8 @@ public class RateLimitFilter implements Filter {
     }
 
     private volatile DelayScheduler threaded;
+    /** Set by {@link #destroy()}: a queued request is answered 503 rather than dispatched. */
+    private volatile boolean destroyed;
 
     private DelayScheduler scheduler() {
         if (scheduler != null) {
@@ -231,7 +233,11 @@ public class RateLimitFilter implements Filter {
             scheduler().schedule(() -> {
                 queued.decrementAndGet();
                 try {
-                    async.dispatch();
+                    if (destroyed) {
+                        unavailable(async);
+                    } else {
+                        async.dispatch();
+                    }
                 } catch (IllegalStateException clientGone) {
                     // the client went away, or the container timed the cycle out: its listeners released the leases
                 }
@@ -240,6 +246,21 @@ public class RateLimitFilter implements Filter {
             queued.decrementAndGet();
             throw notQueued;
         }
+    }
+
+    /**
+     * Answers a queued request of a destroyed filter: 503, and its async cycle completed (its listeners release its
+     * leases). It is not dispatched: containers destroy filters after their servlets or once the application is no
+     * longer mapped, where a dispatch fails (Tomcat: {@code UnsupportedOperationException}, and the request waits for
+     * its async timeout) or reaches a stopped servlet (WildFly, GlassFish, Liberty: an error logged, 500 or 503, or the
+     * connection dropped).
+     */
+    private static void unavailable(AsyncContext async) {
+        if (async.getResponse() instanceof HttpServletResponse r && !r.isCommitted()) {
+            r.setStatus(HttpServletResponse.SC_SERVICE_UNAVAILABLE);
+            r.setContentLength(0);
+        }
+        async.complete();
     }
 
     /**
@@ -312,6 +333,7 @@ public class RateLimitFilter implements Filter {
 
     @Override
     public void destroy() {
+        destroyed = true;               // first: the queued requests run below, or at once, are answered, not dispatched
         DelayScheduler s;
         synchronized (this) {           // as scheduler(): a request on its way must not start a thread after this
             s = threaded;
@@ -320,7 +342,7 @@ public class RateLimitFilter implements Filter {
             }
         }
         if (s != null) {
-            s.close();                  // dispatches the requests still queued, and stops the thread
+            s.close();                  // answers the requests still queued (503), and stops the thread
         }
         if (door != null && ownsDoor) {
             door.close();     // a shared front door belongs to CDI, which closes it when the application stops
