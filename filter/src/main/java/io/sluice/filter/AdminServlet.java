@@ -66,6 +66,7 @@ public class AdminServlet extends HttpServlet {
     protected void service(HttpServletRequest request, HttpServletResponse response)
             throws ServletException, IOException {
         response.setHeader("Cache-Control", "no-store");        // the 204 of a reset too
+        response.setHeader("X-Content-Type-Options", "nosniff");  // its JSON may quote a rule name as given
         if (!authorized(request, response)) {
             return;
         }

@@ -100,7 +100,7 @@ class AdminIT {
             // HttpServlet's own TRACE echoed the request, Cookie and Authorization included, to anyone; OPTIONS too
             server.client().header("Cookie", "JSESSIONID=s3cr3t").header("Authorization", "Basic b3BzOnB3")
                     .request("TRACE", "/sluice-admin").then().statusCode(403).header("Cache-Control", "no-store")
-                    .body(not(containsString("s3cr3t")));
+                    .header("X-Content-Type-Options", "nosniff").body(not(containsString("s3cr3t")));
             server.client().request("OPTIONS", "/sluice-admin").then().statusCode(403);
             server.client().header("X-Test-User", "mallory").header("X-Test-Role", "user")
                     .request("TRACE", "/sluice-admin").then().statusCode(403);
@@ -111,7 +111,7 @@ class AdminIT {
                         .body(not(containsString("127.0.0.1")));
             }
             admin(server).queryParam("rule", "per-ip").queryParam("key", "127.0.0.1").head("/sluice-admin")
-                    .then().statusCode(200).header("Cache-Control", "no-store");
+                    .then().statusCode(200).header("Cache-Control", "no-store").header("X-Content-Type-Options", "nosniff");
             admin(server).queryParam("rule", "per-ip").queryParam("key", "127.0.0.1").delete("/sluice-admin")
                     .then().statusCode(204).header("Cache-Control", "no-store");
         }

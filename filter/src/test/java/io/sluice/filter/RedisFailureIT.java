@@ -80,7 +80,7 @@ class RedisFailureIT {
     }
 
     @Test
-    void scriptFlushesAndARestartDuringLoadFailNoRequest() throws Exception {
+    void scriptFlushesDuringLoadFailNoRequest() throws Exception {
         try (RedisProcess redis = RedisProcess.start(); FilterServer server = server(redis, "deny")) {
             try (HttpLoad load = new HttpLoad(server, "/", 4); RedisClient admin = RedisClient.create(redis.url())) {
                 for (int i = 0; i < 5; i++) {
