@@ -23,6 +23,9 @@ import java.util.function.Supplier;
  */
 final class HttpLoad implements AutoCloseable {
 
+    /** An answer this slow (ms) waited for a Redis call that timed out: the budget is 50 ms. */
+    private static final long WAITED_FOR_STORE_MILLIS = 45;
+
     static final HttpClient HTTP = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
             .connectTimeout(Duration.ofSeconds(10)).build();
 
@@ -46,6 +49,11 @@ final class HttpLoad implements AutoCloseable {
     final Map<Integer, AtomicLong> statuses = new ConcurrentHashMap<>();
     final AtomicLong sent = new AtomicLong();
     final AtomicLong slowestMillis = new AtomicLong();
+    /**
+     * Answers that waited about a Redis call's budget (50 ms) or more: while Redis hangs, the calls that open the
+     * circuit breaker and each probe after a cool-down; the fallback's own answers take a few milliseconds.
+     */
+    final AtomicLong waitedForStore = new AtomicLong();
     private final AtomicBoolean running = new AtomicBoolean(true);
     private final ExecutorService threads;
 
@@ -62,6 +70,9 @@ final class HttpLoad implements AutoCloseable {
                     Answer a = get(server, path, keys.get());
                     statuses.computeIfAbsent(a.status(), s -> new AtomicLong()).incrementAndGet();
                     slowestMillis.accumulateAndGet(a.millis(), Math::max);
+                    if (a.millis() >= WAITED_FOR_STORE_MILLIS) {
+                        waitedForStore.incrementAndGet();
+                    }
                     sent.incrementAndGet();
                 }
                 return null;
@@ -71,19 +82,24 @@ final class HttpLoad implements AutoCloseable {
 
     /** Waits (bounded) until {@code n} more requests have been answered. */
     void awaitMore(long n) {
-        long target = sent.get() + n;
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-        while (sent.get() < target) {
-            assertThat(System.nanoTime()).as("load keeps flowing").isLessThan(deadline);
-            Thread.onSpinWait();
-        }
+        awaitMore(sent, n, "load keeps flowing");
     }
 
-    /** Lets the load run for {@code d} (a scenario's length, not a wait for a result), requiring answers meanwhile. */
-    void runFor(Duration d) throws InterruptedException {
-        long before = sent.get();
-        Thread.sleep(d.toMillis());
-        assertThat(sent.get()).as("requests answered meanwhile").isGreaterThan(before);
+    /**
+     * Waits (bounded) until {@code n} more answers have waited for a Redis call's budget: with Redis hung, the calls
+     * that open the circuit breaker, then one probe per cool-down.
+     */
+    void awaitStoreWaits(long n) {
+        awaitMore(waitedForStore, n, "answers that waited for the hung store");
+    }
+
+    private static void awaitMore(AtomicLong counter, long n, String what) {
+        long target = counter.get() + n;
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        while (counter.get() < target) {
+            assertThat(System.nanoTime()).as(what).isLessThan(deadline);
+            Thread.onSpinWait();
+        }
     }
 
     @Override

@@ -73,7 +73,7 @@ class RedisOutageIT {
                 load.awaitMore(200);
                 redis.pause();
                 try {
-                    load.runFor(Duration.ofMillis(1_500));     // three cool-downs of the breaker, each with its probe
+                    load.awaitStoreWaits(6);     // the 3 failures that open the breaker, then 3 cool-downs' probes
                 } finally {
                     redis.resume();
                 }
@@ -96,11 +96,11 @@ class RedisOutageIT {
                 for (int round = 0; round < 2; round++) {      // calls that time out, some of them run later
                     redis.pause();
                     try {
-                        load.runFor(Duration.ofMillis(700));
+                        load.awaitStoreWaits(4);     // the failures that open the breaker, and one probe
                     } finally {
                         redis.resume();
                     }
-                    load.runFor(Duration.ofMillis(300));
+                    load.awaitMore(50);
                 }
             }
             assertThat(load.slowestMillis.get()).isLessThan(SLOWEST_MILLIS);
