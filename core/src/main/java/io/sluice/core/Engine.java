@@ -7,6 +7,7 @@ import io.sluice.core.store.Lease;
 import io.sluice.core.store.MemoryStore;
 import io.sluice.core.store.Store;
 import io.sluice.core.store.StoreException;
+import io.sluice.core.time.LogThrottle;
 import io.sluice.core.time.TimeSource;
 import java.lang.System.Logger.Level;
 import java.util.ArrayList;
@@ -51,12 +52,8 @@ public final class Engine implements AutoCloseable {
     /** Store time before which no release of such leases is tried (after one failed). */
     private volatile long orphansRetryAt;
     private volatile boolean orphanFailureLogged;
-    /** A failed release or charge is logged at most once per this many µs: {@value}. */
-    static final long WARN_INTERVAL_MICROS = 60_000_000;
-    private final java.util.concurrent.atomic.AtomicLong failureWarnedAt =
-            new java.util.concurrent.atomic.AtomicLong(Long.MIN_VALUE / 2);
-    private final java.util.concurrent.atomic.AtomicLong failureWarningsSkipped =
-            new java.util.concurrent.atomic.AtomicLong();
+    /** Failed releases and charges: logged at most once a minute. */
+    private final LogThrottle failureLines = new LogThrottle(60_000_000);
     private final DenialCache denials;
     private final PenaltyBox penalties;
     /**
@@ -528,14 +525,12 @@ public final class Engine implements AutoCloseable {
      * the store is down every completing request would log one.
      */
     private void warnThrottled(String message, RuntimeException e, long now) {
-        long last = failureWarnedAt.get();
-        if (now - last < WARN_INTERVAL_MICROS || !failureWarnedAt.compareAndSet(last, now)) {
-            failureWarningsSkipped.incrementAndGet();
+        LogThrottle.Pass pass = failureLines.pass(now);
+        if (pass == null) {
             return;
         }
-        long skipped = failureWarningsSkipped.getAndSet(0);
-        String text = message + (skipped > 0 ? " (" + skipped + " more such failures not logged since the last; logged at "
-                + "most once a minute)" : " (logged at most once a minute)");
+        String text = message + (pass.held() > 0 ? " (" + pass.held() + " more such failures not logged since the last;"
+                + " logged at most once a minute)" : " (logged at most once a minute)");
         if (e instanceof StoreException) {
             LOG.log(Level.WARNING, text);
         } else {

@@ -3,6 +3,7 @@ package io.sluice.core;
 import io.sluice.core.config.ConfigException;
 import io.sluice.core.key.KeyResolver;
 import io.sluice.core.key.KeyResolvers;
+import io.sluice.core.time.LogThrottle;
 import java.util.Map;
 import java.util.Set;
 import java.util.regex.Pattern;
@@ -147,25 +148,18 @@ public record Rule(
      * many went unlogged since: a hostile request may cause many.
      */
     private static final class ResolverFailures {
-        private static final long EVERY_NANOS = 60_000_000_000L;
         private static final System.Logger LOG = System.getLogger(Rule.class.getName());
-        /** Per rule name and kind: the time the next may be logged, and the failures not logged since the last. */
-        private static final java.util.concurrent.ConcurrentMap<String, long[]> STATE =
+        /** Per rule name and kind. */
+        private static final java.util.concurrent.ConcurrentMap<String, LogThrottle> LINES =
                 new java.util.concurrent.ConcurrentHashMap<>();
 
         static void log(String rule, String what, RuntimeException e) {
-            long[] state = STATE.computeIfAbsent(rule + "/" + what, k -> new long[] {System.nanoTime(), 0});
-            long skipped;
-            synchronized (state) {      // one lock per rule and kind, taken only when a resolver throws
-                long now = System.nanoTime();
-                if (now - state[0] < 0) {
-                    state[1]++;
-                    return;
-                }
-                state[0] = now + EVERY_NANOS;
-                skipped = state[1];
-                state[1] = 0;
+            LogThrottle.Pass pass = LINES.computeIfAbsent(rule + "/" + what,
+                    k -> new LogThrottle(60_000_000)).pass(System.nanoTime() / 1_000);
+            if (pass == null) {
+                return;
             }
+            long skipped = pass.held();
             LOG.log(System.Logger.Level.WARNING, "rule \"" + rule + "\": the " + what + " resolver threw; "
                     + (what.equals("key") ? "such requests count under the resolver's keyOnFailure (" + FAILED_KEY
                             + ", per client for a key from configuration)" : "the rule's own policy applies") + " (logged at most once a minute; " + skipped

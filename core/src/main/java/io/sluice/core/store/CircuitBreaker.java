@@ -1,5 +1,6 @@
 package io.sluice.core.store;
 
+import io.sluice.core.time.LogThrottle;
 import io.sluice.core.time.TimeSource;
 import java.lang.System.Logger.Level;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -39,10 +40,7 @@ public final class CircuitBreaker {
     private final AtomicInteger consecutiveFailures = new AtomicInteger();
     private final AtomicLong openedAtMicros = new AtomicLong();
     private final AtomicBoolean probing = new AtomicBoolean();
-    private final AtomicLong failuresSinceSummary = new AtomicLong();
-    /** When the last summary line was logged; {@link #NEVER} before the first. */
-    private final AtomicLong lastSummaryMicros = new AtomicLong(NEVER);
-    private static final long NEVER = Long.MIN_VALUE;
+    private final LogThrottle failureLines = new LogThrottle(SUMMARY_INTERVAL_MICROS);
     /** The cause of the last failed call, for the summary line. */
     private volatile Throwable lastFailure;
     /** When the breaker last opened from closed: the start of the outage its "recovered" line reports. */
@@ -127,14 +125,12 @@ public final class CircuitBreaker {
     }
 
     private void countFailure(long now) {
-        long failures = failuresSinceSummary.incrementAndGet();
-        long last = lastSummaryMicros.get();
-        if ((last == NEVER || now - last >= SUMMARY_INTERVAL_MICROS) && lastSummaryMicros.compareAndSet(last, now)) {
-            failuresSinceSummary.addAndGet(-failures);
-            LOG.log(Level.WARNING, "rate-limit store " + name + ": " + (last == NEVER
+        LogThrottle.Pass pass = failureLines.pass(now);
+        if (pass != null) {
+            LOG.log(Level.WARNING, "rate-limit store " + name + ": " + (pass.sinceMicros() < 0
                     ? "a call failed; the rules' on-store-failure modes answer (failures are counted and logged at"
                             + " most once a minute): " + lastFailure
-                    : failures + " calls failed or short-circuited in the last " + (now - last) / 1_000_000
+                    : pass.held() + 1 + " calls failed or short-circuited in the last " + pass.sinceMicros() / 1_000_000
                             + " s; the last failure: " + lastFailure));
         }
     }

@@ -1,0 +1,40 @@
+package io.sluice.core.time;
+
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * Lets one log line through per interval and counts the ones held back in between: for failures a flood of requests
+ * could repeat (a store that is down, a resolver a hostile request makes throw). The first line passes at once.
+ * Thread-safe; a line held back while another passes is counted for the next.
+ */
+public final class LogThrottle {
+
+    private static final long NEVER = Long.MIN_VALUE;
+
+    private final long intervalMicros;
+    private final AtomicLong lastMicros = new AtomicLong(NEVER);
+    private final AtomicLong held = new AtomicLong();
+
+    /**
+     * What a passing line reports.
+     *
+     * @param held lines held back since the last that passed
+     * @param sinceMicros time since the last line that passed; -1 for the first
+     */
+    public record Pass(long held, long sinceMicros) {}
+
+    /** @param intervalMicros the least time between two lines that pass */
+    public LogThrottle(long intervalMicros) {
+        this.intervalMicros = intervalMicros;
+    }
+
+    /** @return the pass when this line may be logged now; null when it is held back (and counted) */
+    public Pass pass(long nowMicros) {
+        long last = lastMicros.get();
+        if ((last != NEVER && nowMicros - last < intervalMicros) || !lastMicros.compareAndSet(last, nowMicros)) {
+            held.incrementAndGet();
+            return null;
+        }
+        return new Pass(held.getAndSet(0), last == NEVER ? -1 : nowMicros - last);
+    }
+}
