@@ -169,23 +169,15 @@ public class RateLimitFilter implements Filter {
         ServletRequestView view = new ServletRequestView(request, response);
         Decision decision = door.check(view);
         boolean queues = decision.allowed() && decision.delayMicros() > 0 && request.isAsyncSupported();
-        if (queues && queued.incrementAndGet() > maxQueued) {
-            queued.decrementAndGet();
+        // a bound, not a reservation: requests deciding at the same instant may each find the last place free
+        if (queues && queued.get() >= maxQueued) {
             door.release(decision);               // refused: it holds nothing, and counts as no response of its own
             decision = queueFull(decision);
         }
-        try {
-            request.setAttribute(FrontDoor.DECISION_ATTRIBUTE, decision);
-            if (decision.allowed()) {
-                door.allowedHeaders(decision, view, view);       // the headers straight onto the response, no Reply
-            }
-        } catch (RuntimeException | Error e) {
-            if (queues && decision.allowed()) {
-                queued.decrementAndGet();       // the place taken above: this request will not wait after all
-            }
-            throw e;
-        }
-        if (!decision.allowed()) {
+        request.setAttribute(FrontDoor.DECISION_ATTRIBUTE, decision);
+        if (decision.allowed()) {
+            door.allowedHeaders(decision, view, view);       // the headers straight onto the response, no Reply
+        } else {
             Reply reply = door.reply(decision, view);
             for (Reply.Header h : reply.headers()) {
                 if (!h.onlyIfAbsent() || !response.containsHeader(h.name())) {     // an earlier CORS filter's stands
@@ -224,6 +216,7 @@ public class RateLimitFilter implements Filter {
      */
     private void queue(HttpServletRequest request, HttpServletResponse response, ServletRequestView view,
             Decision decision) {
+        queued.incrementAndGet();
         try {
             AsyncContext async = request.startAsync(request, response);
             async.setTimeout(decision.delayMicros() / 1_000 + QUEUED_TIMEOUT_MILLIS);
