@@ -3,6 +3,7 @@ package io.sluice.core.http;
 import io.sluice.core.Decision;
 import io.sluice.core.DecisionListener;
 import io.sluice.core.Engine;
+import io.sluice.core.PathGlob;
 import io.sluice.core.RequestMatcher;
 import io.sluice.core.RequestView;
 import io.sluice.core.RuleOutcome;
@@ -25,7 +26,6 @@ import java.util.List;
 import java.util.Set;
 import java.util.function.Function;
 import java.util.function.Supplier;
-import java.util.regex.Pattern;
 
 /**
  * Everything a front door does with one request, independent of the HTTP API: excluded paths, the allowlist, the
@@ -52,13 +52,13 @@ public final class FrontDoor implements AutoCloseable {
     private final Engine engine;
     private final Store store;
     private final Supplier<RuleSet> rules;
-    private final List<io.sluice.core.PathGlob> exclude;
+    private final List<PathGlob> exclude;
     private final ClientIpResolver clientIp;
     private final Responder responder;
     private final boolean ownsStore;
     private final boolean shadow;
 
-    private FrontDoor(Engine engine, Store store, Supplier<RuleSet> rules, List<io.sluice.core.PathGlob> exclude,
+    private FrontDoor(Engine engine, Store store, Supplier<RuleSet> rules, List<PathGlob> exclude,
             ClientIpResolver clientIp, Responder responder, boolean ownsStore, boolean shadow) {
         this.ownsStore = ownsStore;
         this.shadow = shadow;
@@ -98,7 +98,7 @@ public final class FrontDoor implements AutoCloseable {
                 .localMaximumKeys(config.maxKeys())
                 .listener(new ShadowReport(time));
         listeners.forEach(engine::listener);
-        List<io.sluice.core.PathGlob> exclude = config.exclude().stream().map(RequestMatcher::glob).toList();
+        List<PathGlob> exclude = config.exclude().stream().map(RequestMatcher::glob).toList();
         return new FrontDoor(engine.build(), chosen, rules, exclude, config.clientIp(), config.responder(), store == null,
                 config.shadow());
     }
@@ -253,7 +253,7 @@ public final class FrontDoor implements AutoCloseable {
             return false;       // without patterns the path is not even built
         }
         String path = io.sluice.core.RequestMatcher.normalized(request.path());   // as rules match it
-        for (io.sluice.core.PathGlob p : exclude) {
+        for (PathGlob p : exclude) {
             if (p.matches(path)) {
                 return true;
             }
