@@ -94,11 +94,8 @@ public final class PolicyParser {
                 }
                 case "cold-factor" -> {
                     long factor = number(parameter, text, value(parameter, text, tokens, ++i));
-                    if (factor != (int) factor) {        // a cast would wrap: -4294967293 would read as 3
-                        throw new ConfigException(parameter, text, "expected a cold-factor between 1 and 1000, got "
-                                + factor);
-                    }
-                    policy = policy.withColdFactor((int) factor);
+                    // saturated, not cast (-4294967293 would wrap to 3), so that the policy's own range check refuses it
+                    policy = policy.withColdFactor((int) Math.max(Integer.MIN_VALUE, Math.min(Integer.MAX_VALUE, factor)));
                 }
                 case "min-interval" -> {
                     policy = policy.withMinInterval(duration(parameter, text, value(parameter, text, tokens, ++i)));
