@@ -210,13 +210,13 @@ public final class RedisStore implements Store {
             }
         }
         if (!cluster || hashTag || n == 1) {
-            List<?> reply = (List<?>) run(n, params(checks, null, null, now, requestId));
-            if (n == 1) {
-                return List.of(outcome(reply, 0, checks.get(0).policy()));
+            Object reply = run(n, params(checks, null, null, now, requestId));
+            if (reply instanceof Long packed) {
+                return List.of(admitted(packed, checks.get(0).policy()));
             }
             Outcome[] out = new Outcome[n];
             for (int i = 0; i < n; i++) {
-                out[i] = outcome(reply, i * 4, checks.get(i).policy());
+                out[i] = outcome((List<?>) reply, i, checks.get(i).policy());
             }
             return Arrays.asList(out);
         }
@@ -233,11 +233,12 @@ public final class RedisStore implements Store {
         List<Object> replies = groups.size() == 1 ? List.of(run(groups.get(0).size(), params.get(0)))
                 : pipelined(groups, params);
         for (int g = 0; g < groups.size(); g++) {
-            List<?> reply = (List<?>) replies.get(g);
+            Object reply = replies.get(g);
             List<Integer> group = groups.get(g);
             for (int k = 0; k < group.size(); k++) {
                 int i = group.get(k);
-                out[i] = outcome(reply, k * 4, checks.get(i).policy());
+                out[i] = reply instanceof Long packed ? admitted(packed, checks.get(i).policy())
+                        : outcome((List<?>) reply, k, checks.get(i).policy());
             }
         }
         return Arrays.asList(out);
@@ -469,16 +470,32 @@ public final class RedisStore implements Store {
         return new ArrayList<>(bySlot.values());
     }
 
-    /** A check's outcome from its 4 integers: 0 when denied else 1 + delay, remaining, reset-after, retry-after. */
-    private static Outcome outcome(List<?> reply, int at, Policy p) {
+    /**
+     * Check {@code k}'s outcome from a reply of 4 integers per check: 0 when denied else 1 + delay, remaining,
+     * reset-after, retry-after. (One check admitted at once may be one integer instead: see {@link #admitted}.)
+     */
+    private static Outcome outcome(List<?> reply, int k, Policy p) {
+        int at = 4 * k;
         long allowed = ((Number) reply.get(at)).longValue();
         long retry = ((Number) reply.get(at + 3)).longValue();
-        long limit = switch (p.algorithm()) {
+        return new Outcome(allowed > 0, limit(p), ((Number) reply.get(at + 1)).longValue(),
+                ((Number) reply.get(at + 2)).longValue(), retry < 0 ? Outcome.NEVER : retry, allowed > 0 ? allowed - 1 : 0);
+    }
+
+    /**
+     * One check admitted at once, in the script's packed form: reset-after x (limit + 1) + remaining (packed only when
+     * below 2^53, so exact in Lua's doubles).
+     */
+    private static Outcome admitted(long packed, Policy p) {
+        long limit = limit(p);
+        return Outcome.allow(limit, packed % (limit + 1), packed / (limit + 1));
+    }
+
+    private static long limit(Policy p) {
+        return switch (p.algorithm()) {
             case GCRA, TOKEN_BUCKET, LEAKY_BUCKET -> p.capacity();
             default -> p.limit();
         };
-        return new Outcome(allowed > 0, limit, ((Number) reply.get(at + 1)).longValue(),
-                ((Number) reply.get(at + 2)).longValue(), retry < 0 ? Outcome.NEVER : retry, allowed > 0 ? allowed - 1 : 0);
     }
 
     /**

@@ -37,7 +37,10 @@
 --     'l' sliding log:              limit, period, min-interval, count-rejected (0/1)
 --     'c' concurrency:              limit, lease timeout, lease id
 --   returns 4 integers per check: 0 when denied, else 1 + the delay; remaining, reset-after, retry-after (-1: never)
---   (the limit is the policy's, the client knows it)
+--   (the limit is the policy's, the client knows it); one check admitted at once (no delay, so retry-after 0) is
+--   one integer instead, not in a table: reset-after x (limit + 1) + remaining, if below 2^53 (so exact in a double).
+--   A table of four integers costs about 0.4 µs of Redis's time, a tenth of the whole call; for several checks the
+--   packing costs what it saves
 -- release: per key KEYS[i], ARGV[1 + i] = lease id; returns the number of leases released
 
 local A = ARGV
@@ -361,8 +364,10 @@ else
   vals = redis.call('MGET', unpack(KEYS))
 end
 -- tables sized up front: growing one re-allocates it at every power of two
+-- one check's outcome stays in locals (o1..o4, lim1): its reply is often one integer, and then no table is made
 local out
-if n == 1 then out = {0, 0, 0, 0}
+local o1, o2, o3, o4, lim1 = 0, 0, 0, 0, 0
+if n == 1 then out = nil
 elseif n <= 4 then out = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}
 else out = {} end
 -- states to write if the request is admitted: [i] value, [n + i] TTL; with one check pv, pt
@@ -383,10 +388,12 @@ for i = 1, n do
   local r = (i - 1) * 4
   -- the outcome: allowed (1/0), remaining, reset-after, retry-after (-1: never; else at least 1), delay
   local ok, rem, reset, retry, delay = 0, 0, 0, -1, 0
+  local lim = 0       -- the limit the client knows (capacity or limit), the radix of the packed reply
   local value, ttl = nil, 0
   if code == 103 or code == 107 then
     -- GCRA ('g': one theoretical arrival time) and leaky bucket ('k': the time the bucket is empty)
     local cap, iv = tonumber(A[a + 1]), tonumber(A[a + 2])
+    lim = cap
     local maxwait, dthreshold = 0, 0
     local s = nil
     if code == 107 then
@@ -449,6 +456,7 @@ for i = 1, n do
   elseif code == 116 then
     -- token bucket ('t'): {tokens, last}, refilled lazily one token per interval
     local cap, iv = tonumber(A[a + 1]), tonumber(A[a + 2])
+    lim = cap
     a = a + 3
     local tokens, last = cap, now
     if v and byte(v, 1) == 51 and #v > 17 then
@@ -477,6 +485,7 @@ for i = 1, n do
   elseif code == 102 then
     -- fixed window ('f'): {windowStart, count}; the time is offset per key when staggered
     local limit, period, at = tonumber(A[a + 1]), tonumber(A[a + 2]), now + tonumber(A[a + 3])
+    lim = limit
     a = a + 4
     local ws = floor(at / period) * period
     local count = 0
@@ -526,7 +535,7 @@ for i = 1, n do
     else
       return redis.error_reply('unknown algorithm code ' .. tostring(A[a]))
     end
-    ok, rem, reset, retry, delay = o[1], o[3], o[4], o[5], o[6]
+    ok, lim, rem, reset, retry, delay = o[1], o[2], o[3], o[4], o[5], o[6]
     if value then ttl = -ttl end    -- already in ms
   end
   if ok == 0 then
@@ -534,7 +543,8 @@ for i = 1, n do
     if not shadow then denied = true end
   end
   if ok == 1 then ok = 1 + delay end
-  out[r + 1], out[r + 2], out[r + 3], out[r + 4] = ok, rem, reset, retry
+  if n == 1 then o1, o2, o3, o4, lim1 = ok, rem, reset, retry, lim
+  else out[r + 1], out[r + 2], out[r + 3], out[r + 4] = ok, rem, reset, retry end
   if value then
     if n == 1 then pv, pt = value, ttl
     else
@@ -546,9 +556,9 @@ for i = 1, n do
   end
 end
 
-for i = 4 * n + 1, #out do out[i] = nil end     -- the unused tail of a table sized for 4 checks
 for i = 1, n do
-  local admitted = not denied and out[(i - 1) * 4 + 1] > 0
+  local admitted = not denied
+  if out then admitted = admitted and out[(i - 1) * 4 + 1] > 0 else admitted = admitted and o1 > 0 end
   local value, ttl = pv, pt
   if pend then value, ttl = pend[i], pend[n + i] end
   if value and admitted then
@@ -570,4 +580,14 @@ for i = 1, n do
     end
   end
 end
+-- one check admitted at once: packed when reset x m + rem < 2^53 (2^53 / m is within half a unit, so 2 below it
+-- is safe)
+if n == 1 then
+  if o1 == 1 and o2 >= 0 and o2 <= lim1 and o3 >= 0 then
+    local m = lim1 + 1
+    if o3 <= 9007199254740992 / m - 2 then return o3 * m + o2 end
+  end
+  return {o1, o2, o3, o4}
+end
+for i = 4 * n + 1, #out do out[i] = nil end     -- the unused tail of a table sized for 4 checks
 return out

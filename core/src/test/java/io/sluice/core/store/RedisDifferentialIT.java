@@ -161,6 +161,69 @@ class RedisDifferentialIT {
     }
 
     /**
+     * An admitted check's reply is packed into one integer, reset-after x (limit + 1) + remaining, when that is below
+     * 2^53 (and a request's checks are packed only all together). For every rate algorithm, small and large limits,
+     * alone and beside a check that does not pack, Redis still agrees with memory on every field; and a fixed window of
+     * a billion requests is asked at each side of the bound (its reset-after about 9 s), where the packed integer is
+     * within a few units of 2^53.
+     */
+    @Test
+    void packedRepliesAgreeWithMemory() {
+        String[] notations = {"10/1m", "65536/1s", "1000000000/1s", "999999999/1m", "1/366d", "3/1ms"};
+        List<Algorithm> rates = java.util.Arrays.stream(Algorithm.values()).filter(a -> a != Algorithm.CONCURRENCY).toList();
+        for (Server server : servers) {
+            for (Algorithm algorithm : rates) {
+                for (String first : notations) {
+                    for (String second : new String[] {null, "10/1m", "1000000000/366d"}) {
+                        Policy p = packing(first, algorithm);
+                        Policy q = second == null ? null : packing(second, algorithm);
+                        MemoryStore memory = MemoryStore.builder().timeSource(new ManualTimeSource()).build();
+                        String rule = "pack-" + algorithm.id() + "-" + System.nanoTime();
+                        long at = ManualTimeSource.START_MICROS + 7;
+                        for (long gap : new long[] {0, 0, 1, p.periodMicros() / 2, 3, p.periodMicros()}) {
+                            at += gap;
+                            List<Check> checks = new ArrayList<>();
+                            checks.add(Check.of(rule, "k", p, 1));
+                            if (q != null) {
+                                checks.add(Check.of(rule + "-second", "k", q, 1));
+                            }
+                            assertThat(server.store().evaluate(checks, at)).as("Redis %s: %s with %s at %d",
+                                    server.version(), p, q, at).isEqualTo(memory.evaluate(checks, at));
+                        }
+                    }
+                }
+            }
+            Policy billion = Policy.parse("999999999/1m").withAlgorithm(Algorithm.FIXED_WINDOW);
+            MemoryStore memory = MemoryStore.builder().timeSource(new ManualTimeSource()).build();
+            String rule = "pack-bound-" + System.nanoTime();
+            long windowEnd = (ManualTimeSource.START_MICROS / 60_000_000L + 2) * 60_000_000L;
+            for (long resetAfter : new long[] {9_007_200, 9_007_199, 9_007_198, 9_007_197, 9_007_196, 1}) {
+                long at = windowEnd - resetAfter;
+                List<Check> alone = List.of(Check.of(rule, "k", billion, 1));
+                List<Check> two = List.of(Check.of(rule + "-a", "k", billion, 1), Check.of(rule + "-b", "k", billion, 2));
+                for (List<Check> checks : List.of(alone, two)) {
+                    List<Outcome> expected = memory.evaluate(checks, at);
+                    assertThat(expected.get(0).resetAfterMicros()).isEqualTo(resetAfter);
+                    assertThat(server.store().evaluate(checks, at)).as("Redis %s: reset-after %d, %d checks",
+                            server.version(), resetAfter, checks.size()).isEqualTo(expected);
+                }
+            }
+        }
+    }
+
+    /**
+     * A policy of {@link #packedRepliesAgreeWithMemory}; where the algorithm refuses a billion (the sliding log's
+     * limit is at most 100,000, warm-up's rate at most one per microsecond), 100,000 in the same period.
+     */
+    private static Policy packing(String notation, Algorithm algorithm) {
+        try {
+            return Policy.parse(notation).withAlgorithm(algorithm);
+        } catch (io.sluice.core.config.ConfigException refused) {
+            return Policy.parse("100000" + notation.substring(notation.indexOf('/'))).withAlgorithm(algorithm);
+        }
+    }
+
+    /**
      * A bucket at the largest span (capacity x interval just under 2^52 µs) that is full and asked for its whole
      * capacity: the time it would fit, {@code tat + cost x interval}, is past 2^53, where a Lua double loses the
      * microsecond. The script works with differences from now, which stay exact.
