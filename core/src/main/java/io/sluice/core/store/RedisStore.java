@@ -96,6 +96,8 @@ public final class RedisStore implements Store {
     private static final byte[] SHA_BYTES = SHA.getBytes(StandardCharsets.US_ASCII);
     private static final byte[] EVALUATE = {'e'};
     private static final byte[] EVALUATE_ALL = {'E'};
+    /** The mode of a request of one enforced GCRA check of cost 1, the most common: the script's shortest path. */
+    private static final byte[] ONE_GCRA = {'g'};
     /** The algorithms the script runs inline; the others need its library (mode 'E'). */
     private static final Set<Algorithm> INLINE = EnumSet.of(Algorithm.GCRA, Algorithm.TOKEN_BUCKET,
             Algorithm.FIXED_WINDOW, Algorithm.LEAKY_BUCKET);
@@ -246,7 +248,8 @@ public final class RedisStore implements Store {
 
     /**
      * The script's arguments, keys first: the mode ({@code e}: every check inline; {@code E}: some need the script's
-     * library) followed by the application's time when it is passed; in mode {@code E} the request id; per check its algorithm's code (upper case: shadow) followed by its cost
+     * library; {@code g}: one enforced GCRA check of cost 1, then only its capacity and interval) followed by the
+     * application's time when it is passed; in mode {@code E} the request id; per check its algorithm's code (upper case: shadow) followed by its cost
      * unless it is 1, then only the numbers its algorithm reads (cached per policy, already encoded).
      *
      * @param group the indexes of the checks of one hash slot; null for all of them
@@ -254,6 +257,15 @@ public final class RedisStore implements Store {
      */
     private byte[][] params(List<Check> checks, List<Integer> group, byte[][] keys, byte[] now, byte[] requestId) {
         int n = group == null ? checks.size() : group.size();
+        if (n == 1) {
+            int i = group == null ? 0 : group.get(0);
+            Check c = checks.get(i);
+            if (c.cost() == 1 && !c.shadow() && c.policy().algorithm() == Algorithm.GCRA) {
+                byte[][] spec = spec(c.policy());           // capacity and interval
+                return new byte[][] {keys != null ? keys[i] : keyBytes(c.rule(), c.key()),
+                        now.length == 0 ? ONE_GCRA : concat(ONE_GCRA, now), spec[2], spec[3]};
+            }
+        }
         byte[][][] specs = new byte[n][][];
         int size = n + 1;
         boolean inline = true;

@@ -25,7 +25,10 @@
 -- sliding log and concurrency are sorted sets.
 --
 -- ARGV[1] = the mode, then the time: now in epoch microseconds, nothing to read Redis TIME ('e', 'e1700000000000000')
---   modes: 'e' evaluate, every check inline; 'E' evaluate, some check needs library(); 'r' release
+--   modes: 'e' evaluate, every check inline; 'E' evaluate, some check needs library(); 'r' release; 'g' evaluate one
+--   enforced GCRA check of cost 1 (the default algorithm and cost: the most common request)
+-- 'g': ARGV[2], ARGV[3] = capacity, interval; the same step and reply as 'e' gives that check, in fewer instructions
+--   (about 0.35 µs less of Redis's time per call, a twelfth of it)
 -- evaluate: in mode 'E' ARGV[2] = request id (unique; used by the sliding log only), then per check (KEYS[i]):
 --   code and cost in one field (the algorithm's letter, upper case for a shadow check, then the cost unless it is
 --   1: 'g', 'G', 'g0', 't5'), then the policy's numbers for that algorithm:
@@ -57,6 +60,27 @@ else
   now = tonumber(sub(mode, 2))
   slack = 60000
   mode = sub(mode, 1, 1)
+end
+
+if mode == 'g' then
+  -- as the GCRA branch below, for cost 1 (never above the capacity, never 0), one enforced check, nothing else
+  local cap, iv = tonumber(A[2]), tonumber(A[3])
+  local v = redis.pcall('GET', KEYS[1])
+  local ahead = 0
+  if type(v) == 'string' and #v <= 16 then
+    local s = tonumber(v)
+    if s and s > now then ahead = s - now end
+  end
+  local full, need = cap * iv, ahead + iv
+  if need <= full then
+    redis.call('PSETEX', KEYS[1], ceil(need / 1000) + slack, now + need)
+    local rem, m = floor((full - need) / iv), cap + 1
+    if need <= 9007199254740992 / m - 2 then return need * m + rem end
+    return {1, rem, need, 0}
+  end
+  local rem = floor((full - ahead) / iv)
+  if rem < 0 then rem = 0 end
+  return {0, rem, ahead, need - full}
 end
 
 -- the algorithms that are not inline: created only when a request needs one of them (creating this closure costs

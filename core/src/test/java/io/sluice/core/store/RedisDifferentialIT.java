@@ -164,8 +164,8 @@ class RedisDifferentialIT {
      * An admitted check's reply is packed into one integer, reset-after x (limit + 1) + remaining, when that is below
      * 2^53 (and a request's checks are packed only all together). For every rate algorithm, small and large limits,
      * alone and beside a check that does not pack, Redis still agrees with memory on every field; and a fixed window of
-     * a billion requests is asked at each side of the bound (its reset-after about 9 s), where the packed integer comes
-     * within about 1.25 x 10^9 (a little more than one unit of its radix) of 2^53.
+     * a billion requests, and a GCRA bucket of a billion, are asked at each side of the bound (reset-after about 9 s),
+     * where the packed integer comes within about 1.25 x 10^9 (a little more than one unit of its radix) of 2^53.
      */
     @Test
     void packedRepliesAgreeWithMemory() {
@@ -208,13 +208,31 @@ class RedisDifferentialIT {
                             server.version(), resetAfter, checks.size()).isEqualTo(expected);
                 }
             }
+            // GCRA, one check of cost 1 (the script's shortest path): a burst of a billion, one permit a second; ten
+            // requests put the key's TAT 10 s ahead, then one request is timed so that its reset-after is the bound's
+            Policy burst = Policy.parse("1/1s burst 1000000000");
+            for (long resetAfter : new long[] {9_007_200, 9_007_199, 9_007_198, 9_007_197, 9_007_196}) {
+                String key = "gcra-" + resetAfter;
+                long start = ManualTimeSource.START_MICROS;
+                List<Check> checks = List.of(Check.of(rule, key, burst, 1));
+                for (int i = 0; i < 10; i++) {
+                    assertThat(server.store().evaluate(checks, start)).isEqualTo(memory.evaluate(checks, start));
+                }
+                long at = start + 10_000_000 - (resetAfter - 1_000_000);
+                List<Outcome> expected = memory.evaluate(checks, at);
+                assertThat(expected.get(0).resetAfterMicros()).isEqualTo(resetAfter);
+                assertThat(server.store().evaluate(checks, at)).as("Redis %s: GCRA reset-after %d", server.version(),
+                        resetAfter).isEqualTo(expected);
+            }
         }
     }
 
     /**
      * What the packing is for: the script answers one admitted check with one integer, reset-after x (limit + 1) +
      * remaining (a table of four costs Redis about 0.4 µs more per call), and a denied one with the table of four.
-     * The script is called as {@link RedisStore} calls it (mode and time, the check's code, capacity and interval).
+     * The script is called as {@link RedisStore} calls it, in both modes that can carry such a check: any checks (mode
+     * and time, the check's code, capacity and interval) and one GCRA check of cost 1 (mode and time, capacity and
+     * interval).
      */
     @Test
     void oneAdmittedCheckIsAnsweredWithOneInteger() throws Exception {
@@ -223,16 +241,21 @@ class RedisDifferentialIT {
             script = new String(in.readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
         }
         Policy p = Policy.parse("2/1s");        // GCRA: capacity 2, one permit every 500,000 µs
-        List<String> args = List.of("e" + ManualTimeSource.START_MICROS, "g", Long.toString(p.capacity()),
-                Long.toString(p.intervalMicros()));
+        String capacity = Long.toString(p.capacity());
+        String interval = Long.toString(p.intervalMicros());
+        List<List<String>> modes = List.of(
+                List.of("e" + ManualTimeSource.START_MICROS, "g", capacity, interval),     // any checks
+                List.of("g" + ManualTimeSource.START_MICROS, capacity, interval));         // one GCRA check of cost 1
         for (Server server : servers) {
-            List<String> key = List.of(server.prefix() + ":reply:" + System.nanoTime());
-            assertThat(server.admin().eval(script, key, args)).as("Redis %s", server.version())
-                    .isEqualTo(500_000L * 3 + 1);       // reset-after 500,000 µs, remaining 1
-            assertThat(server.admin().eval(script, key, args)).as("Redis %s", server.version())
-                    .isEqualTo(1_000_000L * 3);         // reset-after 1 s, remaining 0
-            assertThat(server.admin().eval(script, key, args)).as("Redis %s: denied", server.version())
-                    .isEqualTo(List.of(0L, 0L, 1_000_000L, 500_000L));
+            for (List<String> args : modes) {
+                List<String> key = List.of(server.prefix() + ":reply:" + System.nanoTime());
+                assertThat(server.admin().eval(script, key, args)).as("Redis %s, %s", server.version(), args)
+                        .isEqualTo(500_000L * 3 + 1);       // reset-after 500,000 µs, remaining 1
+                assertThat(server.admin().eval(script, key, args)).as("Redis %s, %s", server.version(), args)
+                        .isEqualTo(1_000_000L * 3);         // reset-after 1 s, remaining 0
+                assertThat(server.admin().eval(script, key, args)).as("Redis %s, %s: denied", server.version(), args)
+                        .isEqualTo(List.of(0L, 0L, 1_000_000L, 500_000L));
+            }
         }
     }
 
