@@ -63,7 +63,8 @@ else
 end
 
 if mode == 'g' then
-  -- as the GCRA branch below, for cost 1 (never above the capacity, never 0), one enforced check, nothing else
+  -- as the GCRA branch below, for cost 1 (never above the capacity, never 0), one enforced check, nothing else; a
+  -- change to either is a change to both (RedisDifferentialIT holds each to MemoryStore)
   local cap, iv = tonumber(A[2]), tonumber(A[3])
   local v = redis.pcall('GET', KEYS[1])
   local ahead = 0
