@@ -79,9 +79,12 @@ if mode == 'g' then
     if need <= 9007199254740992 / m - 2 then return need * m + rem end
     return {1, rem, need, 0}
   end
-  local rem = floor((full - ahead) / iv)
+  local rem, retry = floor((full - ahead) / iv), need - full
   if rem < 0 then rem = 0 end
-  return {0, rem, ahead, need - full}
+  -- at least 1, as the general epilogue: a state another program wrote may be fractional ('1000.5'), and Redis
+  -- would truncate a retry-after of 0.5 to 0
+  if retry < 1 then retry = 1 end
+  return {0, rem, ahead, retry}
 end
 
 -- the algorithms that are not inline: created only when a request needs one of them (creating this closure costs

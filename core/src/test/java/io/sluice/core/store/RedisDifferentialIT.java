@@ -236,10 +236,7 @@ class RedisDifferentialIT {
      */
     @Test
     void oneAdmittedCheckIsAnsweredWithOneInteger() throws Exception {
-        String script;
-        try (java.io.InputStream in = RedisStore.class.getResourceAsStream("sluice.lua")) {
-            script = new String(in.readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
-        }
+        String script = script();
         Policy p = Policy.parse("2/1s");        // GCRA: capacity 2, one permit every 500,000 µs
         String capacity = Long.toString(p.capacity());
         String interval = Long.toString(p.intervalMicros());
@@ -256,6 +253,58 @@ class RedisDifferentialIT {
                 assertThat(server.admin().eval(script, key, args)).as("Redis %s, %s: denied", server.version(), args)
                         .isEqualTo(List.of(0L, 0L, 1_000_000L, 500_000L));
             }
+        }
+    }
+
+    /**
+     * A state another program wrote that is not a whole number ("1000.5": Lua's tonumber reads it as 1000.5) leaves a
+     * bucket of capacity 1 full for half a microsecond more: the general GCRA branch denies with retry-after 0.5
+     * raised to 1, and mode 'g' must too (Redis truncates an unclamped 0.5 to 0 in its integer reply, and
+     * {@link Outcome} refuses a denial with retry-after 0: the store would throw instead of denying).
+     */
+    @Test
+    void aFractionalStateIsDeniedAlikeInBothModes() throws Exception {
+        String script = script();
+        Policy p = Policy.parse("1/1s");        // GCRA: capacity 1, one permit every 1,000,000 µs
+        List<List<String>> modes = List.of(List.of("e1000", "g", "1", "1000000"), List.of("g1000", "1", "1000000"));
+        for (Server server : servers) {
+            for (List<String> args : modes) {
+                String key = server.prefix() + ":fraction:" + System.nanoTime();
+                server.admin().psetex(key, 60_000, "1000.5");
+                assertThat(server.admin().eval(script, List.of(key), args)).as("Redis %s, %s", server.version(), args)
+                        .isEqualTo(List.of(0L, 0L, 0L, 1L));
+            }
+            String rule = "fraction-" + System.nanoTime();
+            server.admin().psetex(server.store().key(rule, "k"), 60_000, "1000.5");
+            assertThat(server.store().evaluate(List.of(Check.of(rule, "k", p, 1)), 1000))
+                    .as("Redis %s", server.version()).containsExactly(Outcome.deny(1, 0, 0, 1));
+        }
+    }
+
+    /**
+     * The time to live each mode writes: the state's span in ms, rounded up, plus the minute of slack for the
+     * application's clock (the differential timelines only assert that a key has one).
+     */
+    @Test
+    void bothModesWriteTheSameTimeToLive() throws Exception {
+        String script = script();
+        // capacity 2, interval 500,001 µs: one request puts the TAT 500,001 µs ahead: 501 ms, plus 60 s of slack
+        List<List<String>> modes = List.of(List.of("e1000", "g", "2", "500001"), List.of("g1000", "2", "500001"));
+        for (Server server : servers) {
+            for (List<String> args : modes) {
+                String key = server.prefix() + ":ttl:" + System.nanoTime();
+                server.admin().eval(script, List.of(key), args);
+                assertThat(server.admin().get(key)).as("Redis %s, %s", server.version(), args).isEqualTo("501001");
+                assertThat(server.admin().pttl(key)).as("Redis %s, %s", server.version(), args)
+                        .isBetween(60_501L - 1_000, 60_501L);
+            }
+        }
+    }
+
+    /** The script's text, as {@link RedisStore} loads it, to call it by hand. */
+    private static String script() throws java.io.IOException {
+        try (java.io.InputStream in = RedisStore.class.getResourceAsStream("sluice.lua")) {
+            return new String(in.readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
         }
     }
 
