@@ -79,7 +79,8 @@ if mode == 'g' then
     if need <= 9007199254740992 / m - 2 then return need * m + rem end
     return {1, rem, need, 0}
   end
-  local rem, retry = floor((full - ahead) / iv), need - full
+  -- need - full without need itself, which is above 2^53 (inexact) when a clock that went back left ahead > full
+  local rem, retry = floor((full - ahead) / iv), ahead - (cap - 1) * iv
   if rem < 0 then rem = 0 end
   -- at least 1, as the general epilogue: a state another program wrote may be fractional ('1000.5'), and Redis
   -- would truncate a retry-after of 0.5 to 0
@@ -432,8 +433,10 @@ for i = 1, n do
       a = a + 3
       if v and #v <= 16 then s = tonumber(v) end
     end
-    -- times relative to now, so that every intermediate stays below 2^53 and exact: ahead = base - now and
-    -- need = next - now are at most capacity x interval (2^52) each, while base + cost x interval itself may pass 2^53
+    -- times relative to now, so that intermediates stay below 2^53 and exact: ahead = base - now is at most capacity x
+    -- interval (2^52) and below 2^53 even after a clock went back, while base + cost x interval itself may pass 2^53.
+    -- need = ahead + cost x interval is exact whenever it is at most full (admitted); above it, possibly not, so a
+    -- denial's need - full is computed as ahead - (capacity - cost) x interval
     local full = cap * iv
     local ahead = 0
     if s and s > now then ahead = s - now end
@@ -456,10 +459,10 @@ for i = 1, n do
       else
         rem = floor((full - ahead) / iv)
         reset = ahead
-        retry = need - full
+        retry = ahead - (cap - cost) * iv       -- need - full, exact where need is not (see need above)
       end
     else
-      local fits = need - full
+      local fits = ahead - (cap - cost) * iv     -- need - full, exact where need is not
       local retry_in = fits
       if maxwait > 0 then
         delay = ahead - dthreshold * iv

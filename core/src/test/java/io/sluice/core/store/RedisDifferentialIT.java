@@ -342,6 +342,28 @@ class RedisDifferentialIT {
         }
     }
 
+    /**
+     * A full bucket of nearly the largest span, asked for its whole capacity by a clock that went back (an odd number
+     * of microseconds): the time it would fit, ahead + cost x interval, passes 2^53, where a double loses the
+     * microsecond. The denial's retry-after (that time less the span) must still be exact. Found by a seed of
+     * {@link #redisAgreesWithMemoryAtTheExtremes}.
+     */
+    @ParameterizedTest
+    @EnumSource(value = Algorithm.class, names = {"GCRA", "LEAKY_BUCKET"})
+    void aFullBucketAskedByAClockThatWentBackAgreesToTheMicrosecond(Algorithm algorithm) {
+        Policy p = Policy.parse("3/366d burst 427").withAlgorithm(algorithm);
+        for (Server server : servers) {
+            MemoryStore memory = MemoryStore.builder().timeSource(new ManualTimeSource()).build();
+            String rule = "back-" + algorithm.id() + "-" + System.nanoTime();
+            long start = 2_500_000_000_000_000L;
+            for (long at : new long[] {start, start - 31_622_399_999_999L, start - 1, start}) {
+                List<Check> checks = List.of(Check.of(rule, "k", p, 427));
+                assertThat(server.store().evaluate(checks, at)).as("Redis %s: %s, cost 427 at %d", server.version(),
+                        p, at).isEqualTo(memory.evaluate(checks, at));
+            }
+        }
+    }
+
     private static long extremeGap(Random random, Policy p) {
         long interval = Math.max(1, p.periodMicros() / p.limit());
         return switch (random.nextInt(7)) {
