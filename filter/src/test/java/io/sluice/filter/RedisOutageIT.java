@@ -156,16 +156,25 @@ class RedisOutageIT {
 
     // 3. Restarted while leases are held
 
-    private static CompletableFuture<HttpResponse<Void>> hold(FilterServer server) {
-        return HttpLoad.HTTP.sendAsync(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + server.port()
-                + "/app/async")).header("X-Client", "leased").timeout(Duration.ofSeconds(20)).build(),
-                HttpResponse.BodyHandlers.discarding());
+    /** A slow request holding a lease: its response to come, and the servlet's async context that ends it. */
+    private record Held(CompletableFuture<HttpResponse<Void>> response, AsyncContext context) {
+        void release() {
+            context.complete();
+        }
+
+        int status() throws Exception {
+            return response.get(10, TimeUnit.SECONDS).statusCode();
+        }
     }
 
-    private static AsyncContext held(FilterServer server) throws InterruptedException {
+    /** Sends a slow request and waits until it reaches the servlet (its lease taken). */
+    private static Held hold(FilterServer server) throws InterruptedException {
+        CompletableFuture<HttpResponse<Void>> response = HttpLoad.HTTP.sendAsync(HttpRequest.newBuilder(URI.create(
+                "http://127.0.0.1:" + server.port() + "/app/async")).header("X-Client", "leased")
+                .timeout(Duration.ofSeconds(20)).build(), HttpResponse.BodyHandlers.discarding());
         AsyncContext held = server.held.poll(10, TimeUnit.SECONDS);
         assertThat(held).as("the slow request reached the servlet").isNotNull();
-        return held;
+        return new Held(response, held);
     }
 
     /** In flight under the lease rule now, as Redis counts them (polled while releases complete after the response). */
@@ -191,46 +200,40 @@ class RedisOutageIT {
         try (RedisProcess redis = RedisProcess.start();
                 FilterServer server = FilterServer.startOnSystemClock(Map.of("limit", "2 concurrent",
                         "name", "per-client", "key", "header:X-Client", "store", redis.url()))) {
-            CompletableFuture<HttpResponse<Void>> a = hold(server);
-            AsyncContext heldA = held(server);
-            CompletableFuture<HttpResponse<Void>> b = hold(server);
-            AsyncContext heldB = held(server);
+            Held a = hold(server);
+            Held b = hold(server);
             assertThat(get(server, "/", "leased").status()).isEqualTo(429);
 
             redis.restart();                    // the two leases are gone with the data
             awaitInFlight(server, 0);
 
-            CompletableFuture<HttpResponse<Void>> c = hold(server);
-            AsyncContext heldC = held(server);
-            CompletableFuture<HttpResponse<Void>> d = hold(server);
-            AsyncContext heldD = held(server);
+            Held c = hold(server);
+            Held d = hold(server);
             assertThat(get(server, "/", "leased").status()).as("two in flight as the new Redis counts").isEqualTo(429);
 
-            heldA.complete();                   // released in a Redis that never had them: nothing changes
-            heldB.complete();
-            assertThat(a.get(10, TimeUnit.SECONDS).statusCode()).isEqualTo(200);
-            assertThat(b.get(10, TimeUnit.SECONDS).statusCode()).isEqualTo(200);
+            a.release();                        // released in a Redis that never had them: nothing changes
+            b.release();
+            assertThat(a.status()).isEqualTo(200);
+            assertThat(b.status()).isEqualTo(200);
             awaitInFlight(server, 2);
             assertThat(get(server, "/", "leased").status()).as("C and D still hold both units").isEqualTo(429);
 
             // C completes while Redis is down: its release is kept and made once Redis is back
             redis.kill();
-            heldC.complete();
-            assertThat(c.get(10, TimeUnit.SECONDS).statusCode()).isEqualTo(200);
+            c.release();
+            assertThat(c.status()).isEqualTo(200);
             redis.restart();
-            heldD.complete();
-            assertThat(d.get(10, TimeUnit.SECONDS).statusCode()).isEqualTo(200);
+            d.release();
+            assertThat(d.status()).isEqualTo(200);
             awaitInFlight(server, 0);
 
-            CompletableFuture<HttpResponse<Void>> e = hold(server);
-            AsyncContext heldE = held(server);
-            CompletableFuture<HttpResponse<Void>> f = hold(server);
-            AsyncContext heldF = held(server);
+            Held e = hold(server);
+            Held f = hold(server);
             assertThat(get(server, "/", "leased").status()).as("exactly two units, no more").isEqualTo(429);
-            heldE.complete();
-            heldF.complete();
-            e.get(10, TimeUnit.SECONDS);
-            f.get(10, TimeUnit.SECONDS);
+            e.release();
+            f.release();
+            e.status();
+            f.status();
             awaitInFlight(server, 0);
         }
     }
@@ -240,16 +243,14 @@ class RedisOutageIT {
         try (RedisProcess redis = RedisProcess.start();
                 FilterServer server = FilterServer.startOnSystemClock(Map.of("limit", "2 concurrent",
                         "name", "per-client", "key", "header:X-Client", "store", redis.url()))) {
-            CompletableFuture<HttpResponse<Void>> a = hold(server);
-            AsyncContext heldA = held(server);
-            CompletableFuture<HttpResponse<Void>> b = hold(server);
-            AsyncContext heldB = held(server);
+            Held a = hold(server);
+            Held b = hold(server);
             redis.pause();                      // the leases stay in Redis; their releases cannot reach it
             try {
-                heldA.complete();
-                heldB.complete();
-                assertThat(a.get(10, TimeUnit.SECONDS).statusCode()).isEqualTo(200);
-                assertThat(b.get(10, TimeUnit.SECONDS).statusCode()).isEqualTo(200);
+                a.release();
+                b.release();
+                assertThat(a.status()).isEqualTo(200);
+                assertThat(b.status()).isEqualTo(200);
             } finally {
                 redis.resume();
             }

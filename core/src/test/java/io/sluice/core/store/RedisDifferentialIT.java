@@ -328,18 +328,10 @@ class RedisDifferentialIT {
     @ParameterizedTest
     @EnumSource(value = Algorithm.class, names = {"GCRA", "LEAKY_BUCKET"})
     void aFullBucketOfTheLargestSpanAgreesToTheMicrosecond(Algorithm algorithm) {
-        Policy p = Policy.parse("1/1d burst 52124").withAlgorithm(algorithm);
-        for (Server server : servers) {
-            MemoryStore memory = MemoryStore.builder().timeSource(new ManualTimeSource()).build();
-            String rule = "span-" + algorithm.id() + "-" + System.nanoTime();
-            long at = ManualTimeSource.START_MICROS + 1;           // odd: a sum past 2^53 cannot hold it
-            for (long[] request : new long[][] {{0, 52_124}, {0, 52_124}, {86_400_000_001L, 1}, {1, 52_124}}) {
-                at += request[0];
-                List<Check> checks = List.of(Check.of(rule, "k", p, request[1]));
-                assertThat(server.store().evaluate(checks, at)).as("Redis %s: %s, cost %d at %d", server.version(), p,
-                        request[1], at).isEqualTo(memory.evaluate(checks, at));
-            }
-        }
+        long at = ManualTimeSource.START_MICROS + 1;               // odd: a sum past 2^53 cannot hold it
+        long later = at + 86_400_000_001L;
+        agreeWithMemory(Policy.parse("1/1d burst 52124").withAlgorithm(algorithm), "span-" + algorithm.id(),
+                new long[][] {{at, 52_124}, {at, 52_124}, {later, 1}, {later + 1, 52_124}});
     }
 
     /**
@@ -351,15 +343,20 @@ class RedisDifferentialIT {
     @ParameterizedTest
     @EnumSource(value = Algorithm.class, names = {"GCRA", "LEAKY_BUCKET"})
     void aFullBucketAskedByAClockThatWentBackAgreesToTheMicrosecond(Algorithm algorithm) {
-        Policy p = Policy.parse("3/366d burst 427").withAlgorithm(algorithm);
+        long start = 2_500_000_000_000_000L;
+        agreeWithMemory(Policy.parse("3/366d burst 427").withAlgorithm(algorithm), "back-" + algorithm.id(),
+                new long[][] {{start, 427}, {start - 31_622_399_999_999L, 427}, {start - 1, 427}, {start, 427}});
+    }
+
+    /** Requests {at, cost} of one check of {@code p}, in order, on every server and in memory: every outcome equal. */
+    private static void agreeWithMemory(Policy p, String name, long[][] requests) {
         for (Server server : servers) {
             MemoryStore memory = MemoryStore.builder().timeSource(new ManualTimeSource()).build();
-            String rule = "back-" + algorithm.id() + "-" + System.nanoTime();
-            long start = 2_500_000_000_000_000L;
-            for (long at : new long[] {start, start - 31_622_399_999_999L, start - 1, start}) {
-                List<Check> checks = List.of(Check.of(rule, "k", p, 427));
-                assertThat(server.store().evaluate(checks, at)).as("Redis %s: %s, cost 427 at %d", server.version(),
-                        p, at).isEqualTo(memory.evaluate(checks, at));
+            String rule = name + "-" + System.nanoTime();
+            for (long[] request : requests) {
+                List<Check> checks = List.of(Check.of(rule, "k", p, request[1]));
+                assertThat(server.store().evaluate(checks, request[0])).as("Redis %s: %s, cost %d at %d",
+                        server.version(), p, request[1], request[0]).isEqualTo(memory.evaluate(checks, request[0]));
             }
         }
     }
