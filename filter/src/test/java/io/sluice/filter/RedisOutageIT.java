@@ -167,6 +167,12 @@ class RedisOutageIT {
         }
     }
 
+    /** A server whose one rule allows 2 concurrent requests per {@code X-Client}, on {@code redis}. */
+    private static FilterServer leasing(RedisProcess redis) throws Exception {
+        return FilterServer.startOnSystemClock(Map.of("limit", "2 concurrent", "name", "per-client",
+                "key", "header:X-Client", "store", redis.url()));
+    }
+
     /** Sends a slow request and waits until it reaches the servlet (its lease taken). */
     private static Held hold(FilterServer server) throws InterruptedException {
         CompletableFuture<HttpResponse<Void>> response = HttpLoad.HTTP.sendAsync(HttpRequest.newBuilder(URI.create(
@@ -198,8 +204,7 @@ class RedisOutageIT {
     @Test
     void leasesHeldAcrossARestartNeitherGoNegativeNorStayTaken() throws Exception {
         try (RedisProcess redis = RedisProcess.start();
-                FilterServer server = FilterServer.startOnSystemClock(Map.of("limit", "2 concurrent",
-                        "name", "per-client", "key", "header:X-Client", "store", redis.url()))) {
+                FilterServer server = leasing(redis)) {
             Held a = hold(server);
             Held b = hold(server);
             assertThat(get(server, "/", "leased").status()).isEqualTo(429);
@@ -241,8 +246,7 @@ class RedisOutageIT {
     @Test
     void leasesWhoseReleaseFailedWhileRedisHungAreReleasedOnceItResumes() throws Exception {
         try (RedisProcess redis = RedisProcess.start();
-                FilterServer server = FilterServer.startOnSystemClock(Map.of("limit", "2 concurrent",
-                        "name", "per-client", "key", "header:X-Client", "store", redis.url()))) {
+                FilterServer server = leasing(redis)) {
             Held a = hold(server);
             Held b = hold(server);
             redis.pause();                      // the leases stay in Redis; their releases cannot reach it
