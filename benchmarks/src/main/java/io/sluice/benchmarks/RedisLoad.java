@@ -27,8 +27,8 @@ import redis.clients.jedis.RedisClient;
 
 /**
  * Decisions per second and latency against a local redis-server, all contenders in the same run: Sluice's
- * {@link RedisStore} (one rule, four rules), Bucket4j with its Jedis backend, and the floor — a bare {@code EVALSHA}
- * of a one-key GCRA script, and {@code PING}. Each at 1, 16 and 64 threads, on one hot key and on 100,000 keys. Then
+ * {@link RedisStore} (one rule, four rules), Bucket4j with its Jedis backend, and the floors — a bare {@code EVALSHA}
+ * of a one-key GCRA script, the same script over four keys, and {@code PING}. Each at 1, 16 and 64 threads, on one hot key and on 100,000 keys. Then
  * Redis memory per key ({@code MEMORY USAGE}) for each algorithm. Starts its own redis-server (as the tests do)
  * unless {@code SLUICE_REDIS_URL} is set.
  *
@@ -45,6 +45,25 @@ public final class RedisLoad {
             local new = tat + 1
             if new - 1000000000 > now then return 0 end
             redis.call('SET', KEYS[1], new, 'PX', 1000)
+            return 1
+            """;
+
+    /**
+     * The same for every key it is given (read with one {@code MGET}, each written with its own TTL): the floor for a
+     * request of several rules while every rule's state is a key of its own with its own TTL, as Sluice keeps it.
+     */
+    private static final String BARE_GCRA_KEYS = """
+            local t = redis.call('TIME')
+            local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
+            local v = redis.call('MGET', unpack(KEYS))
+            local new = {}
+            for i = 1, #KEYS do
+              local tat = tonumber(v[i] or now)
+              if tat < now then tat = now end
+              new[i] = tat + 1
+              if new[i] - 1000000000 > now then return 0 end
+            end
+            for i = 1, #KEYS do redis.call('SET', KEYS[i], new[i], 'PX', 1000) end
             return 1
             """;
 
@@ -73,6 +92,7 @@ public final class RedisLoad {
         RedisClient jedis = RedisClient.builder().fromURI(url).poolConfig(pool).build();
         RedisStore store = RedisStore.builder().url(url).poolSize(64).timeout(Duration.ofSeconds(2)).build();
         String sha = jedis.scriptLoad(BARE_GCRA);
+        String shaKeys = jedis.scriptLoad(BARE_GCRA_KEYS);
         ProxyManager<byte[]> bucket4j = Bucket4jJedis.casBasedBuilder(jedis)
                 .expirationAfterWrite(ExpirationAfterWriteStrategy.basedOnTimeForRefillingBucketUpToMax(Duration.ofSeconds(1)))
                 .build();
@@ -82,10 +102,13 @@ public final class RedisLoad {
         System.out.println("Redis " + jedis.info("server").lines().filter(l -> l.startsWith("redis_version"))
                 .findFirst().orElse("?") + ", " + Runtime.getRuntime().availableProcessors() + " cores, "
                 + seconds + " s per row, " + rounds + " interleaved rounds, medians");
-        List<String> names = List.of("ping", "bare-evalsha", "sluice-gcra-1-rule", "sluice-gcra-4-rules", "bucket4j-jedis");
+        List<String> names = List.of("ping", "bare-evalsha", "bare-evalsha-4-keys", "sluice-gcra-1-rule",
+                "sluice-gcra-4-rules", "bucket4j-jedis");
         List<Call> calls = List.of(
                 key -> jedis.ping(),
                 key -> jedis.evalsha(sha, List.of("bare:" + key), List.of()),
+                key -> jedis.evalsha(shaKeys, List.of("bare1:" + key, "bare2:" + key, "bare3:" + key, "bare4:" + key),
+                        List.of()),
                 key -> store.evaluate(List.of(Check.of("one", key, policy, 1)), 0),
                 key -> store.evaluate(List.of(Check.of("r1", key, policy, 1), Check.of("r2", key, policy, 1),
                         Check.of("r3", key, policy, 1), Check.of("r4", key, policy, 1)), 0),
