@@ -21,7 +21,7 @@ import java.util.concurrent.ThreadLocalRandom;
  *
  * <pre>
  * Engine engine = Engine.builder()
- *         .rule(Rule.builder("per-ip").policy("100/1m").key(KeyResolvers.ip()).build())
+ *         .rule(Rule.builder("per-ip").policy("100/1m").key(KeyResolvers.ip(ClientIpResolver.direct())).build())
  *         .store(MemoryStore.create())
  *         .build();
  * Decision d = engine.check(request);
