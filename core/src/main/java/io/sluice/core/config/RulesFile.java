@@ -68,6 +68,8 @@ public final class RulesFile {
     private static final Set<String> TIERS = Set.of("by", "policies");
     private static final Pattern NAME = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._-]{0,63}");
     private static final Pattern METHOD = Pattern.compile("[A-Za-z]{1,20}");
+    /** The characters of a list or mapping an error quotes: past {@link ConfigException}'s 200, so it shows "...". */
+    private static final int TEXT_LIMIT = 201;
 
     private final String source;
     private final ClientIpResolver ips;
@@ -252,14 +254,23 @@ public final class RulesFile {
         Map<String, Policy> out = new LinkedHashMap<>();
         // keyed by the form the selector gives ("#vip", or a name over 64 characters, as its hash)
         p.forEach((tier, limit) -> {
-            String where = field(at, "policies." + tier);
+            String where = field(at, "policies." + text(tier));
+            String stored = tier instanceof Map<?, ?> || tier instanceof List<?> ? null
+                    : KeyResolvers.stored(text(tier));
+            if (tier == null || stored == null) {      // a selector never gives a blank value: "" would never be picked
+                throw new ConfigException(field(at, "policies"), text(tier),
+                        "expected tier names such as {free: 100/1h, pro: 10000/1h}, not a blank one nor a list or mapping");
+            }
             Policy policy = PolicyParser.parse(where, scalar(limit, where), algorithm);
             if (policy.algorithm() != rules) {
                 throw new ConfigException(where, String.valueOf(limit), "expected a limit of the rule's algorithm, "
                         + rules.id() + ", not " + policy.algorithm().id() + ": a rule's tiers count in one state per"
                         + " key, which only one algorithm can read (a client switching tier would start afresh)");
             }
-            out.put(KeyResolvers.stored(String.valueOf(tier)), policy);
+            if (out.put(stored, policy) != null) {       // 1 and '1', or free and ' free': one would be lost
+                throw new ConfigException(where, text(tier), "expected a tier distinct from the others; an earlier one"
+                        + " is the same as the selector gives it (trimmed, numbers as written)");
+            }
         });
         return new Rule.Tiers(selector, out);
     }
@@ -272,6 +283,10 @@ public final class RulesFile {
         }
         Set<String> keys = new HashSet<>();
         for (String key : strings(a, "keys", "allowlist")) {
+            if (key.isBlank()) {            // resolvers give no blank key: it would match nothing
+                throw new ConfigException(field("allowlist", "keys"), key, "expected key values such as"
+                        + " [monitoring-key], not a blank one");
+            }
             keys.addAll(KeyResolvers.normalized(key));      // as resolvers give them: a long API key as its hash
         }
         return new Allowlist(addresses, keys);
@@ -313,7 +328,7 @@ public final class RulesFile {
             throw new ConfigException(source + ": " + at, text(value), "expected a mapping of " + new TreeSet<>(fields));
         }
         Map<String, Object> m = new LinkedHashMap<>();
-        raw.forEach((k, v) -> m.put(String.valueOf(k), v));
+        raw.forEach((k, v) -> m.put(String.valueOf(text(k)), v));
         for (String key : m.keySet()) {
             if (!fields.contains(key)) {
                 throw new ConfigException(source + ": " + at, key, "unknown field; expected one of " + new TreeSet<>(fields));
@@ -363,7 +378,52 @@ public final class RulesFile {
         return value == null ? fallback : value;
     }
 
+    /**
+     * @return {@code v} as {@code String.valueOf} writes it, but a list or mapping only up to the length that
+     *     {@link ConfigException} quotes: aliases may repeat a collection inside itself a thousand times over (a 1 MiB
+     *     file would print as gigabytes)
+     */
     private static String text(Object v) {
-        return v == null ? null : String.valueOf(v);
+        if (v == null) {
+            return null;
+        }
+        StringBuilder b = new StringBuilder();
+        append(b, v);
+        return b.toString();
+    }
+
+    private static void append(StringBuilder b, Object v) {
+        if (b.length() > TEXT_LIMIT) {
+            return;
+        }
+        if (v instanceof Map<?, ?> m) {
+            b.append('{');
+            String separator = "";
+            for (Map.Entry<?, ?> e : m.entrySet()) {
+                if (b.length() > TEXT_LIMIT) {
+                    break;
+                }
+                b.append(separator);
+                separator = ", ";
+                append(b, e.getKey());
+                b.append('=');
+                append(b, e.getValue());
+            }
+            b.append('}');
+        } else if (v instanceof List<?> l) {
+            b.append('[');
+            String separator = "";
+            for (Object item : l) {
+                if (b.length() > TEXT_LIMIT) {
+                    break;
+                }
+                b.append(separator);
+                separator = ", ";
+                append(b, item);
+            }
+            b.append(']');
+        } else {
+            b.append(v);
+        }
     }
 }

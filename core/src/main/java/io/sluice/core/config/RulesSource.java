@@ -136,11 +136,18 @@ public interface RulesSource {
         };
     }
 
-    private static String decode(byte[] bytes) throws CharacterCodingException {
-        return StandardCharsets.UTF_8.newDecoder()
-                .onMalformedInput(CodingErrorAction.REPORT)
-                .onUnmappableCharacter(CodingErrorAction.REPORT)
-                .decode(ByteBuffer.wrap(bytes))
-                .toString();
+    private static String decode(byte[] bytes) throws IOException {
+        ByteBuffer in = ByteBuffer.wrap(bytes);
+        try {
+            return StandardCharsets.UTF_8.newDecoder()
+                    .onMalformedInput(CodingErrorAction.REPORT)
+                    .onUnmappableCharacter(CodingErrorAction.REPORT)
+                    .decode(in)
+                    .toString();
+        } catch (CharacterCodingException e) {      // its own message is only "Input length = 1"
+            int at = in.position();
+            throw new IOException("not valid UTF-8 at byte " + at
+                    + (at < bytes.length ? " (0x" + Integer.toHexString(bytes[at] & 0xff) + ")" : ""), e);
+        }
     }
 }

@@ -118,9 +118,15 @@ public final class SluiceConfig {
         return new SluiceConfig(new Reader(parameters, rulesSources, java.util.Map.copyOf(namedKeys)), false);
     }
 
-    /** @return a resolver of {@code rules} values that are file paths */
+    /** @return a resolver of {@code rules} values that are file paths; null for a value that is no valid path */
     public static Function<String, RulesSource> files() {
-        return value -> RulesSource.file(Path.of(value));
+        return value -> {
+            try {
+                return RulesSource.file(Path.of(value));
+            } catch (java.nio.file.InvalidPathException e) {    // an error naming the parameter, not this exception
+                return null;
+            }
+        };
     }
 
     /** @return the rule of parameter {@code limit}, or null when only a rules file is configured */

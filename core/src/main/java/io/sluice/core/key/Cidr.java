@@ -12,6 +12,8 @@ import java.util.List;
  */
 public final class Cidr {
 
+    private static final System.Logger LOG = System.getLogger(Cidr.class.getName());
+
     private final byte[] network;
     private final int prefixBits;
 
@@ -44,7 +46,13 @@ public final class Cidr {
                         + (max + offset));
             }
         }
-        return new Cidr(address, bits);
+        Cidr block = new Cidr(address, bits);
+        if (!Arrays.equals(block.network, address)) {
+            LOG.log(System.Logger.Level.WARNING, parameter + ": " + text.trim() + " has bits set after its /"
+                    + (bits + offset) + " prefix and is read as the block " + block + "; write " + block
+                    + " to say so, or the address alone for one address");
+        }
+        return block;
     }
 
     /**

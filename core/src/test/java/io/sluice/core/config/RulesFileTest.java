@@ -246,4 +246,63 @@ class RulesFileTest {
         assertThatThrownBy(() -> parse("rules: !!javax.script.ScriptEngineManager [x]"))
                 .hasMessageStartingWith("rules.yaml: not valid YAML: ");
     }
+
+    /** A list of {@code n} x 2^{@code levels} elements: {@code levels} lists of a list and an alias of that list. */
+    private static String aliased(int n, int levels) {
+        String inner = "&l0 [" + "x,".repeat(n - 1) + "x]";
+        for (int level = 1; level <= levels; level++) {
+            inner = "&l" + level + " [" + inner + ", *l" + (level - 1) + "]";
+        }
+        return inner;
+    }
+
+    @Test
+    void aliasesRepeatingACollectionAreQuotedBoundedInErrors() {
+        // a 40 kB file whose first rule, printed whole, is 2^17 x 20,000 elements: past any String's length
+        String many = aliased(20_000, 17);
+        assertThatThrownBy(() -> parse("rules: [" + many + "]")).isInstanceOf(ConfigException.class)
+                .hasMessageStartingWith("rules.yaml: rules[0]: expected a mapping of [algorithm, cost, count-status, "
+                        + "denial-cache, key, limit, methods, mode, name, on-missing-key, on-store-failure, paths, tiers], "
+                        + "got \"[[[[[[[[[[[[[[[[[[x, x, x")
+                .hasMessageEndingWith("...\"");
+        String deep = aliased(20_000, 15);      // two levels deeper in the file: within its nesting limit
+        assertThatThrownBy(() -> parse("rules: [{name: a, limit: 1/s, paths: [" + deep + "]}]"))
+                .hasMessageStartingWith("rules.yaml: rules[0] (a).paths: expected a single value, got \"[[[[[[[[[[[[[[[[x, x");
+        String some = aliased(100, 6);          // as a key: SnakeYAML hashes it whole
+        assertThatThrownBy(() -> parse("rules: [{name: a, limit: 1/s, tiers: {by: 'header:X-Plan', policies: {? "
+                + some + " : 5/1m}}}]")).hasMessageStartingWith("rules.yaml: rules[0] (a).tiers.policies: expected tier "
+                + "names such as {free: 100/1h, pro: 10000/1h}, not a blank one nor a list or mapping, got \"[[[[[[[x, x");
+        assertThatThrownBy(() -> parse("? " + some + "\n: 1\nrules: []"))
+                .hasMessageStartingWith("rules.yaml: the top level: unknown field; expected one of [allowlist, defaults, "
+                        + "rules], got \"[[[[[[[x, x");
+        fails("rules: {name: api, paths: [/a, /b]}", "rules.yaml: rules: expected a list of rules, got \"{name=api, paths=[/a, /b]}\"");
+    }
+
+    @Test
+    void tiersThatASelectorCannotTellApartAreRefused() {
+        fails("rules: [{name: api, limit: 5/1m, tiers: {by: 'header:X-Plan', policies: {'': 7/1m}}}]",
+                "rules.yaml: rules[0] (api).tiers.policies: expected tier names such as {free: 100/1h, pro: 10000/1h}, "
+                        + "not a blank one nor a list or mapping, got \"\"");
+        fails("rules: [{name: api, limit: 5/1m, tiers: {by: 'header:X-Plan', policies: {~: 7/1m}}}]",
+                "rules.yaml: rules[0] (api).tiers.policies: expected tier names such as {free: 100/1h, pro: 10000/1h}, "
+                        + "not a blank one nor a list or mapping, got nothing");
+        fails("rules: [{name: api, limit: 5/1m, tiers: {by: 'header:X-Plan', policies: {[free]: 7/1m}}}]",
+                "rules.yaml: rules[0] (api).tiers.policies: expected tier names such as {free: 100/1h, pro: 10000/1h}, "
+                        + "not a blank one nor a list or mapping, got \"[free]\"");
+        fails("rules: [{name: api, limit: 5/1m, tiers: {by: 'header:X-Plan', policies: {1: 7/1m, '1': 8/1m}}}]",
+                "rules.yaml: rules[0] (api).tiers.policies.1: expected a tier distinct from the others; an earlier one is "
+                        + "the same as the selector gives it (trimmed, numbers as written), got \"1\"");
+        fails("rules: [{name: api, limit: 5/1m, tiers: {by: 'header:X-Plan', policies: {free: 7/1m, ' free': 8/1m}}}]",
+                "rules.yaml: rules[0] (api).tiers.policies. free: expected a tier distinct from the others; an earlier "
+                        + "one is the same as the selector gives it (trimmed, numbers as written), got \" free\"");
+        assertThat(parse("rules: [{name: api, limit: 5/1m, tiers: {by: 'header:X-Plan', policies: {free: 7/1m, Free: "
+                + "8/1m, 2: 9/1m, true: 10/1m}}}]").rules().get(0).tiers().policies())
+                .containsOnlyKeys("free", "Free", "2", "true");
+    }
+
+    @Test
+    void aBlankAllowlistedKeyIsRefused() {
+        fails("allowlist: {keys: [monitoring, ' ']}\nrules: []",
+                "rules.yaml: allowlist.keys: expected key values such as [monitoring-key], not a blank one, got \" \"");
+    }
 }

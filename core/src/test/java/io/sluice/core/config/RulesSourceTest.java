@@ -60,7 +60,8 @@ class RulesSourceTest {
 
         assertThatThrownBy(() -> RulesSource.file(big).read()).isInstanceOf(IOException.class)
                 .hasMessage("larger than 1048576 bytes");
-        assertThatThrownBy(() -> RulesSource.file(latin1).read()).isInstanceOf(IOException.class);
+        assertThatThrownBy(() -> RulesSource.file(latin1).read()).isInstanceOf(IOException.class)
+                .as("a reload logs only the message: it says why").hasMessage("not valid UTF-8 at byte 2 (0xe9)");
     }
 
     @Test

@@ -117,6 +117,14 @@ class SluiceConfigTest {
     }
 
     @Test
+    void aRulesValueThatIsNoValidPathIsNamedAsTheParameter() {
+        assertThatThrownBy(() -> SluiceConfig.loadWithoutRules(Parameters.of("sluice", k -> null, k -> null,
+                Map.of("rules", "/etc/sluice\u0000.yaml"), "JAX-RS property").ownNamedWithPrefix(), SluiceConfig.files()))
+                .isInstanceOf(ConfigException.class).hasMessage("sluice.rules (JAX-RS property): expected a file path, or a "
+                        + "resource inside the WAR starting with /WEB-INF/; there is none, got \"/etc/sluice\u0000.yaml\"");
+    }
+
+    @Test
     void environmentValuesAreNamedByTheirVariable() {
         assertThatThrownBy(() -> load(Map.of("SLUICE_LIMIT", "lots"), Map.of("limit", "1/s")))
                 .hasMessageStartingWith("SLUICE_LIMIT (environment variable): expected");

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.sluice.core.config.ConfigException;
+import io.sluice.core.testing.LogCapture;
 import org.junit.jupiter.api.Test;
 
 class CidrTest {
@@ -30,6 +31,24 @@ class CidrTest {
         assertThat(Cidr.parse("p", "::ffff:10.0.0.0/104")).as("an IPv4-mapped block is the IPv4 block it maps")
                 .isEqualTo(Cidr.parse("p", "10.0.0.0/8"));
         assertThat(Cidr.parse("p", "::ffff:192.0.2.7")).hasToString("192.0.2.7/32");
+    }
+
+    @Test
+    void aBlockWithHostBitsIsReadAsItsBlockWithAWarning() {
+        try (LogCapture log = new LogCapture(Cidr.class.getName())) {
+            assertThat(Cidr.parse("trusted-proxies", " 192.168.1.10/24")).hasToString("192.168.1.0/24");
+            assertThat(Cidr.parse("trusted-proxies", "::ffff:192.0.2.7/96")).hasToString("0.0.0.0/0");
+            Cidr.parse("trusted-proxies", "10.0.0.0/8");
+            Cidr.parse("trusted-proxies", "192.0.2.7");
+            Cidr.parse("trusted-proxies", "2001:db8::/32");
+            Cidr.parse("trusted-proxies", "::ffff:10.0.0.0/104");
+
+            assertThat(log.warnings()).containsExactly(
+                    "trusted-proxies: 192.168.1.10/24 has bits set after its /24 prefix and is read as the block "
+                            + "192.168.1.0/24; write 192.168.1.0/24 to say so, or the address alone for one address",
+                    "trusted-proxies: ::ffff:192.0.2.7/96 has bits set after its /96 prefix and is read as the block "
+                            + "0.0.0.0/0; write 0.0.0.0/0 to say so, or the address alone for one address");
+        }
     }
 
     @Test
