@@ -34,6 +34,8 @@ final class JaxrsFront {
     private final Set<String> referenced = ConcurrentHashMap.newKeySet();
     /** Per annotation rule name: the algorithm of the first annotation seen with it, and where that was. */
     private final Map<String, String[]> annotationAlgorithms = new HashMap<>();
+    /** Per default annotation name (no {@code name}): the one class or method it was given to. */
+    private final Map<String, String> defaultNames = new HashMap<>();
     final RateLimitResponseFilter responses;
 
     private JaxrsFront(FrontDoor door, boolean ownsDoor, Map<String, KeyResolver> keyResolvers) {
@@ -94,13 +96,33 @@ final class JaxrsFront {
     /**
      * Checks that annotations sharing a name, which count in one state, use one algorithm: a state is read as the
      * algorithm that wrote it, so two algorithms on one name would each read the other's state as a fresh key, and a
-     * client alternating between the two methods would never be limited.
+     * client alternating between the two methods would never be limited. The same holds between an annotation and a
+     * configured rule (parameter {@code limit}, the rules file) of its name, which counts elsewhere by its paths. A
+     * name an annotation gets by default stands for one class or method: two overloads of a method, or two classes of
+     * one simple name, would otherwise share one counter unasked.
      *
      * @throws ConfigException naming both places
      */
     synchronized void checkSharedNames(MethodRules rules) {
+        for (Map.Entry<String, String> d : rules.defaultNames().entrySet()) {
+            String first = defaultNames.putIfAbsent(d.getKey(), d.getValue());
+            if (first != null && !first.equals(d.getValue())) {
+                throw new ConfigException("@RateLimit on " + d.getValue() + " (" + d.getKey() + ").name", null,
+                        "expected a name: the default one, \"" + d.getKey() + "\", is already that of the annotation "
+                        + "on " + first + ", and the two would count in one counter unasked; set name, distinct to count "
+                        + "apart or the same to count together");
+            }
+        }
         for (io.sluice.core.Rule r : rules.inlineRules()) {
             String algorithm = r.policy().algorithm().id();
+            for (io.sluice.core.Rule configured : door.rules().rules()) {
+                if (configured.name().equals(r.name()) && configured.policy().algorithm() != r.policy().algorithm()) {
+                    throw new ConfigException("@RateLimit on " + rules.where() + " (" + r.name() + ").algorithm",
+                            algorithm, "expected " + configured.policy().algorithm().id() + ", the algorithm of the "
+                                    + "configured rule \"" + r.name() + "\" (parameter limit or the rules file): one "
+                                    + "name is one counter, kept by one algorithm; give the annotation another name");
+                }
+            }
             String[] first = annotationAlgorithms.putIfAbsent(r.name(), new String[] {algorithm, rules.where()});
             if (first != null && !first[0].equals(algorithm)) {
                 throw new ConfigException("@RateLimit on " + rules.where() + " (" + r.name() + ").algorithm", algorithm,

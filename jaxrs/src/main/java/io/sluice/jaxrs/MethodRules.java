@@ -30,8 +30,11 @@ final class MethodRules {
     private static final Set<String> BUILT_IN_KEYS = Set.of("ip", "principal", "path", "method", "global");
     private static final System.Logger LOG = System.getLogger(MethodRules.class.getName());
 
-    /** One annotation made ready: an inline rule, or a reference by name with an optional cost (< 0: its own). */
-    private record Entry(Rule inline, String reference, long cost) {}
+    /**
+     * One annotation made ready: an inline rule, or a reference by name with an optional cost (< 0: its own); for an
+     * annotation named by default, the one place that name stands for (the class, or the method with its parameters).
+     */
+    private record Entry(Rule inline, String reference, long cost, String defaultFor) {}
 
     private final List<Entry> entries;
     private final String where;
@@ -56,9 +59,10 @@ final class MethodRules {
         String base = simpleName(resource);
         Map<String, Entry> byName = new LinkedHashMap<>();
         byName.putAll(level(classAnnotations(resource), base, "@RateLimit on " + resource.getName(),
-                ips, custom, mode));
+                resource.getName(), ips, custom, mode));
         byName.putAll(level(methodAnnotations(resource, method), truncate(base + "." + method.getName()),
-                "@RateLimit on " + resource.getName() + "." + method.getName(), ips, custom, mode));
+                "@RateLimit on " + resource.getName() + "." + method.getName(), resource.getName() + "."
+                        + method.getName() + parameters(method), ips, custom, mode));
         return new MethodRules(new ArrayList<>(byName.values()), resource.getName() + "." + method.getName());
     }
 
@@ -123,14 +127,24 @@ final class MethodRules {
         }
     }
 
-    private static Map<String, Entry> level(RateLimit[] annotations, String base, String at, ClientIpResolver ips,
-            Map<String, KeyResolver> custom, Rule.Mode mode) {
+    /** @return {@code (String, int)}: the parameter types of {@code method}, as overloads differ */
+    private static String parameters(Method method) {
+        StringBuilder s = new StringBuilder("(");
+        for (Class<?> p : method.getParameterTypes()) {
+            s.append(s.length() > 1 ? ", " : "").append(p.getSimpleName());
+        }
+        return s.append(')').toString();
+    }
+
+    private static Map<String, Entry> level(RateLimit[] annotations, String base, String at, String owner,
+            ClientIpResolver ips, Map<String, KeyResolver> custom, Rule.Mode mode) {
         Map<String, Entry> out = new LinkedHashMap<>();
         int unnamed = 0;
         for (RateLimit a : annotations) {
+            boolean byDefault = a.name().isBlank() && a.rule().isBlank();
             String name = !a.name().isBlank() ? a.name().trim() : !a.rule().isBlank() ? a.rule().trim()
                     : ++unnamed == 1 ? base : truncate(base) + "-" + unnamed;
-            Entry entry = entry(a, name, at + " (" + name + ")", ips, custom, mode);
+            Entry entry = entry(a, name, at + " (" + name + ")", byDefault ? owner : null, ips, custom, mode);
             if (out.put(name, entry) != null) {
                 throw new ConfigException(at, name, "expected one annotation per rule name at the same level; "
                         + "set distinct names");
@@ -139,8 +153,8 @@ final class MethodRules {
         return out;
     }
 
-    private static Entry entry(RateLimit a, String name, String at, ClientIpResolver ips, Map<String, KeyResolver> custom,
-            Rule.Mode mode) {
+    private static Entry entry(RateLimit a, String name, String at, String defaultFor, ClientIpResolver ips,
+            Map<String, KeyResolver> custom, Rule.Mode mode) {
         if (a.cost() < -1) {
             throw new ConfigException(at + ".cost", Long.toString(a.cost()), "expected a cost >= 0");
         }
@@ -150,7 +164,7 @@ final class MethodRules {
                 throw new ConfigException(at + ".rule", a.rule(), "a reference to a rule of the rules file takes its "
                         + "limit, key, algorithm and name from it; expected only \"cost\" beside \"rule\"");
             }
-            return new Entry(null, a.rule().trim(), a.cost());
+            return new Entry(null, a.rule().trim(), a.cost(), null);
         }
         if (!a.value().isBlank() && !a.limit().isBlank()) {
             throw new ConfigException(at + ".limit", a.limit(), "expected either value or limit, not both");
@@ -164,7 +178,7 @@ final class MethodRules {
         Rule rule = new Rule(name, RequestMatcher.ALL, key(a.key(), at + ".key", ips, custom),
                 PolicyParser.parse(at + ".value", notation.trim(), algorithm), null, a.cost() < 0 ? 1 : a.cost(),
                 mode, Rule.FailureMode.ALLOW, Rule.MissingKey.SKIP);
-        return new Entry(rule, null, -1);
+        return new Entry(rule, null, -1, defaultFor);
     }
 
     private static KeyResolver key(String spec, String at, ClientIpResolver ips, Map<String, KeyResolver> custom) {
@@ -189,6 +203,20 @@ final class MethodRules {
     /** @return the rules of this method's inline annotations */
     List<Rule> inlineRules() {
         return entries.stream().filter(e -> e.inline() != null).map(Entry::inline).toList();
+    }
+
+    /**
+     * @return per inline rule named by default (no {@code name}), the one place the name stands for: the class
+     *     ({@code com.example.Api}) or the method with its parameter types ({@code com.example.Api.get(String)})
+     */
+    Map<String, String> defaultNames() {
+        Map<String, String> out = new LinkedHashMap<>();
+        for (Entry e : entries) {
+            if (e.defaultFor() != null) {
+                out.put(e.inline().name(), e.defaultFor());
+            }
+        }
+        return out;
     }
 
     /** @return the resource method, as errors name it ({@code Class.method}) */

@@ -32,8 +32,9 @@ import java.lang.annotation.Target;
  * else {@link #rule()}, else the class's simple name (class level) or {@code SimpleName.method} (method level), with
  * {@code -2}, {@code -3}, ... for further unnamed annotations at the same level. A method-level annotation replaces
  * the class-level one of the same name for that method; all others apply together. Two annotations with one name at
- * the same level are an error. A name is also the counter: the same name on two classes, or an overriding annotation,
- * counts in the same state.
+ * the same level are an error, and so is one default name for two classes or methods (overloads): set {@link #name()}.
+ * A name is also the counter: the same name on two classes, or an overriding annotation, counts in the same state; one
+ * name with two algorithms (of annotations, or of an annotation and a configured rule) is an error.
  *
  * <p>{@link #rule()} names a rule of the rules file and takes its limit, key, algorithm, tiers, cost and modes; it may
  * be combined only with {@link #cost()}. The referenced rule then applies where it is referenced, whatever its

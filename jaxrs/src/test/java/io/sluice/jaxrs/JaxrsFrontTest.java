@@ -35,6 +35,41 @@ class JaxrsFrontTest {
         void windowedToo() {}
     }
 
+    static class V1 {
+        @RateLimit("1/1h")
+        static class Users {
+            void list() {}
+
+            void get() {}
+        }
+    }
+
+    static class V2 {
+        @RateLimit("1/1h")
+        static class Users {
+            void list() {}
+        }
+    }
+
+    @Test
+    void twoClassesOfOneSimpleNameGetNoCounterInCommonUnasked() throws Exception {
+        JaxrsFront front = JaxrsFront.open(null, new ResourceConfig(), TimeSource.system());
+        try {
+            front.checkSharedNames(MethodRules.of(V1.Users.class, V1.Users.class.getDeclaredMethod("list"),
+                    front.door().clientIp(), java.util.Map.of()));
+            front.checkSharedNames(MethodRules.of(V1.Users.class, V1.Users.class.getDeclaredMethod("get"),
+                    front.door().clientIp(), java.util.Map.of()));           // one class, one counter: as meant
+            assertThatThrownBy(() -> front.checkSharedNames(MethodRules.of(V2.Users.class,
+                    V2.Users.class.getDeclaredMethod("list"), front.door().clientIp(), java.util.Map.of())))
+                    .isInstanceOf(ConfigException.class)
+                    .hasMessageStartingWith("@RateLimit on io.sluice.jaxrs.JaxrsFrontTest$V2$Users (Users).name: "
+                            + "expected a name: the default one, \"Users\", is already that of the annotation on "
+                            + "io.sluice.jaxrs.JaxrsFrontTest$V1$Users");
+        } finally {
+            front.close();
+        }
+    }
+
     @Test
     void oneAnnotationNameWithTwoAlgorithmsStopsStartUp() throws Exception {
         JaxrsFront front = JaxrsFront.open(null, new ResourceConfig(), TimeSource.system());

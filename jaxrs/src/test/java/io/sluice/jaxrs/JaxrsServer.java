@@ -110,7 +110,13 @@ final class JaxrsServer implements AutoCloseable {
         context.addServlet(new ServletHolder(new Plain()), "/plain/*");
         setup.beforeStart.accept(context);
         server.setHandler(context);
-        server.start();
+        try {
+            server.start();
+        } catch (Exception e) {
+            server.stop();                      // a deployment that fails leaves no server running
+            feature.close();
+            throw e;
+        }
         port = connector.getLocalPort();
     }
 

@@ -104,6 +104,44 @@ abstract class RateLimitSuite {
         }
     }
 
+    /** @return the error that stopped the deployment of {@code setup}, its servlets initialized at start-up */
+    private Throwable deploymentError(JaxrsServer.Setup setup) {
+        setup.beforeStart = context -> {
+            for (org.eclipse.jetty.ee10.servlet.ServletHolder h : context.getServletHandler().getServlets()) {
+                h.setInitOrder(1);                            // as a container starts a JAX-RS application
+            }
+        };
+        Throwable error = org.assertj.core.api.Assertions.catchThrowable(() -> start(setup).close());
+        assertThat(error).as("the deployment fails").isNotNull();
+        while (error.getCause() != null && error.getCause() != error) {
+            error = error.getCause();
+        }
+        return error;
+    }
+
+    @Test
+    void overloadedMethodsWithUnnamedAnnotationsStopStartUpInsteadOfSharingACounter() throws Exception {
+        JaxrsServer.Setup setup = new JaxrsServer.Setup();
+        setup.classes.add(Resources.Overloads.class);
+        assertThat(deploymentError(setup)).isInstanceOf(io.sluice.core.config.ConfigException.class)
+                .hasMessageContaining("(Overloads.get).name: expected a name")
+                .hasMessageContaining("Overloads.get(String)").hasMessageContaining("Overloads.get()");
+    }
+
+    @Test
+    void anAnnotationNamedLikeAConfiguredRuleOfAnotherAlgorithmStopsStartUp() throws Exception {
+        JaxrsServer.Setup setup = withRules("""
+                rules:
+                  - name: shared
+                    paths: [/api/hello]
+                    limit: 2/1h
+                """);
+        setup.classes.add(Resources.SharedWithTheRulesFile.class);
+        assertThat(deploymentError(setup)).isInstanceOf(io.sluice.core.config.ConfigException.class)
+                .hasMessageStartingWith("@RateLimit on io.sluice.jaxrs.Resources$SharedWithTheRulesFile.get (shared)"
+                        + ".algorithm: expected gcra, the algorithm of the configured rule \"shared\"");
+    }
+
     @Test
     void shadowModeReportsAnnotationRulesButNeverDenies() throws Exception {
         try (JaxrsServer server = start(new JaxrsServer.Setup().property("sluice.shadow", "true"))) {

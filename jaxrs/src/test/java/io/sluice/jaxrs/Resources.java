@@ -109,6 +109,33 @@ final class Resources {
         }
     }
 
+    /** Two overloads, each with an unnamed annotation: the default name "Overloads.get" would be one counter. */
+    @Path("/overloads")
+    public static class Overloads {
+        @GET
+        @RateLimit("1/1h")
+        public String get() {
+            return "all";
+        }
+
+        @GET
+        @Path("/{id}")
+        @RateLimit("5/1h")
+        public String get(@jakarta.ws.rs.PathParam("id") String id) {
+            return id;
+        }
+    }
+
+    /** A fixed-window annotation named like rule "shared" of the rules file, which is GCRA. */
+    @Path("/shared")
+    public static class SharedWithTheRulesFile {
+        @GET
+        @RateLimit(name = "shared", value = "2/1h", algorithm = "fixed-window")
+        public String get() {
+            return "shared";
+        }
+    }
+
     /** A resource with a sub-resource locator whose sub-resource references rule "sub-only" of the rules file. */
     @Path("/locator")
     public static class Locator {
