@@ -308,6 +308,17 @@ abstract class RateLimitSuite {
     }
 
     @Test
+    void aConcurrencyLeaseIsReleasedWhenTheResourceThrowsAnUnmappedException() throws Exception {
+        JaxrsServer.Setup setup = new JaxrsServer.Setup();
+        setup.classes.add(Resources.FailingReports.class);
+        try (JaxrsServer server = start(setup)) {
+            for (int i = 0; i < 3; i++) {       // a lease kept would make the second 429 until its 60 s timeout
+                server.client().get("/api/failing-reports").then().statusCode(500);
+            }
+        }
+    }
+
+    @Test
     void aDeniedRequestGetsTheSameResponseAsFromTheServletFilter() throws Exception {
         Map<String, String> params = Map.of("limit", "2/1m", "algorithm", "fixed-window");
         JaxrsServer.Setup setup = new JaxrsServer.Setup().property("sluice.limit", "2/1m")

@@ -195,6 +195,16 @@ final class Resources {
         }
     }
 
+    /** One request in flight at a time, failing with an exception no {@code ExceptionMapper} handles. */
+    @Path("/failing-reports")
+    public static class FailingReports {
+        @GET
+        @RateLimit("1 concurrent")
+        public String report() {
+            throw new IllegalStateException("the report failed");
+        }
+    }
+
     /** Authenticates {@code X-Test-User} as the JAX-RS principal, as an application's authentication filter would. */
     @Priority(Priorities.AUTHENTICATION)
     public static class Authentication implements ContainerRequestFilter {
