@@ -1,14 +1,16 @@
 package io.sluice.core;
 
 /**
- * Sees every decision the engine makes: for logging, metrics, alerting or audit. Called on the request thread after
- * the decision, so keep it fast; an exception it throws is logged and otherwise ignored.
+ * Sees every decision of {@link Engine#check}: for logging, metrics, alerting or audit. Called on the request thread
+ * after the decision, so keep it fast; an exception it throws is logged and otherwise ignored. The programmatic
+ * {@link Engine#tryAcquire(String, String, Policy, long)} (and {@link Limiter}, {@link KeyLimiter}) answers an
+ * {@link Outcome} and calls no listener.
  */
 @FunctionalInterface
 public interface DecisionListener {
 
     /**
-     * @param request the request (null for the programmatic {@code tryAcquire})
+     * @param request the request
      * @param decision what the engine decided
      * @param event what kind of decision this was
      */

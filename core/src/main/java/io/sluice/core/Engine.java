@@ -590,9 +590,19 @@ public final class Engine implements AutoCloseable {
         return new KeyLimiter(limiter, key, handle);
     }
 
-    /** {@link #tryAcquire(String, String, Policy, long)} under a name derived from the policy's notation. */
+    /**
+     * {@link #tryAcquire(String, String, Policy, long)} under a name derived from the policy's notation
+     * ({@code "api-" + notation}): calls with equal policies share a key's state, calls with different policies never
+     * do.
+     *
+     * @throws IllegalArgumentException as {@link #tryAcquire(String, String, Policy, long)} does
+     */
     public Outcome tryAcquire(String key, Policy policy, long cost) {
-        return tryAcquire("api-" + Integer.toHexString(PolicyParser.format(policy).hashCode()), key, policy, cost);
+        if (policy == null) {
+            throw new IllegalArgumentException("policy is required");
+        }
+        // the whole notation, not a hash of it: two policies whose notations hash alike would share one state
+        return tryAcquire("api-" + PolicyParser.format(policy), key, policy, cost);
     }
 
     /**
@@ -704,19 +714,21 @@ public final class Engine implements AutoCloseable {
             return this;
         }
 
-        /** Adds a listener that sees every decision. */
+        /** Adds a listener that sees every decision of {@link Engine#check}. */
         public Builder listener(DecisionListener listener) {
-            listeners.add(listener);
+            listeners.add(required(listener, "listener"));
             return this;
         }
 
         public Builder rule(Rule rule) {
-            rules.add(rule);
+            rules.add(required(rule, "rule"));
             return this;
         }
 
         public Builder rules(List<Rule> all) {
-            rules.addAll(all);
+            for (Rule rule : required(all, "rules")) {
+                rule(rule);
+            }
             return this;
         }
 
@@ -726,8 +738,16 @@ public final class Engine implements AutoCloseable {
         }
 
         public Builder timeSource(TimeSource t) {
-            this.time = t;
+            this.time = required(t, "timeSource");
             return this;
+        }
+
+        /** @throws IllegalArgumentException naming {@code argument} when {@code value} is null: at once, not at use */
+        private static <T> T required(T value, String argument) {
+            if (value == null) {
+                throw new IllegalArgumentException(argument + " is required");
+            }
+            return value;
         }
 
         /** How many nodes share the limits: sizes the local fallback ({@code limit / nodeCount}). Default 1. */

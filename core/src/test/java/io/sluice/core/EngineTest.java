@@ -188,6 +188,20 @@ class EngineTest {
     }
 
     @Test
+    void buildersRefuseANullArgumentNamingIt() {
+        assertThatThrownBy(() -> Engine.builder().timeSource(null))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("timeSource");
+        assertThatThrownBy(() -> Engine.builder().listener(null))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("listener");
+        assertThatThrownBy(() -> Engine.builder().rule(null))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("rule");
+        assertThatThrownBy(() -> Engine.builder().rules(java.util.Arrays.asList(Rule.builder("a").policy("1/1s").build(),
+                null))).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("rule");
+        assertThatThrownBy(() -> MemoryStore.builder().timeSource(null))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("timeSource");
+    }
+
+    @Test
     void duplicateRuleNamesFailAtBuild() {
         Rule a = Rule.builder("same").policy(fixed("1/1m")).build();
         assertThatThrownBy(() -> engine(a, a)).isInstanceOf(ConfigException.class).hasMessageContaining("unique");

@@ -76,6 +76,24 @@ class LimiterTest {
     }
 
     @Test
+    void tryAcquireWithoutANameKeepsOneStatePerPolicy() {
+        Engine engine = Engine.builder().timeSource(time).build();
+        Policy a = Policy.parse("384/23s");
+        Policy b = Policy.parse("425/62s burst 3");
+        assertThat(a.toString().hashCode()).as("two notations with one String hash").isEqualTo(b.toString().hashCode());
+
+        assertThat(engine.tryAcquire("k", a, 1).remaining()).isEqualTo(383);
+        assertThat(engine.tryAcquire("k", b, 1).remaining()).as("another policy: a state of its own").isEqualTo(2);
+        assertThat(engine.tryAcquire("k", Policy.parse("384/23s"), 0).remaining()).as("an equal policy shares it")
+                .isEqualTo(383);
+        assertThatThrownBy(() -> engine.tryAcquire("k", null, 1))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("policy");
+        assertThatThrownBy(() -> engine.tryAcquire(null, a, 1)).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> engine.tryAcquire("k", a, -1))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("-1");
+    }
+
+    @Test
     void engineTryAcquireOverAConcurrencyPolicyStillTakesALeaseThatExpires() {
         Engine engine = Engine.builder().timeSource(time).store(MemoryStore.builder().timeSource(time).build()).build();
         Policy one = Policy.parse("1 concurrent lease 10s");

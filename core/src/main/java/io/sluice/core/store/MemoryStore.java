@@ -784,6 +784,9 @@ public final class MemoryStore implements Store {
 
         /** The clock that expires idle state; give the engine's own (default: the system clock). */
         public Builder timeSource(TimeSource time) {
+            if (time == null) {
+                throw new IllegalArgumentException("timeSource is required");
+            }
             this.timeSource = time;
             return this;
         }
