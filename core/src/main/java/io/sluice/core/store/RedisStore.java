@@ -58,8 +58,9 @@ import redis.clients.jedis.util.JedisClusterCRC16;
  *
  * <p><b>Keys</b> are {@code prefix:rule:key} (prefix {@value #DEFAULT_PREFIX} by default); a key part longer than
  * {@value #MAX_RAW_KEY} characters or with characters outside {@code [A-Za-z0-9._:@+/#-]} is replaced by {@code #} and
- * 22 characters of its SHA-256 (base64url), so hostile keys cannot bloat Redis. Every key written has a TTL: the time
- * its state stays meaningful, at least 1 ms.
+ * 22 characters of its SHA-256 (base64url), so hostile keys cannot bloat Redis; so is a rule part that is no
+ * {@link io.sluice.core.Rule} name (a programmatic limit's name with {@code :}, say), so that no two rule and key pairs
+ * share a Redis key. Every key written has a TTL: the time its state stays meaningful, at least 1 ms.
  *
  * <p><b>Time</b>: by default the script reads Redis {@code TIME}, so nodes with skewed clocks agree; with
  * {@link Builder#applicationTime(boolean)} (or {@code ?time=application} on the URL) the application's time is passed
@@ -90,6 +91,8 @@ public final class RedisStore implements Store {
 
     private static final boolean[] SAFE_CHARS = new boolean[128];
     private static final Pattern PREFIX = Pattern.compile("[A-Za-z0-9._-]{1,32}");
+    /** A {@link io.sluice.core.Rule}'s name, kept as it is in keys: no {@code :}, never starting with {@code #}. */
+    private static final Pattern RULE = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._-]{0,63}");
     private static final String SCRIPT = loadScript();
     private static final String SHA = sha1(SCRIPT);
     private static final byte[] SCRIPT_BYTES = SCRIPT.getBytes(StandardCharsets.UTF_8);
@@ -139,7 +142,13 @@ public final class RedisStore implements Store {
     private final AtomicLong requests = new AtomicLong();
 
     private RedisStore(Builder b, UnifiedJedis redis, boolean owned, String description) {
-        this(b, redis, null, redis instanceof RedisClusterClient, false, owned, description);
+        this(b, redis, null, isCluster(redis), false, owned, description);
+    }
+
+    /** Jedis 8's cluster client, or the {@code JedisCluster} of earlier versions that many applications still hold. */
+    @SuppressWarnings("deprecation")
+    private static boolean isCluster(UnifiedJedis redis) {
+        return redis instanceof RedisClusterClient || redis instanceof redis.clients.jedis.JedisCluster;
     }
 
     /**
@@ -350,7 +359,7 @@ public final class RedisStore implements Store {
     private byte[] keyBytes(String rule, String key) {
         byte[] head = ruleHeads.getIfPresent(rule);
         if (head == null) {
-            head = ruleHeads.get(rule, r -> (this.head + r + ":").getBytes(StandardCharsets.UTF_8));
+            head = ruleHeads.get(rule, r -> (this.head + safeRule(r) + ":").getBytes(StandardCharsets.UTF_8));
         }
         return concat(head, safe(key).getBytes(StandardCharsets.UTF_8));
     }
@@ -433,9 +442,12 @@ public final class RedisStore implements Store {
         }
     }
 
-    /** @return the Redis key of a rule's key: {@code prefix:rule:key}, the key part hashed when long or unsafe */
+    /**
+     * @return the Redis key of a rule's key: {@code prefix:rule:key}, the key part hashed when long or unsafe, the rule
+     *     part when it is no {@link io.sluice.core.Rule} name
+     */
     public String key(String rule, String key) {
-        return head + rule + ":" + safe(key);
+        return head + safeRule(rule) + ":" + safe(key);
     }
 
     @Override
@@ -444,11 +456,22 @@ public final class RedisStore implements Store {
     }
 
     static String safe(String key) {
-        if (isSafe(key)) {
-            return key;
-        }
+        return isSafe(key) ? key : hash(key);
+    }
+
+    /**
+     * A rule's name as it is when a {@link io.sluice.core.Rule} may have it, else hashed: a name given to
+     * {@code Engine.tryAcquire} may hold anything, and one holding {@code :} would share keys with another name
+     * ({@code "a:b"} and key {@code "c"}, {@code "a"} and key {@code "b:c"}). A hash holds no {@code :} and starts with
+     * {@code #}, which no kept name does.
+     */
+    static String safeRule(String rule) {
+        return RULE.matcher(rule).matches() ? rule : hash(rule);
+    }
+
+    private static String hash(String value) {
         try {
-            byte[] digest = MessageDigest.getInstance("SHA-256").digest(key.getBytes(StandardCharsets.UTF_8));
+            byte[] digest = MessageDigest.getInstance("SHA-256").digest(value.getBytes(StandardCharsets.UTF_8));
             return "#" + Base64.getUrlEncoder().withoutPadding().encodeToString(digest).substring(0, 22);
         } catch (NoSuchAlgorithmException e) {
             throw new IllegalStateException("SHA-256 is part of every Java platform", e);
@@ -617,6 +640,9 @@ public final class RedisStore implements Store {
         private boolean applicationTime;
         private Duration timeout = DEFAULT_TIMEOUT;
         private int poolSize = DEFAULT_POOL_SIZE;
+        /** Whether {@link #timeout} and {@link #poolSize} were set: an application's client would ignore them. */
+        private boolean timeoutSet;
+        private boolean poolSizeSet;
         private String user;
         private String password;
 
@@ -651,8 +677,17 @@ public final class RedisStore implements Store {
             return this;
         }
 
-        /** Credentials for Sentinel or Cluster (a URL carries its own). */
+        /**
+         * Credentials for Sentinel or Cluster (a URL carries its own).
+         *
+         * @param user null for the default user
+         */
         public Builder credentials(String user, String password) {
+            if (user != null && (user.isBlank() || password == null)) {
+                // Jedis sends no AUTH without a password, and AUTH "" secret fails on every connection
+                throw new ConfigException("credentials", user, user.isBlank()
+                        ? "expected a user name, or null for the default user" : "expected a password for the user");
+            }
             this.user = user;
             this.password = password;
             return this;
@@ -687,6 +722,7 @@ public final class RedisStore implements Store {
                 throw new ConfigException("redis-timeout", String.valueOf(t), "expected between 1 ms and 60 s");
             }
             this.timeout = t;
+            this.timeoutSet = true;
             return this;
         }
 
@@ -696,6 +732,7 @@ public final class RedisStore implements Store {
                 throw new ConfigException("redis-pool-size", Integer.toString(size), "expected between 1 and 10000");
             }
             this.poolSize = size;
+            this.poolSizeSet = true;
             return this;
         }
 
@@ -710,6 +747,11 @@ public final class RedisStore implements Store {
                 throw new ConfigException("credentials are for Sentinel or Cluster: a Redis URL carries its own"
                         + " (redis://user:secret@host:6379), and an application's client is configured already");
             }
+            if (client != null && (timeoutSet || poolSizeSet)) {
+                throw new ConfigException((timeoutSet ? "redis-timeout" : "redis-pool-size") + ": applies to the"
+                        + " connections the store opens; an application's client has its own timeouts and pool size,"
+                        + " configured on the client");
+            }
             if (client != null) {
                 return new RedisStore(this, client, false, "application client " + client.getClass().getSimpleName());
             }
@@ -722,6 +764,10 @@ public final class RedisStore implements Store {
             try {
                 if (url != null) {
                     Target t = Target.parse(url);
+                    if (applicationTime && t.redisTime()) {
+                        throw new ConfigException("store", t.toString() + "?time=redis", "the URL asks for Redis time and"
+                                + " the builder for the application's (applicationTime(true)); expected one of them");
+                    }
                     applicationTime |= t.applicationTime();
                     DefaultJedisClientConfig config = DefaultJedisClientConfig.builder().connectionTimeoutMillis(millis)
                             .socketTimeoutMillis(millis).user(t.user).password(t.password).database(t.database)
@@ -819,9 +865,9 @@ public final class RedisStore implements Store {
     /** Attempts of one cluster call: the first, and one after a redirection ({@code MOVED}, {@code ASK}). */
     private static final int CLUSTER_ATTEMPTS = 2;
 
-    /** A parsed Redis URL. */
+    /** A parsed Redis URL; {@code redisTime}: it says {@code ?time=redis}. */
     record Target(String host, int port, String user, String password, int database, boolean ssl,
-            boolean applicationTime) {
+            boolean applicationTime, boolean redisTime) {
 
         static Target parse(String url) {
             return parse("store", url);
@@ -901,7 +947,8 @@ public final class RedisStore implements Store {
                     applicationTime = app;
                 }
             }
-            return new Target(host, port, user, password, database, ssl, Boolean.TRUE.equals(applicationTime));
+            return new Target(host, port, user, password, database, ssl, Boolean.TRUE.equals(applicationTime),
+                    Boolean.FALSE.equals(applicationTime));
         }
 
         /** Percent-decoding only: in a URL a '+' is itself, not a space as in a form. */
@@ -912,7 +959,8 @@ public final class RedisStore implements Store {
         @Override
         public String toString() {
             return (ssl ? "rediss://" : "redis://") + (user != null ? user + ":***@" : password != null ? ":***@" : "")
-                    + host + ":" + port + (database != 0 ? "/" + database : "") + (applicationTime ? "?time=application" : "");
+                    + (host.indexOf(':') >= 0 ? "[" + host + "]" : host) + ":" + port
+                    + (database != 0 ? "/" + database : "") + (applicationTime ? "?time=application" : "");
         }
     }
 }

@@ -195,6 +195,28 @@ class RedisClusterIT {
         }
     }
 
+    @Test
+    @SuppressWarnings("deprecation")        // JedisCluster: deprecated in Jedis 8, still what many applications hold
+    void anApplicationsJedisClusterIsUsedAsACluster() {
+        Set<redis.clients.jedis.HostAndPort> seeds = new LinkedHashSet<>();
+        nodes.forEach(n -> seeds.add(new redis.clients.jedis.HostAndPort("127.0.0.1", n.port())));
+        try (redis.clients.jedis.JedisCluster own = new redis.clients.jedis.JedisCluster(seeds);
+                RedisStore redis = RedisStore.builder().client(own).applicationTime(true).prefix("own").build()) {
+            String a = "a";
+            String b = "b";
+            for (int i = 0; JedisClusterCRC16.getSlot(redis.key("one", a)) * 3 / 16384
+                    == JedisClusterCRC16.getSlot(redis.key("two", b)) * 3 / 16384; i++) {
+                b = "b" + i;                                    // keys on two different masters
+            }
+            Policy one = Policy.concurrent(1);
+            List<Check> request = List.of(new Check("one", a, one, 1, false, "l1"), new Check("two", b, one, 1, false, "l2"));
+            assertThat(redis.evaluate(request, T0)).as("not CROSSSLOT").allMatch(Outcome::allowed);
+            redis.release(request.stream().map(c -> new Lease(c.rule(), c.key(), c.policy(), c.leaseId())).toList(), T0);
+            assertThat(redis.evaluate(List.of(new Check("one", a, one, 1, false, "l3"),
+                    new Check("two", b, one, 1, false, "l4")), T0)).as("both released").allMatch(Outcome::allowed);
+        }
+    }
+
     private static List<Check> leases(List<String> keys, Policy policy, String round) {
         return keys.stream().map(k -> new Check("conn", k, policy, 1, false, round + "-" + k.length() + k.charAt(0)))
                 .toList();

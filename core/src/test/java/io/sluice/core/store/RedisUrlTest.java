@@ -63,6 +63,7 @@ class RedisUrlTest {
         assertThat(RedisStore.Target.parse("redis://:a+b%2Fc@h").password()).as("a '+' is a '+', %2F a '/'")
                 .isEqualTo("a+b/c");
         assertThat(RedisStore.Target.parse("redis://[::1]:6379").host()).isEqualTo("::1");
+        assertThat(RedisStore.Target.parse("redis://[::1]:6379")).as("as logs show it").hasToString("redis://[::1]:6379");
         assertThat(RedisStore.Target.parse("redis://h?time=application").applicationTime()).isTrue();
     }
 
@@ -94,5 +95,47 @@ class RedisUrlTest {
         assertThatThrownBy(() -> RedisStore.builder().url("redis://localhost:6379").credentials("u", "p").build())
                 .isInstanceOf(ConfigException.class).hasMessageContaining("a Redis URL carries its own");
         assertThat(RedisStore.builder().cluster(Set.of("my_redis:7000", "[::1]:7001"))).isNotNull();
+    }
+
+    @Test
+    void twoNamesAndKeysNeverShareARedisKey() {
+        // a standalone store connects on first use: none here
+        try (RedisStore store = RedisStore.builder().url("redis://localhost:1").build()) {
+            assertThat(store.key("a:b", "c")).as("a ':' in a programmatic limit's name").isNotEqualTo(store.key("a", "b:c"));
+            assertThat(store.key("per-ip", "203.0.113.9")).as("a rule's name as it is")
+                    .isEqualTo("sluice:per-ip:203.0.113.9");
+            assertThat(store.key("tenant " + "x".repeat(1000), "k")).as("a long or unsafe name hashed")
+                    .matches("sluice:#[A-Za-z0-9_-]{22}:k");
+            assertThat(store.key("{t}", "k")).doesNotContain("{");
+        }
+    }
+
+    @Test
+    void aUserWithoutAPasswordIsRefusedNotIgnored() {
+        assertThatThrownBy(() -> RedisStore.builder().credentials("app", null))
+                .isInstanceOf(ConfigException.class).hasMessage("credentials: expected a password for the user, got \"app\"");
+        assertThatThrownBy(() -> RedisStore.builder().credentials(" ", "secret"))
+                .isInstanceOf(ConfigException.class).hasMessageNotContaining("secret");
+        assertThat(RedisStore.builder().credentials(null, "secret")).isNotNull();
+    }
+
+    @Test
+    void aUrlsTimeOptionIsNotOverriddenUnsaid() {
+        assertThatThrownBy(() -> RedisStore.builder().url("redis://localhost:1?time=redis").applicationTime(true).build())
+                .isInstanceOf(ConfigException.class).hasMessageStartingWith("store: ")
+                .hasMessageContaining("applicationTime(true)");
+        RedisStore.builder().url("redis://localhost:1?time=application").applicationTime(true).build().close();
+    }
+
+    @Test
+    void settingsAnApplicationsClientIgnoresAreRefused() {
+        try (redis.clients.jedis.RedisClient own = redis.clients.jedis.RedisClient.builder().hostAndPort("localhost", 1)
+                .build()) {
+            assertThatThrownBy(() -> RedisStore.builder().client(own).timeout(Duration.ofSeconds(1)).build())
+                    .isInstanceOf(ConfigException.class).hasMessageStartingWith("redis-timeout: applies to the connections");
+            assertThatThrownBy(() -> RedisStore.builder().client(own).poolSize(4).build())
+                    .isInstanceOf(ConfigException.class).hasMessageStartingWith("redis-pool-size: applies to the connections");
+            RedisStore.builder().client(own).prefix("app").hashTag(true).build().close();
+        }
     }
 }
