@@ -10,8 +10,8 @@ import java.util.List;
  * @param outcomes every rule that took part, in rule order; a denial answered from memory (the denial cache, a
  *     penalty) holds the rules known to deny
  * @param binding the rule whose numbers go into the headers: the enforced rule that denied with the longest wait,
- *     else the rule with the least remaining (of two with as much, the one that resets later); null when no rule
- *     applied
+ *     else the rule with the least remaining (of two with as much, the one that resets later), a rule that fails open
+ *     while the store is unavailable only when no other enforced rule has numbers; null when no rule applied
  * @param delayMicros queue mode: how long to hold the request before it proceeds; 0 otherwise
  * @param leases concurrency leases to release when the response completes
  * @param atMicros when the engine decided, by its clock (epoch microseconds): the instant the outcomes' times count
@@ -65,6 +65,10 @@ public record Decision(boolean allowed, List<RuleOutcome> outcomes, RuleOutcome 
         }
         if (candidate.rule().shadow() != current.rule().shadow()) {
             return !candidate.rule().shadow();     // enforced rules speak first
+        }
+        boolean madeUp = candidate.source() == RuleOutcome.Source.FAILURE_ALLOWED;
+        if (madeUp != (current.source() == RuleOutcome.Source.FAILURE_ALLOWED)) {
+            return !madeUp;     // a rule that fails open has no numbers to state: one that has them speaks first
         }
         long remaining = candidate.outcome().remaining();
         long than = current.outcome().remaining();

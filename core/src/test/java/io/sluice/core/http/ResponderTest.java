@@ -237,6 +237,21 @@ class ResponderTest {
     }
 
     @Test
+    void theLocalFallbackReportsItsNumbersBesideARuleThatFailsOpen() {
+        // a rule that fails open states no numbers: its "remaining" (the limit) is made up, so it must not take the
+        // headers from the local rule's share, whatever the two limits
+        Rule burst = Rule.builder("burst").policy("10/1s").build();
+        Rule global = Rule.builder("global").policy("1000/1m").onStoreFailure(Rule.FailureMode.LOCAL).build();
+        Decision d = Decision.of(List.of(
+                new RuleOutcome(burst, burst.policy(), Outcome.allow(10, 10, 0), RuleOutcome.Source.FAILURE_ALLOWED),
+                new RuleOutcome(global, Policy.parse("250/1m"), Outcome.allow(250, 200, 12_000_000),
+                        RuleOutcome.Source.LOCAL_FALLBACK)), List.of(), NOW);
+
+        assertThat(DEFAULTS.reply(d, REQUEST, NOW).header("RateLimit")).isEqualTo("\"global\";r=200;t=12");
+        assertThat(sunk(DEFAULTS, d, NOW)).isEqualTo(DEFAULTS.reply(d, REQUEST, NOW).headers());
+    }
+
+    @Test
     void extraHeadersAreAddedToDenialsOnly() {
         Responder cors = Responder.builder().denyHeader("Access-Control-Allow-Origin", "*")
                 .denyHeader("Access-Control-Expose-Headers", "Retry-After, RateLimit").build();
