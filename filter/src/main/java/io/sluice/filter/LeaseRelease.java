@@ -10,8 +10,10 @@ import jakarta.servlet.http.HttpServletResponse;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
- * Releases an async request's concurrency leases (and charges the rules that count by outcome) once, when it completes, fails or times out (whichever comes
- * first), and follows the request through further async cycles.
+ * Releases an async request's concurrency leases once, when it completes, fails or times out (whichever comes first),
+ * charges the rules that count by outcome once, when it completes (with its final status: after a timeout or an error
+ * the container answers, 500 unless a listener does, only after the listeners' {@code onTimeout}/{@code onError}), and
+ * follows the request through further async cycles.
  */
 final class LeaseRelease implements AsyncListener {
 
@@ -19,6 +21,7 @@ final class LeaseRelease implements AsyncListener {
     private final RequestView request;
     private final Decision decision;
     private final AtomicBoolean released = new AtomicBoolean();
+    private final AtomicBoolean charged = new AtomicBoolean();
 
     private LeaseRelease(FrontDoor door, RequestView request, Decision decision) {
         this.door = door;
@@ -44,17 +47,21 @@ final class LeaseRelease implements AsyncListener {
 
     @Override
     public void onComplete(AsyncEvent event) {
-        release(event);
+        release();
+        if (charged.compareAndSet(false, true)) {
+            int status = event.getSuppliedResponse() instanceof HttpServletResponse r ? r.getStatus() : 0;
+            door.charge(request, decision, status);
+        }
     }
 
     @Override
     public void onTimeout(AsyncEvent event) {
-        release(event);
+        release();
     }
 
     @Override
     public void onError(AsyncEvent event) {
-        release(event);
+        release();
     }
 
     @Override
@@ -62,10 +69,9 @@ final class LeaseRelease implements AsyncListener {
         event.getAsyncContext().addListener(this);     // a new async cycle drops listeners: stay for its end
     }
 
-    private void release(AsyncEvent event) {
+    private void release() {
         if (released.compareAndSet(false, true)) {
-            int status = event.getSuppliedResponse() instanceof HttpServletResponse r ? r.getStatus() : 0;
-            door.completed(request, decision, status);
+            door.release(decision);
         }
     }
 }

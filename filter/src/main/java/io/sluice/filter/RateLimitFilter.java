@@ -105,6 +105,8 @@ public class RateLimitFilter implements Filter {
     private volatile DelayScheduler threaded;
     /** Set by {@link #destroy()}: a queued request is answered 503 rather than dispatched. */
     private volatile boolean destroyed;
+    /** Counted down by {@link #destroy()}: a request waiting on its own thread is answered 503 at once. */
+    private final java.util.concurrent.CountDownLatch stopping = new java.util.concurrent.CountDownLatch(1);
 
     private DelayScheduler scheduler() {
         if (scheduler != null) {
@@ -192,7 +194,11 @@ public class RateLimitFilter implements Filter {
                 queue(request, response, view, decision);
                 return;
             }
-            waitOnThisThread(decision.delayMicros());
+            if (!waitOnThisThread(decision.delayMicros())) {       // destroyed or interrupted meanwhile
+                unavailable(response);
+                door.completed(view, decision, HttpServletResponse.SC_SERVICE_UNAVAILABLE);   // as a queued one's
+                return;
+            }
         }
         boolean releasedLater = false;
         int failedStatus = 0;
@@ -249,11 +255,17 @@ public class RateLimitFilter implements Filter {
      * connection dropped).
      */
     private static void unavailable(AsyncContext async) {
-        if (async.getResponse() instanceof HttpServletResponse r && !r.isCommitted()) {
-            r.setStatus(HttpServletResponse.SC_SERVICE_UNAVAILABLE);
-            r.setContentLength(0);
+        if (async.getResponse() instanceof HttpServletResponse r) {
+            unavailable(r);
         }
         async.complete();
+    }
+
+    private static void unavailable(HttpServletResponse response) {
+        if (!response.isCommitted()) {
+            response.setStatus(HttpServletResponse.SC_SERVICE_UNAVAILABLE);
+            response.setContentLength(0);
+        }
     }
 
     /**
@@ -283,17 +295,23 @@ public class RateLimitFilter implements Filter {
     /** How long a dispatched queued request may take before the container times its async cycle out: {@value} ms. */
     static final long QUEUED_TIMEOUT_MILLIS = 60_000;
 
-    private void waitOnThisThread(long delayMicros) throws ServletException {
+    /**
+     * Waits {@code delayMicros} on the request's thread.
+     *
+     * @return false when the wait was cut short: the filter destroyed, or the thread interrupted (a container stopping
+     *     its threads; the interrupt is kept). The request is then answered 503 as a destroyed filter's queued ones are.
+     */
+    private boolean waitOnThisThread(long delayMicros) {
         if (warnedBlocking.compareAndSet(false, true)) {
             LOG.log(Level.WARNING, "Sluice rate limiting: a queued request waits on its request thread because the"
                     + " filter chain is not async-supported; declare <async-supported>true</async-supported> on the"
                     + " filters and servlets so that no thread waits");
         }
         try {
-            java.util.concurrent.TimeUnit.MICROSECONDS.sleep(delayMicros);
+            return !stopping.await(delayMicros, java.util.concurrent.TimeUnit.MICROSECONDS);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            throw new ServletException("interrupted while queued", e);
+            return false;
         }
     }
 
@@ -327,6 +345,7 @@ public class RateLimitFilter implements Filter {
     @Override
     public void destroy() {
         destroyed = true;               // first: the queued requests run below, or at once, are answered, not dispatched
+        stopping.countDown();           // and those waiting on their own threads
         DelayScheduler s;
         synchronized (this) {           // as scheduler(): a request on its way must not start a thread after this
             s = threaded;

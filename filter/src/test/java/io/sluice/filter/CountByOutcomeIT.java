@@ -69,4 +69,32 @@ class CountByOutcomeIT {
             server.client().header("X-User", "ada").header("X-Password", "secret").post("/sign-in").then().statusCode(200);
         }
     }
+
+    /**
+     * An async request that times out, with no listener answering it, is answered 500 by the container after the
+     * listeners' onTimeout: it is charged as 500 (as an exception escaping the application is), not as the status the
+     * response had when it timed out.
+     */
+    @Test
+    void anAsyncRequestThatTimesOutIsChargedWithTheContainersAnswer() throws Exception {
+        Files.writeString(rules, """
+                rules:
+                  - name: failures
+                    key: ip
+                    limit: 1/1m
+                    algorithm: fixed-window
+                    count-status: [500]
+                """);
+        try (FilterServer server = FilterServer.start(Map.of("rules", rules.toString()))) {
+            server.client().get("/expiring").then().statusCode(500);             // its async cycle times out after 1 ms
+            // charged when the cycle completes, which may be just after the client read the response
+            long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(5);
+            while (server.door().inspect("failures", "127.0.0.1", null).remaining() != 0) {
+                org.assertj.core.api.Assertions.assertThat(System.nanoTime()).as("the 500 was charged")
+                        .isLessThan(deadline);
+                Thread.onSpinWait();
+            }
+            server.client().get("/").then().statusCode(429);
+        }
+    }
 }

@@ -72,11 +72,16 @@ class FilterDestroyTest {
 
     /** A request from {@code ip}; its async cycle, if it starts one, is added to {@code cycles}. */
     private static HttpServletRequest request(String ip, List<Async> cycles) {
+        return request(ip, cycles, true);
+    }
+
+    /** ... through a chain that is async-supported or not (not: a queued request waits on its own thread). */
+    private static HttpServletRequest request(String ip, List<Async> cycles, boolean asyncSupported) {
         Map<String, Object> attributes = new ConcurrentHashMap<>();
         Async[] async = new Async[1];
         return fake(HttpServletRequest.class, (name, args) -> switch (name) {
             case "getDispatcherType" -> DispatcherType.REQUEST;
-            case "isAsyncSupported" -> true;
+            case "isAsyncSupported" -> asyncSupported;
             case "getMethod" -> "GET";
             case "getServletPath" -> "/";
             case "getRemoteAddr" -> ip;
@@ -247,6 +252,98 @@ class FilterDestroyTest {
                         + "request not answered 503 exactly once (it times out, or is dispatched) %d; with queued() not back to 0: %d; scheduler "
                         + "threads left running: %d", iterations, failed, examples, undispatched, countLeft, leaked)
                 .containsOnly(0);
+    }
+
+    /** A queueing rule per client and one lease in flight in all: a queued request holds the only lease. */
+    private static final String QUEUE_AND_LEASE = """
+            rules:
+              - name: queue
+                limit: 1/1m burst 20 max-wait 1h
+                key: ip
+              - name: in-flight
+                limit: 1 concurrent
+                key: global
+            """;
+
+    private static int leasesLeft(RateLimitFilter filter) {
+        return (int) filter.frontDoor().inspect("in-flight", "global", null).remaining();
+    }
+
+    /**
+     * A chain that is not async-supported: a queued request waits on its own thread. Interrupted (a container stopping
+     * its threads), it is answered 503 as a destroyed filter answers its queued requests, not 500 through a
+     * ServletException, and the lease it took before waiting is released, not left to its timeout.
+     */
+    @Test
+    void aRequestWaitingOnItsThreadThatIsInterruptedIsAnswered503AndReleasesItsLease() throws Exception {
+        java.nio.file.Path rules = java.nio.file.Files.createTempFile("rules", ".yaml");
+        java.nio.file.Files.writeString(rules, QUEUE_AND_LEASE);
+        RateLimitFilter filter = started(Map.of("rules", rules.toString()));
+        try {
+            List<Async> cycles = new CopyOnWriteArrayList<>();
+            filter.doFilter(request("10.0.0.1", cycles, false), response(), (req, res) -> {});    // passes at once
+            assertThat(leasesLeft(filter)).isEqualTo(1);
+
+            HttpServletResponse response = response();
+            AtomicInteger reached = new AtomicInteger();
+            Thread.currentThread().interrupt();
+            try {
+                filter.doFilter(request("10.0.0.1", cycles, false), response, (req, res) -> reached.incrementAndGet());
+                assertThat(Thread.currentThread().isInterrupted()).as("the interrupt is kept").isTrue();
+            } finally {
+                Thread.interrupted();
+            }
+            assertThat(response.getStatus()).isEqualTo(503);
+            assertThat(reached).as("not passed on to the application").hasValue(0);
+            assertThat(leasesLeft(filter)).as("its lease released").isEqualTo(1);
+            assertThat(cycles).isEmpty();
+        } finally {
+            filter.destroy();
+            java.nio.file.Files.deleteIfExists(rules);
+        }
+    }
+
+    /**
+     * destroy() answers a request waiting on its own thread too, at once (503, its lease released), rather than letting
+     * it wait up to max-wait and then reach an application the container has stopped.
+     */
+    @Test
+    void destroyAnswersARequestWaitingOnItsOwnThread() throws Exception {
+        java.nio.file.Path rules = java.nio.file.Files.createTempFile("rules", ".yaml");
+        java.nio.file.Files.writeString(rules, QUEUE_AND_LEASE);
+        RateLimitFilter filter = started(Map.of("rules", rules.toString()));
+        try {
+            List<Async> cycles = new CopyOnWriteArrayList<>();
+            filter.doFilter(request("10.0.0.1", cycles, false), response(), (req, res) -> {});    // passes at once
+            HttpServletResponse response = response();
+            AtomicInteger reached = new AtomicInteger();
+            List<Throwable> failed = new CopyOnWriteArrayList<>();
+            Thread waiting = new Thread(() -> {
+                try {
+                    filter.doFilter(request("10.0.0.1", cycles, false), response, (req, res) -> reached.incrementAndGet());
+                } catch (Throwable t) {
+                    failed.add(t);
+                }
+            });
+            waiting.start();
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+            while (waiting.getState() != Thread.State.TIMED_WAITING && waiting.getState() != Thread.State.WAITING) {
+                assertThat(System.nanoTime()).as("the request waits its turn (a minute)").isLessThan(deadline);
+                Thread.onSpinWait();
+            }
+            assertThat(leasesLeft(filter)).as("held while it waits").isZero();
+
+            filter.destroy();
+            waiting.join(10_000);
+            assertThat(waiting.isAlive()).as("answered at once, not after its minute").isFalse();
+            assertThat(failed).isEmpty();
+            assertThat(response.getStatus()).isEqualTo(503);
+            assertThat(reached).as("not passed on to the stopped application").hasValue(0);
+            assertThat(leasesLeft(filter)).as("its lease released").isEqualTo(1);
+        } finally {
+            filter.destroy();
+            java.nio.file.Files.deleteIfExists(rules);
+        }
     }
 
     /** A proxy of {@code type} answering with {@code answer} (by method name), or a default for the type. */

@@ -35,7 +35,8 @@ import org.eclipse.jetty.server.ServerConnector;
  * An embedded Jetty 12 on a free loopback port: an identity filter (principal from {@code X-Test-User}, attribute
  * {@code plan} from {@code X-Test-Plan}), then {@link RateLimitFilter} with the given init parameters on a manual
  * clock, then a servlet that answers 200 and reports the decision it sees in {@code X-Decision-*} headers.
- * {@code /async} starts an async cycle that the test completes through {@link #held}.
+ * {@code /async} starts an async cycle that the test completes through {@link #held}; {@code /expiring} one that
+ * times out (after 1 ms) and that nothing answers, so the container does (500).
  */
 final class FilterServer implements AutoCloseable {
 
@@ -80,6 +81,9 @@ final class FilterServer implements AutoCloseable {
         ServletHolder async = new ServletHolder(new AsyncServlet());
         async.setAsyncSupported(true);
         context.addServlet(async, "/async");
+        ServletHolder expiring = new ServletHolder(new ExpiringServlet());
+        expiring.setAsyncSupported(true);
+        context.addServlet(expiring, "/expiring");
         context.addServlet(new ServletHolder(new FailingServlet()), "/fail");
         context.addServlet(new ServletHolder(new LoginServlet()), "/sign-in");
         ServletHolder admin = new ServletHolder(new AdminServlet());
@@ -203,6 +207,14 @@ final class FilterServer implements AutoCloseable {
             AsyncContext async = request.startAsync();
             async.setTimeout(0);
             held.add(async);
+        }
+    }
+
+    /** Starts an async cycle that times out after 1 ms, with no listener to answer it. */
+    static final class ExpiringServlet extends HttpServlet {
+        @Override
+        protected void service(HttpServletRequest request, HttpServletResponse response) {
+            request.startAsync().setTimeout(1);
         }
     }
 }

@@ -105,6 +105,46 @@ class QueueIT {
         }
     }
 
+    /**
+     * A queued request dispatched to a servlet that starts an async cycle of its own: its lease is held through that
+     * cycle too, and released when the servlet completes it.
+     */
+    @Test
+    void aQueuedRequestToAnAsyncServletKeepsItsLeaseUntilTheServletCompletes() throws Exception {
+        String rules = """
+                rules:
+                  - name: queue
+                    limit: 10/1s burst 5 max-wait 2s
+                    key: ip
+                  - name: in-flight
+                    limit: 1 concurrent
+                    key: global
+                """;
+        java.nio.file.Path file = java.nio.file.Files.createTempFile("rules", ".yaml");
+        java.nio.file.Files.writeString(file, rules);
+        try (FilterServer server = FilterServer.start(Map.of("rules", file.toString()))) {
+            HttpClient http = HttpClient.newHttpClient();
+            server.client().get("/").then().statusCode(200);
+            awaitNothingInFlight(server);
+            CompletableFuture<HttpResponse<String>> queued = http.sendAsync(HttpRequest.newBuilder(
+                    URI.create("http://127.0.0.1:" + server.port() + "/app/async")).build(),
+                    HttpResponse.BodyHandlers.ofString());
+            awaitPending(server, 1);
+            server.clock.advance(Duration.ofMillis(100));
+            assertThat(server.scheduler.runDue()).isEqualTo(1);
+            jakarta.servlet.AsyncContext held = server.held.poll(10, TimeUnit.SECONDS);
+            assertThat(held).as("dispatched to its servlet, which went async").isNotNull();
+            server.clock.advance(Duration.ofMillis(200));
+            server.client().get("/").then().statusCode(429);         // the servlet's cycle still holds the lease
+            held.getResponse().getWriter().write("done");
+            held.complete();
+            assertThat(queued.get(10, TimeUnit.SECONDS).body()).isEqualTo("done");
+            awaitAdmitted(server);
+        } finally {
+            java.nio.file.Files.deleteIfExists(file);
+        }
+    }
+
     @Test
     void theRequestsQueuedAtOnceAreBoundedHoweverManyClientsThereAre() throws Exception {
         int bound = 3;

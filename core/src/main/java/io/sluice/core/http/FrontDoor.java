@@ -211,6 +211,15 @@ public final class FrontDoor implements AutoCloseable {
      */
     public void completed(RequestView request, Decision decision, int status) {
         release(decision);
+        charge(request, decision, status);
+    }
+
+    /**
+     * {@link #completed} without the release: charges the rules that count by outcome for {@code status}, for a front
+     * door that released the leases earlier (an async request that timed out or failed, whose status the container
+     * sets afterwards).
+     */
+    public void charge(RequestView request, Decision decision, int status) {
         if (!countsByOutcome(decision)) {
             return;
         }
