@@ -31,6 +31,8 @@ public final class PolicyParser {
     private static final Pattern RATE = Pattern.compile("(\\d{1,10})\\s*/\\s*(\\d{0,10})\\s*([a-z]+)");
     private static final Pattern CONCURRENT = Pattern.compile("(\\d{1,10})\\s+concurrent");
     private static final Pattern DURATION = Pattern.compile("(\\d{1,12})\\s*([a-z]+)");
+    /** A unit {@code M} on its own (after a number or a slash): minutes to this parser, months to many readers. */
+    private static final Pattern MONTHS = Pattern.compile("[\\d/\\s]M(?![A-Za-z])");
 
     private PolicyParser() {}
 
@@ -48,9 +50,12 @@ public final class PolicyParser {
             throw new ConfigException(parameter, text.substring(0, 40) + "...",
                     "expected a limit of at most 200 characters " + EXAMPLE);
         }
-        String[] tokens = tokens(text);
         try {
-            return build(parameter, text, tokens, algorithm);
+            if (MONTHS.matcher(text).find()) {      // units are read in any case, and only this one could mislead
+                throw new ConfigException(parameter, text, "unit \"M\" is ambiguous: write m for minutes, or 30d for"
+                        + " a month");
+            }
+            return build(parameter, text, tokens(text), algorithm);
         } catch (ConfigException e) {
             String reason = e.getMessage();
             if (e.parameter() != null && reason.startsWith(e.parameter() + ": ")) {
@@ -84,8 +89,12 @@ public final class PolicyParser {
             throw new ConfigException(parameter, text, "expected \"<n>/<period>\" or \"<n> concurrent\"");
         }
         Algorithm inferred = null;
+        java.util.Set<String> given = new java.util.HashSet<>();
         for (; i < tokens.length; i++) {
             String option = tokens[i];
+            if (!given.add(option)) {
+                throw new ConfigException(parameter, text, "\"" + option + "\" is given twice");
+            }
             switch (option) {
                 case "burst" -> policy = policy.withBurst(number(parameter, text, value(parameter, text, tokens, ++i)));
                 case "delay" -> {

@@ -85,7 +85,11 @@ class PolicyParserTest {
         "10/1m burst x    | \"x\" is not a whole number",
         "10/1m turbo      | unknown option \"turbo\"",
         "10/0s            | period",
-        "5/1m warm-up 0s  | warm-up"})
+        "5/1m warm-up 0s  | warm-up",
+        "100/1M           | unit \"M\" is ambiguous",
+        "100/M            | unit \"M\" is ambiguous",
+        "5/1m burst 2 burst 3 | \"burst\" is given twice",
+        "10/1m count-rejected count-rejected | \"count-rejected\" is given twice"})
     void badNotationQuotesTheInputAndShowsAnExample(String notation, String reason) {
         assertThatThrownBy(() -> Policy.parse(notation))
                 .isInstanceOf(ConfigException.class)
