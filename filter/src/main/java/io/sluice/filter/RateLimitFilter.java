@@ -132,16 +132,16 @@ public class RateLimitFilter implements Filter {
         }
         String name = config.getFilterName();
         CdiIntegration cdi = CdiIntegration.find();
-        FrontDoor shared = cdi == null ? null : cdi.sharedFrontDoor();
-        if (shared != null) {
-            door = shared;
-            config.getServletContext().setAttribute(contextAttribute(name), door);
-            LOG.log(Level.INFO, "Sluice rate limiting (filter " + name + "): " + shared.rules().summary()
-                    + " from the application's produced SluiceConfig" + (own.isEmpty() ? "" : "; init-params "
-                    + own.keySet() + " are ignored"));
-            return;
-        }
         try {
+            FrontDoor shared = cdi == null ? null : cdi.sharedFrontDoor();
+            if (shared != null) {
+                door = shared;
+                config.getServletContext().setAttribute(contextAttribute(name), door);
+                LOG.log(Level.INFO, "Sluice rate limiting (filter " + name + "): " + shared.rules().summary()
+                        + " from the application's produced SluiceConfig" + (own.isEmpty() ? "" : "; init-params "
+                        + own.keySet() + " are ignored"));
+                return;
+            }
             Parameters parameters = MicroProfileConfig.addTo(Parameters.of(
                     own.getOrDefault("config-prefix", Parameters.DEFAULT_PREFIX).trim(), own, "init-param"));
             SluiceConfig sluice = SluiceConfig.load(parameters, value -> rulesSource(config.getServletContext(), value),

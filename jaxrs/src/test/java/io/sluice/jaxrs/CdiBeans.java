@@ -49,6 +49,37 @@ final class CdiBeans {
         }
     }
 
+    /** Produces a second store of type {@code Store} and qualifier {@code @Default}: ambiguous with {@link Stores}. */
+    @ApplicationScoped
+    public static class AnotherStore {
+        @Produces
+        @Singleton
+        @Named("cache")
+        Store store() {
+            return MemoryStore.builder().build();
+        }
+    }
+
+    /** Produces the store in the default scope, {@code @Dependent}: a new one each time it is asked for. */
+    @ApplicationScoped
+    public static class DependentStores {
+        static final java.util.concurrent.atomic.AtomicInteger PRODUCED = new java.util.concurrent.atomic.AtomicInteger();
+
+        @Produces
+        Store store() {
+            PRODUCED.incrementAndGet();
+            return MemoryStore.builder().build();
+        }
+    }
+
+    /** Observes every denial and fails. */
+    @ApplicationScoped
+    public static class FailingObserver {
+        void on(@Observes RateLimitedEvent event) {
+            throw new IllegalStateException("the observer fails");
+        }
+    }
+
     /** Produces a Jedis client to the test's real redis-server (its URL in system property sluice.test.redis). */
     @ApplicationScoped
     public static class RedisClients {

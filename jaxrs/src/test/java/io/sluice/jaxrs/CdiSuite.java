@@ -159,4 +159,41 @@ abstract class CdiSuite {
             server.client().header("X-Tenant", "globex").get("/api/hello").then().statusCode(200);
         }
     }
+    @Test
+    void twoProducedStoresFailStartUpNamingTheTypeInsteadOfBeingIgnored() throws Exception {
+        try (WeldContainer container = weld(CdiBeans.Stores.class, CdiBeans.AnotherStore.class)) {
+            org.assertj.core.api.Assertions.assertThatThrownBy(() -> JaxrsFront.open(null,
+                    new org.glassfish.jersey.server.ResourceConfig(), io.sluice.core.time.TimeSource.system()))
+                    .isInstanceOf(io.sluice.core.config.ConfigException.class)
+                    .hasMessageContaining("io.sluice.core.store.Store").hasMessageContaining("ambiguous");
+        }
+        try (WeldContainer container = weld(CdiBeans.Configuration.class, CdiBeans.Stores.class,
+                CdiBeans.AnotherStore.class)) {
+            org.assertj.core.api.Assertions.assertThatThrownBy(() -> start(container,
+                    new JaxrsServer.Setup().servletFilter(Map.of())).close())
+                    .hasStackTraceContaining("Sluice rate limiting (filter sluice): invalid configuration: ")
+                    .hasStackTraceContaining("io.sluice.core.store.Store");
+        }
+    }
+
+    @Test
+    void aDependentProducedStoreIsAskedForOnceAndSharedByEveryFrontDoor() throws Exception {
+        CdiBeans.DependentStores.PRODUCED.set(0);
+        try (WeldContainer container = weld(CdiBeans.DependentStores.class, CdiBeans.PartnerQuota.class);
+                JaxrsServer server = start(container, new JaxrsServer.Setup().servletFilter(Map.of("limit", "5/1h")))) {
+            server.client().get("/api/partner/a1").then().statusCode(200).body(equalTo("called"));
+            server.client().get("/api/partner/a1").then().statusCode(200).body(equalTo("limited"));
+            assertThat(CdiBeans.DependentStores.PRODUCED.get()).as("each store produced is one the application may "
+                    + "never close (a Redis pool)").isEqualTo(1);
+        }
+    }
+
+    @Test
+    void anObserverThatFailsDoesNotTurnTheDenialIntoAnError() throws Exception {
+        try (WeldContainer container = weld(CdiBeans.FailingObserver.class);
+                JaxrsServer server = start(container, new JaxrsServer.Setup().servletFilter(Map.of("limit", "1/1h")))) {
+            server.client().get("/api/hello").then().statusCode(200);
+            server.client().get("/api/hello").then().statusCode(429);
+        }
+    }
 }

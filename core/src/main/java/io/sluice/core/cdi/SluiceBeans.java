@@ -2,6 +2,7 @@ package io.sluice.core.cdi;
 
 import io.sluice.core.DecisionListener;
 import io.sluice.core.Engine;
+import io.sluice.core.config.ConfigException;
 import io.sluice.core.config.MicroProfileConfig;
 import io.sluice.core.config.Parameters;
 import io.sluice.core.config.SluiceConfig;
@@ -60,31 +61,56 @@ public class SluiceBeans implements CdiIntegration {
 
     private FrontDoor shared;
     private FrontDoor programmatic;
-    private Store aroundClient;
+    /** The produced store, or the {@code RedisStore} around the produced client: asked for once. */
+    private Store store;
+    private boolean storeResolved;
 
     @Override
     public synchronized FrontDoor sharedFrontDoor() {
-        Instance<SluiceConfig> config = visible(configs, SluiceConfig.class);
-        if (shared == null && config.isResolvable()) {
-            shared = FrontDoor.open(config.get(), clock(), store(), List.of(events()));
+        if (shared == null) {
+            SluiceConfig config = one(visible(configs, SluiceConfig.class), SluiceConfig.class);
+            if (config != null) {
+                shared = FrontDoor.open(config, clock(), store(), List.of(events()));
+            }
         }
         return shared;
     }
 
+    /**
+     * Asks for the produced store (or client) once: a producer in the default scope, {@code @Dependent}, makes a new
+     * one each time it is asked, and every front door must decide in the same one.
+     */
     @Override
     public synchronized Store store() {
-        Instance<Store> store = visible(stores, Store.class);
-        if (store.isResolvable()) {
-            return store.get();
-        }
-        Instance<redis.clients.jedis.UnifiedJedis> client = visible(redisClients, redis.clients.jedis.UnifiedJedis.class);
-        if (client.isResolvable()) {
-            if (aroundClient == null) {
-                aroundClient = io.sluice.core.store.RedisStore.builder().client(client.get()).build();
+        if (!storeResolved) {
+            store = one(visible(stores, Store.class), Store.class);
+            if (store == null) {
+                redis.clients.jedis.UnifiedJedis client = one(visible(redisClients,
+                        redis.clients.jedis.UnifiedJedis.class), redis.clients.jedis.UnifiedJedis.class);
+                store = client == null ? null : io.sluice.core.store.RedisStore.builder().client(client).build();
             }
-            return aroundClient;
+            storeResolved = true;
         }
-        return null;
+        return store;
+    }
+
+    /**
+     * @return the one bean of {@code instance}, or null when there is none
+     * @throws ConfigException when the application produces more than one: naming the type and the beans, rather than
+     *     ignoring them all
+     */
+    private static <T> T one(Instance<T> instance, Class<T> type) {
+        if (instance.isUnsatisfied()) {
+            return null;
+        }
+        if (instance.isAmbiguous()) {
+            List<String> beans = new java.util.ArrayList<>();
+            instance.handles().forEach(h -> beans.add(h.getBean().toString()));
+            throw new ConfigException("CDI: the application produces " + beans.size() + " beans of type "
+                    + type.getName() + " with qualifier @Default, which is ambiguous: expected at most one (give the "
+                    + "others a qualifier of their own, or mark one @Alternative @Priority): " + beans);
+        }
+        return instance.get();
     }
 
     @Override
@@ -126,8 +152,8 @@ public class SluiceBeans implements CdiIntegration {
     }
 
     private TimeSource clock() {
-        Instance<TimeSource> clock = visible(clocks, TimeSource.class);
-        return clock.isResolvable() ? clock.get() : TimeSource.system();
+        TimeSource clock = one(visible(clocks, TimeSource.class), TimeSource.class);
+        return clock != null ? clock : TimeSource.system();
     }
 
     /**
