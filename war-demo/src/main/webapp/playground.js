@@ -47,15 +47,25 @@
   }
 
   function send(url) {
-    state.scheduled--;
-    state.inFlight++;
+    // the run this request belongs to: after Clear, its answer no longer counts (nor changes the page)
+    var run = state;
+    run.scheduled--;
+    run.inFlight++;
     updateTotals();
     fetch(url, { cache: 'no-store', headers: { 'Accept': 'application/json, text/plain' } })
       .then(function (response) {
-        return response.text().then(function (body) { record(url, response, body); });
+        return response.text().then(function (body) {
+          if (run === state) {
+            record(url, response, body);
+          }
+        });
       })
-      .catch(function (error) { recordError(url, error); })
-      .then(finishOne);
+      .catch(function (error) {
+        if (run === state) {
+          recordError(url, error);
+        }
+      })
+      .then(function () { finishOne(run); });
   }
 
   function record(url, response, body) {
@@ -87,8 +97,11 @@
     state[kind]++;
   }
 
-  function finishOne() {
-    state.inFlight--;
+  function finishOne(run) {
+    run.inFlight--;
+    if (run !== state) {
+      return;             // cleared while in flight
+    }
     updateTotals();
     draw();
     if (state.inFlight === 0 && state.scheduled === 0) {
@@ -220,6 +233,8 @@
     }
   });
   $('clear').addEventListener('click', clear);
+  // this server's own address, whatever its port and context path
+  $('curl-example').textContent = 'curl -i ' + new URL('api/hello', document.baseURI).href;
   showPolicy();
   draw();
 }());

@@ -84,6 +84,11 @@ class PlaygroundIT {
     }
 
     @Test
+    void theCurlExampleNamesThisServer() {
+        assertThat(text("curl-example")).isEqualTo("curl -i " + demo.baseUri() + "/api/hello");
+    }
+
+    @Test
     void firingAtTheSlidingLogChartsOneAllowedAndTheRestDenied() {
         fire("/api/algorithms/sliding-log", 6, 50);   // 6 requests within 100 ms; the log wants 1 s between two
 
@@ -120,14 +125,39 @@ class PlaygroundIT {
         assertThat(browser.findElements(By.cssSelector("#chart rect"))).isEmpty();
     }
 
+    @Test
+    void answersToRequestsInFlightWhenClearedAreNotCountedAfterwards() {
+        start("/api/algorithms/concurrency", 2, 100);   // each takes 1 s
+        new WebDriverWait(browser, PATIENCE).until(ExpectedConditions.textToBe(By.id("inflight-count"), "2"));
+
+        browser.findElement(By.id("clear")).click();
+        // both answered (the browser's resource timing), then a new run: the old answers came in before it
+        new WebDriverWait(browser, PATIENCE).until(b -> ((Number) browser.executeScript(
+                "return performance.getEntriesByType('resource')"
+                        + ".filter(function (e) { return e.name.endsWith('/api/algorithms/concurrency'); }).length"))
+                .intValue() == 2);
+        fire("/api/hello", 1, 10);
+
+        assertThat(text("status-line")).isEqualTo("Done: 1 allowed, 0 denied, 0 other.");
+        assertThat(text("allowed-count")).isEqualTo("1");
+        assertThat(text("inflight-count")).isEqualTo("0");
+        assertThat(charted("allowed")).isEqualTo(1);
+        assertThat(text("last-url")).isEqualTo("GET /demo/api/hello");
+    }
+
     /** Fires from the page and waits until every response is in the chart. */
     private static void fire(String endpoint, int requests, int perSecond) {
+        start(endpoint, requests, perSecond);
+        new WebDriverWait(browser, PATIENCE)
+                .until(ExpectedConditions.textMatches(By.id("status-line"), Pattern.compile("^Done.*")));
+    }
+
+    /** Fires from the page and returns at once. */
+    private static void start(String endpoint, int requests, int perSecond) {
         new Select(browser.findElement(By.id("endpoint"))).selectByValue(endpoint);
         type("count", requests);
         type("rate", perSecond);
         browser.findElement(By.id("fire")).click();
-        new WebDriverWait(browser, PATIENCE)
-                .until(ExpectedConditions.textMatches(By.id("status-line"), Pattern.compile("^Done.*")));
     }
 
     private static void type(String id, int value) {
