@@ -106,7 +106,8 @@ public class RateLimitFeature implements DynamicFeature {
                 continue;
             }
             for (Method sm : sub.getMethods()) {
-                if (designatesHttpMethod(sm)) {
+                // not a bridge (javac copies its annotations): one method, which the runtime configures, not two
+                if (!sm.isBridge() && designatesHttpMethod(sm)) {
                     rulesOf(sub, sm, f);
                 }
             }

@@ -129,6 +129,25 @@ abstract class RateLimitSuite {
     }
 
     @Test
+    void aMethodImplementingAGenericInterfaceIsOneMethodNotTwoOverloads() throws Exception {
+        JaxrsServer.Setup setup = new JaxrsServer.Setup();
+        setup.classes.add(Resources.GenericImpl.class);
+        try (JaxrsServer server = start(setup)) {
+            server.client().body("x").post("/api/generic").then().statusCode(200);
+        }
+    }
+
+    @Test
+    void aSubResourceMethodImplementingAGenericInterfaceIsOneMethodNotTwoOverloads() throws Exception {
+        // javac adds a bridge create(Object), with the annotations of create(String): the scan must not read it
+        JaxrsServer.Setup setup = new JaxrsServer.Setup();
+        setup.classes.add(Resources.GenericLocator.class);
+        try (JaxrsServer server = start(setup)) {
+            server.client().get("/api/generic-locator").then().statusCode(200);
+        }
+    }
+
+    @Test
     void anAnnotationNamedLikeAConfiguredRuleOfAnotherAlgorithmStopsStartUp() throws Exception {
         JaxrsServer.Setup setup = withRules("""
                 rules:

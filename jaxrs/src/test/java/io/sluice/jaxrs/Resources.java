@@ -126,6 +126,36 @@ final class Resources {
         }
     }
 
+    /** A generic resource interface: implementing it with a concrete type makes javac add a bridge method. */
+    public interface Creator<T> {
+        String create(T body);
+    }
+
+    /** Implements {@link Creator} with String: create(String) and its bridge create(Object), annotations copied. */
+    @Path("/generic")
+    public static class GenericImpl implements Creator<String> {
+        @POST
+        @RateLimit("5/1h")
+        @Override
+        public String create(String body) {
+            return "created";
+        }
+    }
+
+    /** A locator whose sub-resource has a bridge method. */
+    @Path("/generic-locator")
+    public static class GenericLocator {
+        @GET
+        public String list() {
+            return "list";
+        }
+
+        @Path("/sub")
+        public GenericImpl sub() {
+            return new GenericImpl();
+        }
+    }
+
     /** A fixed-window annotation named like rule "shared" of the rules file, which is GCRA. */
     @Path("/shared")
     public static class SharedWithTheRulesFile {

@@ -89,7 +89,7 @@ public class SluiceBeans implements CdiIntegration {
                         redis.clients.jedis.UnifiedJedis.class), redis.clients.jedis.UnifiedJedis.class);
                 store = client == null ? null : io.sluice.core.store.RedisStore.builder().client(client).build();
             }
-            storeResolved = true;
+            storeResolved = store != null;     // none seen: looked for again (another thread may see the application's)
         }
         return store;
     }
