@@ -28,9 +28,9 @@ import redis.clients.jedis.RedisClient;
 /**
  * Decisions per second and latency against a local redis-server, all contenders in the same run: Sluice's
  * {@link RedisStore} (one rule, four rules), Bucket4j with its Jedis backend, and the floors — a bare {@code EVALSHA}
- * of a one-key GCRA script, the same script over four keys, and {@code PING}. Each at 1, 16 and 64 threads, on one hot key and on 100,000 keys. Then
- * Redis memory per key ({@code MEMORY USAGE}) for each algorithm. Starts its own redis-server (as the tests do)
- * unless {@code SLUICE_REDIS_URL} is set.
+ * of a one-key GCRA script, the same script over four keys, and {@code PING}. Each at 1, 16 and 64 threads, on one
+ * hot key and on 100,000 keys. Then Redis memory per key ({@code MEMORY USAGE}) for each algorithm. Starts its own
+ * redis-server (as the tests do) unless {@code SLUICE_REDIS_URL} is set.
  *
  * <p>{@code java -cp benchmarks/target/benchmarks.jar io.sluice.benchmarks.RedisLoad [seconds]}
  */

@@ -259,7 +259,8 @@ public final class RulesFile {
                     : KeyResolvers.stored(text(tier));
             if (tier == null || stored == null) {      // a selector never gives a blank value: "" would never be picked
                 throw new ConfigException(field(at, "policies"), text(tier),
-                        "expected tier names such as {free: 100/1h, pro: 10000/1h}, not a blank one nor a list or mapping");
+                        "expected tier names such as {free: 100/1h, pro: 10000/1h}, not a blank one nor a list or"
+                                + " mapping");
             }
             Policy policy = PolicyParser.parse(where, scalar(limit, where), algorithm);
             if (policy.algorithm() != rules) {

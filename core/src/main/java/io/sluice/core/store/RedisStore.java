@@ -765,8 +765,8 @@ public final class RedisStore implements Store {
                 if (url != null) {
                     Target t = Target.parse(url);
                     if (applicationTime && t.redisTime()) {
-                        throw new ConfigException("store", t.toString() + "?time=redis", "the URL asks for Redis time and"
-                                + " the builder for the application's (applicationTime(true)); expected one of them");
+                        throw new ConfigException("store", t.toString() + "?time=redis", "the URL asks for Redis time"
+                                + " and the builder for the application's (applicationTime(true)); expected one of them");
                     }
                     applicationTime |= t.applicationTime();
                     DefaultJedisClientConfig config = DefaultJedisClientConfig.builder().connectionTimeoutMillis(millis)
