@@ -54,6 +54,10 @@ public final class Engine implements AutoCloseable {
     private volatile boolean orphanFailureLogged;
     /** Failed releases and charges: logged at most once a minute. */
     private final LogThrottle failureLines = new LogThrottle(60_000_000);
+    /** Unexpected exceptions of the store (not {@link StoreException}): logged at most once a minute. */
+    private final LogThrottle storeBugLines = new LogThrottle(60_000_000);
+    /** Per listener, its exceptions: logged at most once a minute, as a listener may fail on every request. */
+    private final LogThrottle[] listenerLines;
     private final DenialCache denials;
     private final PenaltyBox penalties;
     /**
@@ -73,6 +77,8 @@ public final class Engine implements AutoCloseable {
         this.denials = b.denialCacheSize > 0 ? new DenialCache(b.denialCacheSize, time) : null;
         this.penalties = new PenaltyBox(Math.max(b.denialCacheSize, DenialCache.DEFAULT_SIZE), time);
         this.listeners = List.copyOf(b.listeners);
+        this.listenerLines = new LogThrottle[listeners.size()];
+        Arrays.setAll(listenerLines, i -> new LogThrottle(60_000_000));
     }
 
     public static Builder builder() {
@@ -329,7 +335,13 @@ public final class Engine implements AutoCloseable {
             try {
                 listener.onDecision(request, decision, event);
             } catch (RuntimeException e) {
-                LOG.log(Level.WARNING, "decision listener " + listener.getClass().getName() + " failed", e);
+                // at most once a minute: a listener that fails on denials, say, would log a line per hostile request
+                LogThrottle.Pass pass = listenerLines[i].pass(time.nowMicros());
+                if (pass != null) {
+                    LOG.log(Level.WARNING, "decision listener " + listener.getClass().getName() + " failed"
+                            + (pass.held() > 0 ? " (" + pass.held() + " more such failures not logged since the last;"
+                            + " logged at most once a minute)" : " (logged at most once a minute)"), e);
+                }
             }
         }
         return decision;
@@ -392,10 +404,19 @@ public final class Engine implements AutoCloseable {
         return orphanCount.get();
     }
 
-    /** A store call failed: the breaker counts it; an exception other than {@link StoreException} is a bug, logged. */
+    /**
+     * A store call failed: the breaker counts it; an exception other than {@link StoreException} is a bug, logged with
+     * its stack trace at most once a minute (failures between successes never open the breaker, and would otherwise log
+     * one trace per request).
+     */
     private void storeFailed(RuntimeException e) {
         if (!(e instanceof StoreException)) {
-            LOG.log(Level.WARNING, "the rate-limit store failed unexpectedly; the rules' on-store-failure modes answer", e);
+            LogThrottle.Pass pass = storeBugLines.pass(time.nowMicros());
+            if (pass != null) {
+                LOG.log(Level.WARNING, "the rate-limit store failed unexpectedly; the rules' on-store-failure modes"
+                        + " answer" + (pass.held() > 0 ? " (" + pass.held() + " more such failures not logged since the"
+                        + " last; logged at most once a minute)" : " (logged at most once a minute)"), e);
+            }
         }
         breaker.onFailure(e);
     }

@@ -163,6 +163,50 @@ class EngineResilienceTest {
     }
 
     @Test
+    void aListenerThatFailsOnEveryDecisionIsLoggedAtMostOnceAMinute() {
+        Engine engine = engine("1/1m", Algorithm.FIXED_WINDOW)
+                .listener((request, decision, event) -> {
+                    if (!decision.allowed()) {      // as an observer of denials that fails: a client makes many
+                        throw new IllegalStateException("a broken listener");
+                    }
+                })
+                .build();
+        try (io.sluice.core.testing.LogCapture log = new io.sluice.core.testing.LogCapture(Engine.class.getName())) {
+            for (int i = 0; i < 1_000; i++) {
+                engine.check(REQUEST);
+            }
+            assertThat(log.warnings()).hasSize(1).first().asString().contains("failed");
+            time.advance(Duration.ofSeconds(61));
+            engine.check(REQUEST);
+            engine.check(REQUEST);
+
+            assertThat(log.warnings()).hasSize(2).last().asString().contains("998 more");
+        }
+    }
+
+    @Test
+    void anUnexpectedExceptionOfTheStoreIsLoggedAtMostOnceAMinuteEvenBetweenSuccesses() {
+        AtomicInteger n = new AtomicInteger();
+        Store flaky = new ForwardingStore(memory) {
+            @Override
+            protected void beforeEvaluate(List<Check> checks) {
+                if (n.incrementAndGet() % 2 == 0) {     // never enough in a row to open the circuit
+                    throw new IllegalStateException("a bug in a store for some keys");
+                }
+            }
+        };
+        Engine engine = Engine.builder().timeSource(time).store(flaky)
+                .rule(Rule.builder("per-ip").policy("1000/1m").key(RequestView::remoteAddress).build()).build();
+        try (io.sluice.core.testing.LogCapture log = new io.sluice.core.testing.LogCapture(Engine.class.getName())) {
+            for (int i = 0; i < 200; i++) {
+                engine.check(REQUEST);
+            }
+
+            assertThat(log.warnings()).hasSize(1);
+        }
+    }
+
+    @Test
     void aLeaseTakenByACallThatTimedOutIsReleasedBeforeTheNextCall() {
         AtomicBoolean ranThenTimedOut = new AtomicBoolean();
         Store slow = new ForwardingStore(memory) {

@@ -18,6 +18,7 @@ import io.sluice.core.key.ClientIpResolver;
 import io.sluice.core.store.MemoryStore;
 import io.sluice.core.store.RedisStore;
 import io.sluice.core.store.Store;
+import io.sluice.core.time.LogThrottle;
 import io.sluice.core.time.TimeSource;
 import java.lang.System.Logger.Level;
 import java.util.ArrayList;
@@ -57,6 +58,10 @@ public final class FrontDoor implements AutoCloseable {
     private final Responder responder;
     private final boolean ownsStore;
     private final boolean shadow;
+    /** Unexpected exceptions of {@link #check}: logged at most once a minute, as each request may cause one. */
+    private final LogThrottle checkFailures = new LogThrottle(60_000_000);
+    /** Unexpected exceptions of {@link #release} and {@link #charge}: logged at most once a minute. */
+    private final LogThrottle completionFailures = new LogThrottle(60_000_000);
 
     private FrontDoor(Engine engine, Store store, Supplier<RuleSet> rules, List<PathGlob> exclude,
             ClientIpResolver clientIp, Responder responder, boolean ownsStore, boolean shadow) {
@@ -165,7 +170,7 @@ public final class FrontDoor implements AutoCloseable {
             }
             return engine.check(request, select.apply(current));
         } catch (RuntimeException e) {
-            LOG.log(Level.ERROR, "rate limiting failed unexpectedly; allowing the request", e);
+            logThrottled(checkFailures, Level.ERROR, "rate limiting failed unexpectedly; allowing the request", e);
             return Decision.NO_RULES;
         }
     }
@@ -201,7 +206,8 @@ public final class FrontDoor implements AutoCloseable {
         try {
             engine.release(decision);
         } catch (RuntimeException e) {
-            LOG.log(Level.WARNING, "releasing concurrency leases failed unexpectedly; they expire on their own", e);
+            logThrottled(completionFailures, Level.WARNING,
+                    "releasing concurrency leases failed unexpectedly; they expire on their own", e);
         }
     }
 
@@ -226,7 +232,19 @@ public final class FrontDoor implements AutoCloseable {
         try {
             engine.charge(request, decision, status);
         } catch (RuntimeException e) {
-            LOG.log(Level.WARNING, "charging a rule that counts by outcome failed", e);
+            logThrottled(completionFailures, Level.WARNING, "charging a rule that counts by outcome failed", e);
+        }
+    }
+
+    /**
+     * Logs an unexpected exception with its stack trace at most once a minute per kind, with the count of those not
+     * logged since: a failure that a request can cause, a hostile client can cause for every request it sends.
+     */
+    private void logThrottled(LogThrottle lines, Level level, String message, RuntimeException e) {
+        LogThrottle.Pass pass = lines.pass(engine.timeSource().nowMicros());
+        if (pass != null) {
+            LOG.log(level, message + (pass.held() > 0 ? " (" + pass.held() + " more such failures not logged since the"
+                    + " last; logged at most once a minute)" : " (logged at most once a minute)"), e);
         }
     }
 

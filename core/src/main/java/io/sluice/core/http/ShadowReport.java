@@ -42,9 +42,12 @@ final class ShadowReport implements DecisionListener {
         }
         long now = time.nowMicros();
         long last = lastReportMicros.get();
-        boolean due = last == Long.MIN_VALUE || now - last >= INTERVAL_MICROS || now < last;
+        // a time a little before the last report's is no reason to report again: another thread read the clock just
+        // before this one, or the default clock stepped back some microseconds as it re-anchored; only a clock set back
+        // by a whole interval is, so that it does not silence the report until it has caught up
+        boolean due = last == Long.MIN_VALUE || now - last >= INTERVAL_MICROS || last - now >= INTERVAL_MICROS;
         if (due && lastReportMicros.compareAndSet(last, now)) {
-            report(last == Long.MIN_VALUE ? 0 : now - last);
+            report(last == Long.MIN_VALUE ? 0 : now < last ? -1 : now - last);
         }
     }
 
@@ -58,6 +61,7 @@ final class ShadowReport implements DecisionListener {
         });
         LOG.log(Level.INFO, "shadow mode: would have denied " + snapshot
                 + (sinceMicros == 0 ? " (first denial; next report in at most a minute)"
+                        : sinceMicros < 0 ? " request(s) since the last report (the clock was set back)"
                         : " request(s) in the last " + sinceMicros / 1_000_000 + " s"));
     }
 }

@@ -5,7 +5,10 @@ import java.util.concurrent.atomic.AtomicLong;
 /**
  * Lets one log line through per interval and counts the ones held back in between: for failures a flood of requests
  * could repeat (a store that is down, a resolver a hostile request makes throw). The first line passes at once.
- * Thread-safe; a line held back while another passes is counted for the next.
+ * Thread-safe; a line held back while another passes is counted for the next. A time earlier than the last line's
+ * (a thread that read the clock just before another, a clock stepped back a little) holds a line back too; one earlier
+ * by a whole interval or more (the wall clock set back) lets it through, rather than holding every line until the
+ * clock has caught up.
  */
 public final class LogThrottle {
 
@@ -19,7 +22,7 @@ public final class LogThrottle {
      * What a passing line reports.
      *
      * @param held lines held back since the last that passed
-     * @param sinceMicros time since the last line that passed; -1 for the first
+     * @param sinceMicros time since the last line that passed; -1 for the first, and after the clock was set back
      */
     public record Pass(long held, long sinceMicros) {}
 
@@ -31,10 +34,12 @@ public final class LogThrottle {
     /** @return the pass when this line may be logged now; null when it is held back (and counted) */
     public Pass pass(long nowMicros) {
         long last = lastMicros.get();
-        if ((last != NEVER && nowMicros - last < intervalMicros) || !lastMicros.compareAndSet(last, nowMicros)) {
+        boolean setBack = last != NEVER && last - nowMicros >= intervalMicros;
+        if ((last != NEVER && nowMicros - last < intervalMicros && !setBack)
+                || !lastMicros.compareAndSet(last, nowMicros)) {
             held.incrementAndGet();
             return null;
         }
-        return new Pass(held.getAndSet(0), last == NEVER ? -1 : nowMicros - last);
+        return new Pass(held.getAndSet(0), last == NEVER || setBack ? -1 : nowMicros - last);
     }
 }

@@ -46,4 +46,32 @@ class FrontDoorTest {
             assertThat(reply.body()).contains("\"renewal\":" + windowEnd / 1_000 + ",");
         }
     }
+
+    @Test
+    void anUnexpectedFailureOnEveryRequestIsLoggedAtMostOnceAMinute() {
+        ManualTimeSource time = new ManualTimeSource();
+        // a request whose reading fails in the container (a malformed header or URI some containers reject only when
+        // read): one such failure per request a client sends
+        RequestView odd = new RequestView() {
+            @Override public String method() { return "OPTIONS"; }
+            @Override public String path() { return "/api"; }
+            @Override public String header(String name) { throw new IllegalArgumentException("malformed header"); }
+            @Override public java.util.List<String> headers(String name) { return java.util.List.of(header(name)); }
+            @Override public String remoteAddress() { return "203.0.113.9"; }
+            @Override public String principal() { return null; }
+            @Override public Object attribute(String name) { return null; }
+            @Override public String queryParameter(String name) { return null; }
+        };
+        try (FrontDoor door = door(time); io.sluice.core.testing.LogCapture log =
+                new io.sluice.core.testing.LogCapture(FrontDoor.class.getName())) {
+            for (int i = 0; i < 100; i++) {
+                assertThat(door.check(odd)).isSameAs(Decision.NO_RULES);
+            }
+            assertThat(log.messages()).hasSize(1);
+            time.advance(java.time.Duration.ofSeconds(61));
+            door.check(odd);
+
+            assertThat(log.messages()).hasSize(2).last().asString().contains("99 more");
+        }
+    }
 }

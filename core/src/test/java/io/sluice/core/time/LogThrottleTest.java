@@ -16,4 +16,15 @@ class LogThrottleTest {
         assertThat(lines.pass(61_000_000)).isEqualTo(new LogThrottle.Pass(2, 60_999_000));
         assertThat(lines.pass(121_000_000)).isEqualTo(new LogThrottle.Pass(0, 60_000_000));
     }
+
+    @Test
+    void aClockSetBackByMoreThanTheIntervalLetsALineThroughRatherThanHoldingEveryLineUntilItCatchesUp() {
+        LogThrottle lines = new LogThrottle(60_000_000);
+
+        assertThat(lines.pass(10_000_000_000L)).isNotNull();
+        assertThat(lines.pass(10_000_000_000L - 5)).as("read a moment earlier by another thread").isNull();
+        assertThat(lines.pass(10_000_000_000L - 3_600_000_000L)).as("the wall clock stepped back an hour")
+                .isEqualTo(new LogThrottle.Pass(1, -1));
+        assertThat(lines.pass(10_000_000_000L - 3_600_000_000L + 1_000)).isNull();
+    }
 }
