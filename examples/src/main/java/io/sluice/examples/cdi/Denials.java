@@ -13,6 +13,8 @@ import java.util.logging.Logger;
  * Observes every denied request: Sluice fires one {@link RateLimitedEvent} per 429 (or 503 while the store is down),
  * synchronously on the request thread. Here it is logged and counted per rule; an application might alert, or feed
  * its own metrics. The event carries the rule, a hash of the key (never the key), the wait, the method and the path.
+ * The line is at {@code FINE}: a line per denied request at {@code INFO} would let a client over its limit flood the
+ * log, and the path is the client's text.
  */
 @ApplicationScoped
 public class Denials {
@@ -22,7 +24,7 @@ public class Denials {
     private final Map<String, LongAdder> byRule = new ConcurrentHashMap<>();
 
     void denied(@Observes RateLimitedEvent event) {
-        LOG.info(() -> "rate limited by " + event.rule() + ": " + event.method() + " " + event.path() + ", key "
+        LOG.fine(() -> "rate limited by " + event.rule() + ": " + event.method() + " " + event.path() + ", key "
                 + event.keyHash() + ", retry in " + event.retryAfterMicros() / 1000 + " ms");
         byRule.computeIfAbsent(event.rule(), rule -> new LongAdder()).increment();
     }
