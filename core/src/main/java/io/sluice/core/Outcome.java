@@ -4,9 +4,12 @@ package io.sluice.core;
  * What one policy answered for one key: the numbers a response header needs.
  *
  * @param allowed whether the request may proceed (after {@code delayMicros} when queued)
- * @param limit the policy's limit (permits per period, or requests in flight)
+ * @param limit the policy's limit (permits per period, or requests in flight); for GCRA, the token bucket and the
+ *     leaky bucket their capacity ({@code burst}, else the limit)
  * @param remaining permits left after this request, never negative
- * @param resetAfterMicros time until the key's state is back to full capacity (0 when it already is)
+ * @param resetAfterMicros time until the key's state is back to full capacity (0 when it already is); for the
+ *     sliding window counter, until both of its counts stop counting (the estimate may be full sooner), for warm-up
+ *     until the next request may pass, for concurrency always 0
  * @param retryAfterMicros when denied: time after which the same request would be allowed with no other traffic;
  *     {@link #NEVER} when it can never be allowed (cost above capacity); 0 when allowed
  * @param delayMicros queue mode: how long an allowed request must wait before it proceeds; 0 otherwise

@@ -108,8 +108,8 @@ public record Policy(
     }
 
     /**
-     * A rate policy: {@code limit} permits per {@code period}, all other numbers at their defaults.
-     * For {@link Algorithm#CONCURRENCY} use {@link #concurrent(long)}.
+     * A rate policy: {@code limit} permits per {@code period}, all other numbers at their defaults (a warm-up policy's
+     * warm-up period is {@code period}). For {@link Algorithm#CONCURRENCY} use {@link #concurrent(long)}.
      */
     public static Policy of(Algorithm algorithm, long limit, Duration period) {
         return new Policy(algorithm, limit, micros("period", period), 0, 0, false,

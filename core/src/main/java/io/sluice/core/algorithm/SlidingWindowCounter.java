@@ -22,6 +22,11 @@ import io.sluice.core.Policy;
  *
  * <p><b>Retry-after</b> is exact: the first microsecond at which the same request passes with no other traffic, found
  * from the closed form and corrected by at most a few steps of the same predicate the decision uses.
+ *
+ * <p><b>Reset-after</b> is when both counts stop counting: the end of the next window when the current one has cost,
+ * else the end of this one. It bounds the time until the key is back to full; the estimate may be full (remaining
+ * {@code L}) up to one period sooner: after one request at 0 s of {@code 10/1m}, remaining is 10 again from 60 s and
+ * 1 µs, while reset-after says 120 s.
  */
 final class SlidingWindowCounter implements RateAlgorithm<SlidingWindowCounter.State> {
 

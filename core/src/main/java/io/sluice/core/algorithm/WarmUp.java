@@ -26,8 +26,9 @@ import io.sluice.core.Policy;
  * permits above the threshold, {@code stable} for each of the others. A denied request may retry after
  * {@code next - now}. A single request may cost at most the limit {@code L}; more is {@link Outcome#NEVER}.
  *
- * <p><b>Worked example:</b> {@code 10/1s warm-up 2s} (stable 100 ms, cold 300 ms): from cold, requests pass about
- * 300 ms apart, then ever closer, and after about 2 s of steady use 100 ms apart.
+ * <p><b>Worked example:</b> {@code 10/1s warm-up 2s} (stable 100 ms, cold 300 ms): from cold, requests retried as
+ * soon as they may pass are 290 ms apart, then 20 ms closer each time (270, 250, ..., 110 ms), and after 2 s of steady
+ * use 100 ms apart.
  *
  * <p>Remaining is 1 when a request could pass right now, else 0 (warm-up never bursts); reset-after is the time until
  * the next request may pass.

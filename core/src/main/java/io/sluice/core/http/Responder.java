@@ -65,7 +65,7 @@ public final class Responder {
     /**
      * The wait headers and body state for a request that can never pass ({@link Outcome#NEVER}), in seconds: {@value}
      * (366 days). Any other wait is stated as it is: a bucket's can be longer (a cost of 20 on {@code 10/366d burst 20}
-     * waits 732 days), and a shorter one would send the client back too early.
+     * right after another waits 732 days), and a shorter one would send the client back too early.
      */
     public static final long MAX_WAIT_SECONDS = 366L * 86_400;
 

@@ -42,6 +42,14 @@ class FixedWindowTest {
     }
 
     @Test
+    void theJavadocExampleTheEleventhAtTwelveFiftyWaitsTenSeconds() {
+        Timeline.of(FIXED, fixed("10/1m"))
+                .expect(times("50s", 10, "allow"))
+                .expect("50s deny remaining=0 retry=10s")
+                .expect(times("60s", 10, "allow"));
+    }
+
+    @Test
     void costCountsAndACostAboveTheLimitIsNever() {
         Timeline.of(FIXED, fixed("10/1m"))
                 .expect("0s cost=4 allow remaining=6", "1s cost=7 deny remaining=6 retry=59s", "1s cost=6 allow remaining=0")

@@ -26,6 +26,15 @@ class GcraTest {
     }
 
     @Test
+    void theReadmeExamplesLetTheLimitThroughAtOnceThenOneEveryInterval() {
+        Timeline.of(GCRA, "10/1s").expect(times("0s", 10, "allow")).expect("0s deny retry=100ms", "100ms allow");
+        // the quick start: "a rested client may send 100 at once, then one every 600 ms"
+        Timeline.of(GCRA, "100/1m")
+                .expect(times("0s", 100, "allow"))
+                .expect("0s deny remaining=0 retry=600ms", "600ms allow", "600ms deny retry=600ms", "1200ms allow");
+    }
+
+    @Test
     void burstOneSpacesEveryRequest() {
         Timeline.of(GCRA, "10/1s burst 1").expect("0ms allow", "50ms deny retry=50ms", "100ms allow", "200ms allow");
     }

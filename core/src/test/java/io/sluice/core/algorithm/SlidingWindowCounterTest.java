@@ -76,6 +76,13 @@ class SlidingWindowCounterTest {
     }
 
     @Test
+    void resetAfterIsWhenBothCountsStopCountingWhichMayBeAfterTheEstimateIsFull() {
+        // the Javadoc's example: one request at 0 s of 10/1m; remaining is 10 again from 60 s and 1 µs
+        Timeline.of(SLIDING, sliding("10/1m"))
+                .expect("0s allow remaining=9 reset=120s", "60000001us cost=0 allow remaining=10 reset=59999999us");
+    }
+
+    @Test
     void weightIsComputedInDoublesAndIsExactForSmallProducts() {
         assertThat(SlidingWindowCounter.weighted(5, 18_000_000, 60_000_000)).isEqualTo(3);   // 3.5
         assertThat(SlidingWindowCounter.weighted(5, 24_000_000, 60_000_000)).isEqualTo(3);   // exactly 3

@@ -27,6 +27,21 @@ class WarmUpTest {
     }
 
     @Test
+    void theDocumentedRampsGapForGap() {
+        // Javadoc: 10/1s warm-up 2s, from cold 290 ms apart, 20 ms closer each time, 100 ms apart after 2 s
+        List<Long> fast = gapsWhenAlwaysRetryingAsSoonAsAllowed(Policy.parse("10/1s warm-up 2s"), 16);
+        assertThat(fast).containsExactly(290_000L, 270_000L, 250_000L, 230_000L, 210_000L, 190_000L, 170_000L, 150_000L,
+                130_000L, 110_000L, 100_000L, 100_000L, 100_000L, 100_000L, 100_000L);
+        // README, the demo's 5/1s warm-up 10s: 592 ms, then each gap 16 ms shorter, 200 ms after 10 s of steady use
+        List<Long> demo = gapsWhenAlwaysRetryingAsSoonAsAllowed(Policy.parse("5/1s warm-up 10s"), 30);
+        for (int i = 0; i < 25; i++) {
+            assertThat(demo.get(i)).as("gap %d", i).isEqualTo(592_000L - 16_000L * i);
+        }
+        assertThat(demo.subList(0, 25).stream().mapToLong(Long::longValue).sum()).isEqualTo(10_000_000L);
+        assertThat(demo.subList(25, demo.size())).containsOnly(200_000L);
+    }
+
+    @Test
     void anIdleLimiterCoolsDownAgain() {
         Policy policy = Policy.parse("10/1s warm-up 2s");
         Timeline<WarmUp.State> t = Timeline.of(WARM_UP, policy);
