@@ -30,7 +30,7 @@ class RedisSentinelIT {
             for (int i = 0; i < 3; i++) {
                 assertThat(store.evaluate(List.of(Check.of("r", "k", five, 1)), now).get(0).allowed()).isTrue();
             }
-            awaitReplicated(replica);
+            awaitReplicated(master, replica);
 
             master.kill();
             Outcome after = firstAnswer(store, Check.of("r", "k", five, 1), now, 60, "the limiter reaches the promoted replica");
@@ -128,10 +128,12 @@ class RedisSentinelIT {
         }
     }
 
-    private static void awaitReplicated(RedisProcess replica) {
+    /** Waits (bounded) until the replica has every write the master took, not merely the first of them. */
+    private static void awaitReplicated(RedisProcess master, RedisProcess replica) {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-        try (RedisClient r = RedisClient.create(replica.url())) {
-            while (r.dbSize() == 0 || !r.info("replication").contains("master_link_status:up")) {
+        try (redis.clients.jedis.Jedis m = new redis.clients.jedis.Jedis(java.net.URI.create(master.url()));
+                RedisClient r = RedisClient.create(replica.url())) {
+            while (!r.info("replication").contains("master_link_status:up") || m.waitReplicas(1, 1_000) < 1) {
                 assertThat(System.nanoTime()).as("replication").isLessThan(deadline);
                 Thread.onSpinWait();
             }
