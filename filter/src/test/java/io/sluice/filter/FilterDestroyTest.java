@@ -269,6 +269,13 @@ class FilterDestroyTest {
         return (int) filter.frontDoor().inspect("in-flight", "global", null).remaining();
     }
 
+    /** @return a rules file of {@link #QUEUE_AND_LEASE}, for the caller to delete */
+    private static java.nio.file.Path queueAndLease() throws java.io.IOException {
+        java.nio.file.Path rules = java.nio.file.Files.createTempFile("rules", ".yaml");
+        java.nio.file.Files.writeString(rules, QUEUE_AND_LEASE);
+        return rules;
+    }
+
     /**
      * A chain that is not async-supported: a queued request waits on its own thread. Interrupted (a container stopping
      * its threads), it is answered 503 as a destroyed filter answers its queued requests, not 500 through a
@@ -276,8 +283,7 @@ class FilterDestroyTest {
      */
     @Test
     void aRequestWaitingOnItsThreadThatIsInterruptedIsAnswered503AndReleasesItsLease() throws Exception {
-        java.nio.file.Path rules = java.nio.file.Files.createTempFile("rules", ".yaml");
-        java.nio.file.Files.writeString(rules, QUEUE_AND_LEASE);
+        java.nio.file.Path rules = queueAndLease();
         RateLimitFilter filter = started(Map.of("rules", rules.toString()));
         try {
             List<Async> cycles = new CopyOnWriteArrayList<>();
@@ -309,8 +315,7 @@ class FilterDestroyTest {
      */
     @Test
     void destroyAnswersARequestWaitingOnItsOwnThread() throws Exception {
-        java.nio.file.Path rules = java.nio.file.Files.createTempFile("rules", ".yaml");
-        java.nio.file.Files.writeString(rules, QUEUE_AND_LEASE);
+        java.nio.file.Path rules = queueAndLease();
         RateLimitFilter filter = started(Map.of("rules", rules.toString()));
         try {
             List<Async> cycles = new CopyOnWriteArrayList<>();

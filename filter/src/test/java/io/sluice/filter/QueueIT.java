@@ -72,9 +72,10 @@ class QueueIT {
         }
     }
 
-    @Test
-    void aQueuedRequestKeepsItsConcurrencyLeaseUntilItCompletes() throws Exception {
-        String rules = """
+    /** @return a rules file: a queue per client (burst 5, waits up to 2 s), and one request in flight at a time */
+    private static java.nio.file.Path queueAndOneInFlight() throws java.io.IOException {
+        java.nio.file.Path file = java.nio.file.Files.createTempFile("rules", ".yaml");
+        java.nio.file.Files.writeString(file, """
                 rules:
                   - name: queue
                     limit: 10/1s burst 5 max-wait 2s
@@ -82,9 +83,13 @@ class QueueIT {
                   - name: in-flight
                     limit: 1 concurrent
                     key: global
-                """;
-        java.nio.file.Path file = java.nio.file.Files.createTempFile("rules", ".yaml");
-        java.nio.file.Files.writeString(file, rules);
+                """);
+        return file;
+    }
+
+    @Test
+    void aQueuedRequestKeepsItsConcurrencyLeaseUntilItCompletes() throws Exception {
+        java.nio.file.Path file = queueAndOneInFlight();
         try (FilterServer server = FilterServer.start(Map.of("rules", file.toString()))) {
             HttpClient http = HttpClient.newHttpClient();
             server.client().get("/").then().statusCode(200);         // lease taken and released
@@ -111,17 +116,7 @@ class QueueIT {
      */
     @Test
     void aQueuedRequestToAnAsyncServletKeepsItsLeaseUntilTheServletCompletes() throws Exception {
-        String rules = """
-                rules:
-                  - name: queue
-                    limit: 10/1s burst 5 max-wait 2s
-                    key: ip
-                  - name: in-flight
-                    limit: 1 concurrent
-                    key: global
-                """;
-        java.nio.file.Path file = java.nio.file.Files.createTempFile("rules", ".yaml");
-        java.nio.file.Files.writeString(file, rules);
+        java.nio.file.Path file = queueAndOneInFlight();
         try (FilterServer server = FilterServer.start(Map.of("rules", file.toString()))) {
             HttpClient http = HttpClient.newHttpClient();
             server.client().get("/").then().statusCode(200);

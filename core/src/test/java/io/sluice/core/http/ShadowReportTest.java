@@ -14,12 +14,17 @@ class ShadowReportTest {
 
     private static final RequestView CLIENT = RequestView.builder("GET", "/").remoteAddress("203.0.113.9").build();
 
+    /** @return an engine with one shadow rule of one request per hour per client, reported by a ShadowReport */
+    private static Engine shadowEngine(ManualTimeSource time) {
+        return Engine.builder().timeSource(time)
+                .rule(Rule.builder("trial").policy("1/1h").key(RequestView::remoteAddress).shadow().build())
+                .listener(new ShadowReport(time)).build();
+    }
+
     @Test
     void aClockReadAMomentEarlierDoesNotReportAgainWithinTheMinute() {
         ManualTimeSource time = new ManualTimeSource();
-        Engine engine = Engine.builder().timeSource(time)
-                .rule(Rule.builder("trial").policy("1/1h").key(RequestView::remoteAddress).shadow().build())
-                .listener(new ShadowReport(time)).build();
+        Engine engine = shadowEngine(time);
         try (LogCapture log = new LogCapture(ShadowReport.class.getName())) {
             engine.check(CLIENT);
             time.advance(Duration.ofSeconds(10));
@@ -43,9 +48,7 @@ class ShadowReportTest {
     @Test
     void aClockSetBackByMoreThanTheIntervalDoesNotSilenceTheReport() {
         ManualTimeSource time = new ManualTimeSource();
-        Engine engine = Engine.builder().timeSource(time)
-                .rule(Rule.builder("trial").policy("1/1h").key(RequestView::remoteAddress).shadow().build())
-                .listener(new ShadowReport(time)).build();
+        Engine engine = shadowEngine(time);
         try (LogCapture log = new LogCapture(ShadowReport.class.getName())) {
             engine.check(CLIENT);
             engine.check(CLIENT);
