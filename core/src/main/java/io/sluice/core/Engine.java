@@ -336,12 +336,8 @@ public final class Engine implements AutoCloseable {
                 listener.onDecision(request, decision, event);
             } catch (RuntimeException e) {
                 // at most once a minute: a listener that fails on denials, say, would log a line per hostile request
-                LogThrottle.Pass pass = listenerLines[i].pass(time.nowMicros());
-                if (pass != null) {
-                    LOG.log(Level.WARNING, "decision listener " + listener.getClass().getName() + " failed"
-                            + (pass.held() > 0 ? " (" + pass.held() + " more such failures not logged since the last;"
-                            + " logged at most once a minute)" : " (logged at most once a minute)"), e);
-                }
+                listenerLines[i].log(LOG, Level.WARNING, time.nowMicros(),
+                        "decision listener " + listener.getClass().getName() + " failed", e);
             }
         }
         return decision;
@@ -411,12 +407,8 @@ public final class Engine implements AutoCloseable {
      */
     private void storeFailed(RuntimeException e) {
         if (!(e instanceof StoreException)) {
-            LogThrottle.Pass pass = storeBugLines.pass(time.nowMicros());
-            if (pass != null) {
-                LOG.log(Level.WARNING, "the rate-limit store failed unexpectedly; the rules' on-store-failure modes"
-                        + " answer" + (pass.held() > 0 ? " (" + pass.held() + " more such failures not logged since the"
-                        + " last; logged at most once a minute)" : " (logged at most once a minute)"), e);
-            }
+            storeBugLines.log(LOG, Level.WARNING, time.nowMicros(),
+                    "the rate-limit store failed unexpectedly; the rules' on-store-failure modes answer", e);
         }
         breaker.onFailure(e);
     }
@@ -546,17 +538,8 @@ public final class Engine implements AutoCloseable {
      * the store is down every completing request would log one.
      */
     private void warnThrottled(String message, RuntimeException e, long now) {
-        LogThrottle.Pass pass = failureLines.pass(now);
-        if (pass == null) {
-            return;
-        }
-        String text = message + (pass.held() > 0 ? " (" + pass.held() + " more such failures not logged since the last;"
-                + " logged at most once a minute)" : " (logged at most once a minute)");
-        if (e instanceof StoreException) {
-            LOG.log(Level.WARNING, text);
-        } else {
-            LOG.log(Level.WARNING, text, e);     // a store's bug: with its stack trace
-        }
+        // a store's bug with its stack trace; a StoreException (the store unreachable) says enough in its message
+        failureLines.log(LOG, Level.WARNING, now, message, e instanceof StoreException ? null : e);
     }
 
     /**

@@ -103,10 +103,15 @@ public class RateLimitFilter implements Filter {
     }
 
     private volatile DelayScheduler threaded;
-    /** Set by {@link #destroy()}: a queued request is answered 503 rather than dispatched. */
-    private volatile boolean destroyed;
-    /** Counted down by {@link #destroy()}: a request waiting on its own thread is answered 503 at once. */
+    /**
+     * Counted down by {@link #destroy()}: a queued request is then answered 503 rather than dispatched, and one waiting
+     * on its own thread at once.
+     */
     private final java.util.concurrent.CountDownLatch stopping = new java.util.concurrent.CountDownLatch(1);
+
+    private boolean destroyed() {
+        return stopping.getCount() == 0;
+    }
 
     private DelayScheduler scheduler() {
         if (scheduler != null) {
@@ -232,7 +237,7 @@ public class RateLimitFilter implements Filter {
             scheduler().schedule(() -> {
                 queued.decrementAndGet();
                 try {
-                    if (destroyed) {
+                    if (destroyed()) {
                         unavailable(async);
                     } else {
                         async.dispatch();
@@ -344,8 +349,7 @@ public class RateLimitFilter implements Filter {
 
     @Override
     public void destroy() {
-        destroyed = true;               // first: the queued requests run below, or at once, are answered, not dispatched
-        stopping.countDown();           // and those waiting on their own threads
+        stopping.countDown();           // first: the queued requests run below, or at once, are answered, not dispatched
         DelayScheduler s;
         synchronized (this) {           // as scheduler(): a request on its way must not start a thread after this
             s = threaded;

@@ -398,33 +398,30 @@ public final class RulesFile {
             return;
         }
         if (v instanceof Map<?, ?> m) {
-            b.append('{');
-            String separator = "";
-            for (Map.Entry<?, ?> e : m.entrySet()) {
-                if (b.length() > TEXT_LIMIT) {
-                    break;
-                }
-                b.append(separator);
-                separator = ", ";
-                append(b, e.getKey());
-                b.append('=');
-                append(b, e.getValue());
-            }
-            b.append('}');
+            appendAll(b, '{', m.entrySet(), '}');
         } else if (v instanceof List<?> l) {
-            b.append('[');
-            String separator = "";
-            for (Object item : l) {
-                if (b.length() > TEXT_LIMIT) {
-                    break;
-                }
-                b.append(separator);
-                separator = ", ";
-                append(b, item);
-            }
-            b.append(']');
+            appendAll(b, '[', l, ']');
+        } else if (v instanceof Map.Entry<?, ?> e) {
+            append(b, e.getKey());
+            b.append('=');
+            append(b, e.getValue());
         } else {
             b.append(v);
         }
+    }
+
+    /** As {@code AbstractCollection.toString} writes {@code items}, stopping once past {@link #TEXT_LIMIT}. */
+    private static void appendAll(StringBuilder b, char open, Iterable<?> items, char close) {
+        b.append(open);
+        String separator = "";
+        for (Object item : items) {
+            if (b.length() > TEXT_LIMIT) {
+                break;
+            }
+            b.append(separator);
+            separator = ", ";
+            append(b, item);
+        }
+        b.append(close);
     }
 }

@@ -241,11 +241,7 @@ public final class FrontDoor implements AutoCloseable {
      * logged since: a failure that a request can cause, a hostile client can cause for every request it sends.
      */
     private void logThrottled(LogThrottle lines, Level level, String message, RuntimeException e) {
-        LogThrottle.Pass pass = lines.pass(engine.timeSource().nowMicros());
-        if (pass != null) {
-            LOG.log(level, message + (pass.held() > 0 ? " (" + pass.held() + " more such failures not logged since the"
-                    + " last; logged at most once a minute)" : " (logged at most once a minute)"), e);
-        }
+        lines.log(LOG, level, engine.timeSource().nowMicros(), message, e);
     }
 
     /**

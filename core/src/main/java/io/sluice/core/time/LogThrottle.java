@@ -31,6 +31,27 @@ public final class LogThrottle {
         this.intervalMicros = intervalMicros;
     }
 
+    /**
+     * Logs {@code message} to {@code log} when a line may pass now, followed by how many were held back since the last
+     * and how often at most such a line is logged; else holds it back (and counts it).
+     *
+     * @param thrown logged with its stack trace; null for none
+     */
+    public void log(System.Logger log, System.Logger.Level level, long nowMicros, String message, Throwable thrown) {
+        Pass pass = pass(nowMicros);
+        if (pass == null) {
+            return;
+        }
+        String every = intervalMicros == 60_000_000 ? "once a minute" : "once every " + intervalMicros / 1_000_000 + " s";
+        String text = message + (pass.held() > 0 ? " (" + pass.held() + " more such failures not logged since the last;"
+                + " logged at most " + every + ")" : " (logged at most " + every + ")");
+        if (thrown == null) {
+            log.log(level, text);
+        } else {
+            log.log(level, text, thrown);
+        }
+    }
+
     /** @return the pass when this line may be logged now; null when it is held back (and counted) */
     public Pass pass(long nowMicros) {
         long last = lastMicros.get();
