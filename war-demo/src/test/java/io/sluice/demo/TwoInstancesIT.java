@@ -75,14 +75,22 @@ class TwoInstancesIT {
 
     @Test
     void theCountersLiveInRedis() {
-        String client = RunningDemo.freshClient();
-        Response hello = from(first, client).get("/api/hello");
-
-        assertThat(hello.statusCode()).isEqualTo(200);
-        try (Jedis jedis = new Jedis("127.0.0.1", redis.port())) {
-            List<String> keys = List.copyOf(jedis.keys("*" + client + "*"));
-            assertThat(keys).as("the client's key of the hello rule").hasSize(1);
-            assertThat(jedis.pttl(keys.get(0))).as("with a time to live").isPositive();
+        for (int attempt = 1; ; attempt++) {
+            String client = RunningDemo.freshClient();
+            long start = System.currentTimeMillis();
+            Response hello = from(first, client).get("/api/hello");
+            try (Jedis jedis = new Jedis("127.0.0.1", redis.port())) {
+                List<String> keys = List.copyOf(jedis.keys("*:" + client));
+                Long ttl = keys.size() == 1 ? jedis.pttl(keys.get(0)) : null;
+                Burst span = new Burst(List.of(hello), start, System.currentTimeMillis());
+                if (!span.withinOneWindow(HELLO_WINDOW) && attempt < 5) {
+                    continue;   // the window ended between the request and the read: its key expired with it, by design
+                }
+                assertThat(hello.statusCode()).isEqualTo(200);
+                assertThat(keys).as("the client's key of the hello rule").hasSize(1);
+                assertThat(ttl).as("with a time to live").isPositive();
+                return;
+            }
         }
     }
 
