@@ -242,6 +242,9 @@ public final class PolicyParser {
 
     /** Parses a duration such as {@code 2s}, {@code 1500ms}, {@code 1h}; used by the rules file too. */
     public static Duration parseDuration(String parameter, String text) {
+        if (text != null && MONTHS.matcher(text).find()) {
+            throw new ConfigException(parameter, text, "unit \"M\" is ambiguous: write m for minutes, or 30d for a month");
+        }
         return duration(parameter, text, text == null ? "" : text.trim().toLowerCase(Locale.ROOT));
     }
 
