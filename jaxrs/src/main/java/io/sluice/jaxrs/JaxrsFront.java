@@ -43,6 +43,23 @@ final class JaxrsFront {
         this.ownsDoor = ownsDoor;
         this.keyResolvers = Map.copyOf(keyResolvers);
         this.responses = new RateLimitResponseFilter(door);
+        door.checkReloads(this::checkReloadedRules);
+    }
+
+    /**
+     * The other side of {@link #checkSharedNames}: a reloaded rules file whose rule takes the name of an annotation
+     * seen so far with another algorithm is refused (the rules in force stay), as it would have stopped start-up.
+     */
+    private synchronized void checkReloadedRules(io.sluice.core.config.RuleSet next) {
+        for (io.sluice.core.Rule configured : next.rules()) {
+            String[] annotation = annotationAlgorithms.get(configured.name());
+            if (annotation != null && !annotation[0].equals(configured.policy().algorithm().id())) {
+                throw new ConfigException("rule \"" + configured.name() + "\".algorithm",
+                        configured.policy().algorithm().id(), "expected " + annotation[0] + ", the algorithm of the "
+                        + "@RateLimit annotation of the same name on " + annotation[1] + ": one name is one counter, "
+                        + "kept by one algorithm");
+            }
+        }
     }
 
     /**

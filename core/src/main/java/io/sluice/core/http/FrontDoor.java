@@ -25,6 +25,8 @@ import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.Consumer;
 import java.util.function.Function;
 import java.util.function.Supplier;
 
@@ -53,6 +55,8 @@ public final class FrontDoor implements AutoCloseable {
     private final Engine engine;
     private final Store store;
     private final Supplier<RuleSet> rules;
+    /** What a reloaded rules file must pass besides its own validity ({@link #checkReloads}). */
+    private final List<Consumer<RuleSet>> reloadChecks;
     private final List<PathGlob> exclude;
     private final ClientIpResolver clientIp;
     private final Responder responder;
@@ -63,8 +67,9 @@ public final class FrontDoor implements AutoCloseable {
     /** Unexpected exceptions of {@link #release} and {@link #charge}: logged at most once a minute. */
     private final LogThrottle completionFailures = new LogThrottle(60_000_000);
 
-    private FrontDoor(Engine engine, Store store, Supplier<RuleSet> rules, List<PathGlob> exclude,
-            ClientIpResolver clientIp, Responder responder, boolean ownsStore, boolean shadow) {
+    private FrontDoor(Engine engine, Store store, Supplier<RuleSet> rules, List<Consumer<RuleSet>> reloadChecks,
+            List<PathGlob> exclude, ClientIpResolver clientIp, Responder responder, boolean ownsStore, boolean shadow) {
+        this.reloadChecks = reloadChecks;
         this.ownsStore = ownsStore;
         this.shadow = shadow;
         this.engine = engine;
@@ -94,7 +99,8 @@ public final class FrontDoor implements AutoCloseable {
      * @param listeners see every decision, after the shadow-mode report
      */
     public static FrontDoor open(SluiceConfig config, TimeSource time, Store store, List<DecisionListener> listeners) {
-        Supplier<RuleSet> rules = rules(config, time);
+        List<Consumer<RuleSet>> reloadChecks = new CopyOnWriteArrayList<>();
+        Supplier<RuleSet> rules = rules(config, time, reloadChecks);
         Store chosen = store != null ? store : store(config, time);
         Engine.Builder engine = Engine.builder()
                 .timeSource(time)
@@ -104,18 +110,22 @@ public final class FrontDoor implements AutoCloseable {
                 .listener(new ShadowReport(time));
         listeners.forEach(engine::listener);
         List<PathGlob> exclude = config.exclude().stream().map(RequestMatcher::glob).toList();
-        return new FrontDoor(engine.build(), chosen, rules, exclude, config.clientIp(), config.responder(), store == null,
-                config.shadow());
+        return new FrontDoor(engine.build(), chosen, rules, reloadChecks, exclude, config.clientIp(), config.responder(),
+                store == null, config.shadow());
     }
 
-    private static Supplier<RuleSet> rules(SluiceConfig config, TimeSource time) {
+    private static Supplier<RuleSet> rules(SluiceConfig config, TimeSource time, List<Consumer<RuleSet>> reloadChecks) {
         if (config.rules() == null) {
             RuleSet only = compose(config, new RuleSet(List.of(), Allowlist.NONE));
             return () -> only;
         }
         String name = config.rules().name();
         return new ReloadingRules(config.rulesParameter(), config.rules(),
-                text -> compose(config, RulesFile.parse(name, text, config.clientIp(), config.namedKeys())),
+                text -> {
+                    RuleSet next = compose(config, RulesFile.parse(name, text, config.clientIp(), config.namedKeys()));
+                    reloadChecks.forEach(check -> check.accept(next));      // none yet at start-up
+                    return next;
+                },
                 config.reloadIntervalMicros(), time);
     }
 
@@ -305,6 +315,15 @@ public final class FrontDoor implements AutoCloseable {
         }
         engine.reset(ruleName, key);
         return true;
+    }
+
+    /**
+     * Adds a check that every rules file loaded from now on must pass, besides its own validity: a reload it refuses
+     * (with a {@link ConfigException}) keeps the rules in force and logs why, as an invalid file does. The JAX-RS filter
+     * checks that a reloaded rule named like a {@code @RateLimit} annotation keeps the annotation's algorithm.
+     */
+    public void checkReloads(Consumer<RuleSet> check) {
+        reloadChecks.add(check);
     }
 
     /** @return the rules in force now */
