@@ -645,6 +645,9 @@ public final class RedisStore implements Store {
         private boolean poolSizeSet;
         private String user;
         private String password;
+        private String sentinelUser;
+        private String sentinelPassword;
+        private boolean sentinelCredentialsSet;
 
         private Builder() {}
 
@@ -683,14 +686,32 @@ public final class RedisStore implements Store {
          * @param user null for the default user
          */
         public Builder credentials(String user, String password) {
-            if (user != null && (user.isBlank() || password == null)) {
-                // Jedis sends no AUTH without a password, and AUTH "" secret fails on every connection
-                throw new ConfigException("credentials", user, user.isBlank()
-                        ? "expected a user name, or null for the default user" : "expected a password for the user");
-            }
+            checkCredentials("credentials", user, password);
             this.user = user;
             this.password = password;
             return this;
+        }
+
+        /**
+         * Credentials for the sentinels themselves, when they require a password ({@code requirepass} in
+         * {@code sentinel.conf}); {@link #credentials} are the master's. Sentinel only.
+         *
+         * @param user null for the default user
+         */
+        public Builder sentinelCredentials(String user, String password) {
+            checkCredentials("sentinel credentials", user, password);
+            this.sentinelUser = user;
+            this.sentinelPassword = password;
+            this.sentinelCredentialsSet = true;
+            return this;
+        }
+
+        private static void checkCredentials(String parameter, String user, String password) {
+            if (user != null && (user.isBlank() || password == null)) {
+                // Jedis sends no AUTH without a password, and AUTH "" secret fails on every connection
+                throw new ConfigException(parameter, user, user.isBlank()
+                        ? "expected a user name, or null for the default user" : "expected a password for the user");
+            }
         }
 
         /** Key prefix, so that one Redis serves many applications (default {@value #DEFAULT_PREFIX}). */
@@ -747,6 +768,10 @@ public final class RedisStore implements Store {
                 throw new ConfigException("credentials are for Sentinel or Cluster: a Redis URL carries its own"
                         + " (redis://user:secret@host:6379), and an application's client is configured already");
             }
+            if (sentinelCredentialsSet && sentinelMaster == null) {
+                throw new ConfigException("sentinel credentials are for the sentinels of sentinel(...): with a URL,"
+                        + " Cluster or an application's client there are none");
+            }
             if (client != null && (timeoutSet || poolSizeSet)) {
                 throw new ConfigException((timeoutSet ? "redis-timeout" : "redis-pool-size") + ": applies to the"
                         + " connections the store opens; an application's client has its own timeouts and pool size,"
@@ -783,7 +808,8 @@ public final class RedisStore implements Store {
                 if (sentinelMaster != null) {
                     connect = () -> RedisSentinelClient.builder().masterName(sentinelMaster)
                             .sentinels(sentinels).clientConfig(config).sentinelClientConfig(DefaultJedisClientConfig
-                                    .builder().connectionTimeoutMillis(millis).socketTimeoutMillis(millis).build())
+                                    .builder().connectionTimeoutMillis(millis).socketTimeoutMillis(millis)
+                                    .user(sentinelUser).password(sentinelPassword).build())
                             .poolConfig(pool).build();
                     description = "sentinel " + sentinelMaster + " " + sentinels;
                 } else {

@@ -43,6 +43,31 @@ class RedisSentinelIT {
     }
 
     @Test
+    void sentinelsThatRequireAPasswordAreAskedWithTheirOwnCredentials() throws Exception {
+        try (RedisProcess master = RedisProcess.start("--requirepass", "master-secret");
+                RedisProcess sentinel = RedisProcess.sentinel("auth-master", master.port(),
+                        "requirepass sentinel-secret", "sentinel auth-pass auth-master master-secret")) {
+            long now = ManualTimeSource.START_MICROS;
+            Policy two = Policy.parse("2/1h");
+            try (RedisStore store = sentinelStore("auth-master", sentinel).credentials(null, "master-secret")
+                    .sentinelCredentials(null, "sentinel-secret").build()) {
+                Outcome first = firstAnswer(store, Check.of("r", "k", two, 1), now, 30, "the store reaches the master");
+                assertThat(first.remaining()).isEqualTo(1);
+                assertThat(store.evaluate(List.of(Check.of("r", "k", two, 1)), now).get(0).remaining()).isZero();
+            }
+            try (RedisStore store = sentinelStore("auth-master", sentinel).credentials(null, "master-secret").build()) {
+                assertThatThrownBy(() -> store.evaluate(List.of(Check.of("r", "k", two, 1)), now))
+                        .as("the master's password alone does not open the sentinels").isInstanceOf(StoreException.class);
+            }
+        }
+    }
+
+    private static RedisStore.Builder sentinelStore(String master, RedisProcess sentinel) {
+        return RedisStore.builder().sentinel(master, Set.of("127.0.0.1:" + sentinel.port())).applicationTime(true)
+                .timeout(Duration.ofMillis(500));
+    }
+
+    @Test
     void aSentinelDownAtStartUpDoesNotStopTheApplicationAndIsUsedOnceItAnswers() throws Exception {
         int sentinelPort = RedisProcess.freePort();
         try (RedisStore store = RedisStore.builder().sentinel("late-master", Set.of("127.0.0.1:" + sentinelPort))

@@ -117,6 +117,17 @@ class RedisUrlTest {
         assertThatThrownBy(() -> RedisStore.builder().credentials(" ", "secret"))
                 .isInstanceOf(ConfigException.class).hasMessageNotContaining("secret");
         assertThat(RedisStore.builder().credentials(null, "secret")).isNotNull();
+        assertThatThrownBy(() -> RedisStore.builder().sentinelCredentials("app", null)).isInstanceOf(ConfigException.class)
+                .hasMessage("sentinel credentials: expected a password for the user, got \"app\"");
+    }
+
+    @Test
+    void sentinelCredentialsWithoutSentinelsAreRefusedNotIgnored() {
+        assertThatThrownBy(() -> RedisStore.builder().url("redis://localhost:1").sentinelCredentials(null, "s").build())
+                .isInstanceOf(ConfigException.class).hasMessageStartingWith("sentinel credentials are for the sentinels");
+        assertThatThrownBy(() -> RedisStore.builder().cluster(java.util.Set.of("localhost:1"))
+                .sentinelCredentials(null, "s").build()).isInstanceOf(ConfigException.class)
+                .hasMessageStartingWith("sentinel credentials are for the sentinels");
     }
 
     @Test

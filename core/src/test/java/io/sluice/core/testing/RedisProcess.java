@@ -102,18 +102,20 @@ public final class RedisProcess implements AutoCloseable {
      * Starts a Redis Sentinel on a free port watching the master at {@code masterPort} as {@code masterName}, with
      * quorum 1 and a one-second down-after time.
      */
-    public static RedisProcess sentinel(String masterName, int masterPort) throws IOException {
-        return sentinelOn(freePort(), masterName, masterPort);
+    public static RedisProcess sentinel(String masterName, int masterPort, String... configLines) throws IOException {
+        return sentinelOn(freePort(), masterName, masterPort, configLines);
     }
 
-    /** {@link #sentinel} on {@code port}. */
-    public static RedisProcess sentinelOn(int port, String masterName, int masterPort) throws IOException {
+    /** {@link #sentinel} on {@code port}; {@code configLines} are added to its {@code sentinel.conf}. */
+    public static RedisProcess sentinelOn(int port, String masterName, int masterPort, String... configLines)
+            throws IOException {
         RedisProcess s = new RedisProcess(port, List.of());
         s.sentinel = true;
         Files.writeString(s.dir.resolve("sentinel.conf"), "port " + s.port + "\nbind 127.0.0.1\nprotected-mode no\n"
                 + "sentinel monitor " + masterName + " 127.0.0.1 " + masterPort + " 1\n"
                 + "sentinel down-after-milliseconds " + masterName + " 1000\n"
-                + "sentinel failover-timeout " + masterName + " 3000\n");
+                + "sentinel failover-timeout " + masterName + " 3000\n"
+                + String.join("\n", configLines) + "\n");
         s.launch();
         return s;
     }
