@@ -37,13 +37,15 @@ final class JaxrsFront {
     /** Per default annotation name (no {@code name}): the one class or method it was given to. */
     private final Map<String, String> defaultNames = new HashMap<>();
     final RateLimitResponseFilter responses;
+    /** Removes {@link #checkReloadedRules} from the front door, which may be shared and outlive this application. */
+    private final Runnable stopCheckingReloads;
 
-    private JaxrsFront(FrontDoor door, boolean ownsDoor, Map<String, KeyResolver> keyResolvers) {
+    JaxrsFront(FrontDoor door, boolean ownsDoor, Map<String, KeyResolver> keyResolvers) {
         this.door = door;
         this.ownsDoor = ownsDoor;
         this.keyResolvers = Map.copyOf(keyResolvers);
         this.responses = new RateLimitResponseFilter(door);
-        door.checkReloads(this::checkReloadedRules);
+        this.stopCheckingReloads = door.checkReloads(this::checkReloadedRules);
     }
 
     /**
@@ -57,7 +59,7 @@ final class JaxrsFront {
                 throw new ConfigException("rule \"" + configured.name() + "\".algorithm",
                         configured.policy().algorithm().id(), "expected " + annotation[0] + ", the algorithm of the "
                         + "@RateLimit annotation of the same name on " + annotation[1] + ": one name is one counter, "
-                        + "kept by one algorithm");
+                        + "kept by one algorithm; set the rule's algorithm (gcra when none is given) or rename it");
             }
         }
     }
@@ -118,9 +120,16 @@ final class JaxrsFront {
      * name an annotation gets by default stands for one class or method: two overloads of a method, or two classes of
      * one simple name, would otherwise share one counter unasked.
      *
+     * Runs while no rules file is reloaded: a reload checked against the annotations seen so far must not publish a
+     * rule that an annotation recorded meanwhile conflicts with (lock order: the reload's lock, then this monitor).
+     *
      * @throws ConfigException naming both places
      */
-    synchronized void checkSharedNames(MethodRules rules) {
+    void checkSharedNames(MethodRules rules) {
+        door.whileRulesSteady(() -> checkSharedNamesNow(rules));
+    }
+
+    private synchronized void checkSharedNamesNow(MethodRules rules) {
         for (Map.Entry<String, String> d : rules.defaultNames().entrySet()) {
             String first = defaultNames.putIfAbsent(d.getKey(), d.getValue());
             if (first != null && !first.equals(d.getValue())) {
@@ -160,6 +169,7 @@ final class JaxrsFront {
 
     /** Closes the front door unless it is shared (CDI closes that one). */
     void close() {
+        stopCheckingReloads.run();
         if (ownsDoor) {
             door.close();
         }

@@ -93,4 +93,89 @@ class JaxrsFrontTest {
             front.close();
         }
     }
+
+    private static void rewrite(java.nio.file.Path file, String yaml) throws java.io.IOException {
+        java.nio.file.attribute.FileTime before = java.nio.file.Files.getLastModifiedTime(file);
+        java.nio.file.Files.writeString(file, yaml);
+        java.nio.file.Files.setLastModifiedTime(file,
+                java.nio.file.attribute.FileTime.fromMillis(before.toMillis() + 3_600_000));
+    }
+
+    private static MethodRules windowed(JaxrsFront front) throws NoSuchMethodException {
+        return MethodRules.of(SharedName.class, SharedName.class.getDeclaredMethod("windowed"), front.door().clientIp(),
+                java.util.Map.of());
+    }
+
+    @Test
+    void aClosedApplicationNoLongerChecksTheReloadsOfASharedFrontDoor(@org.junit.jupiter.api.io.TempDir
+            java.nio.file.Path dir) throws Exception {
+        java.nio.file.Path file = dir.resolve("rules.yaml");
+        java.nio.file.Files.writeString(file, "rules: [{name: other, paths: [/x], limit: 1/1h}]");
+        ManualClock clock = new ManualClock();
+        JaxrsFront owner = JaxrsFront.open(null, new ResourceConfig().property("sluice.rules", file.toString()), clock);
+        try {
+            JaxrsFront app = new JaxrsFront(owner.door(), false, java.util.Map.of());   // another application, shared door
+            app.checkSharedNames(windowed(app));                                      // "shared", fixed-window
+            rewrite(file, "rules: [{name: shared, paths: [/x], limit: 1/1h}]");       // GCRA
+            clock.advance(java.time.Duration.ofSeconds(11));
+            org.assertj.core.api.Assertions.assertThat(owner.door().rules().names()).containsExactly("other");
+
+            app.close();
+            rewrite(file, "rules: [{name: shared, paths: [/x], limit: 2/1h}]");
+            clock.advance(java.time.Duration.ofSeconds(11));
+            org.assertj.core.api.Assertions.assertThat(owner.door().rules().names()).as("no check left behind")
+                    .containsExactly("shared");
+        } finally {
+            owner.close();
+        }
+    }
+
+    @Test
+    void anAnnotationRecordedWhileAReloadIsBetweenItsCheckAndItsPublicationIsCheckedAgainstTheReloadedRules(
+            @org.junit.jupiter.api.io.TempDir java.nio.file.Path dir) throws Exception {
+        java.nio.file.Path file = dir.resolve("rules.yaml");
+        java.nio.file.Files.writeString(file, "rules: [{name: other, paths: [/x], limit: 1/1h}]");
+        ManualClock clock = new ManualClock();
+        JaxrsFront front = JaxrsFront.open(null, new ResourceConfig().property("sluice.rules", file.toString()), clock);
+        java.util.concurrent.CountDownLatch checked = new java.util.concurrent.CountDownLatch(1);
+        java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
+        front.door().checkReloads(next -> {           // after the JAX-RS check: holds the reload before it publishes
+            checked.countDown();
+            try {
+                release.await(10, java.util.concurrent.TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        });
+        try {
+            rewrite(file, "rules: [{name: shared, paths: [/x], limit: 1/1h}]");       // GCRA; no annotation yet
+            clock.advance(java.time.Duration.ofSeconds(11));
+            Thread reload = new Thread(() -> front.door().rules());
+            reload.start();
+            org.assertj.core.api.Assertions.assertThat(checked.await(10, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
+            java.util.concurrent.CompletableFuture<Void> annotation = java.util.concurrent.CompletableFuture.runAsync(() -> {
+                try {
+                    front.checkSharedNames(windowed(front));                          // "shared", fixed-window
+                } catch (NoSuchMethodException e) {
+                    throw new AssertionError(e);
+                }
+            });
+            try {
+                annotation.get(500, java.util.concurrent.TimeUnit.MILLISECONDS);
+            } catch (java.util.concurrent.TimeoutException waitsForTheReload) {
+                // as it should: it reads the rules once the reload is over
+            } catch (java.util.concurrent.ExecutionException refused) {
+                // also acceptable, checked below
+            }
+            release.countDown();
+            reload.join(10_000);
+            org.assertj.core.api.Assertions.assertThat(front.door().rules().names()).containsExactly("shared");
+            org.assertj.core.api.Assertions.assertThatThrownBy(() -> annotation.get(10, java.util.concurrent.TimeUnit.SECONDS))
+                    .as("the annotation is checked against the rules the reload published")
+                    .hasCauseInstanceOf(ConfigException.class);
+        } finally {
+            release.countDown();
+            front.close();
+        }
+    }
 }

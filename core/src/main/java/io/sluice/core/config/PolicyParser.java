@@ -240,10 +240,10 @@ public final class PolicyParser {
         return micros + "us";
     }
 
-    /** Parses a duration such as {@code 2s}, {@code 1500ms}, {@code 1h}; used by the rules file too. */
+    /** Parses a duration such as {@code 2s}, {@code 1500ms}, {@code 1h} (parameter {@code reload-interval}). */
     public static Duration parseDuration(String parameter, String text) {
         if (text != null && MONTHS.matcher(text).find()) {
-            throw new ConfigException(parameter, text, "unit \"M\" is ambiguous: write m for minutes, or 30d for a month");
+            throw new ConfigException(parameter, text, "unit \"M\" is ambiguous: write m for minutes");
         }
         return duration(parameter, text, text == null ? "" : text.trim().toLowerCase(Locale.ROOT));
     }

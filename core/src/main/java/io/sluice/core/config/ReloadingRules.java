@@ -90,6 +90,16 @@ public final class ReloadingRules implements Supplier<RuleSet> {
         }
     }
 
+    /** Runs {@code action} while no reload runs (blocking until one running ends); it may call {@link #get}. */
+    public void whileNotReloading(Runnable action) {
+        reloading.lock();
+        try {
+            action.run();
+        } finally {
+            reloading.unlock();
+        }
+    }
+
     /** {@link #reloadIfChanged()}, under {@link #reloading}. */
     private boolean reload() {
         Object now;

@@ -321,9 +321,26 @@ public final class FrontDoor implements AutoCloseable {
      * Adds a check that every rules file loaded from now on must pass, besides its own validity: a reload it refuses
      * (with a {@link ConfigException}) keeps the rules in force and logs why, as an invalid file does. The JAX-RS filter
      * checks that a reloaded rule named like a {@code @RateLimit} annotation keeps the annotation's algorithm.
+     *
+     * @return removes this check (its owner, say a JAX-RS application on a shared front door, is closed)
      */
-    public void checkReloads(Consumer<RuleSet> check) {
-        reloadChecks.add(check);
+    public Runnable checkReloads(Consumer<RuleSet> check) {
+        Consumer<RuleSet> registered = check::accept;        // an identity of its own: removes this registration only
+        reloadChecks.add(registered);
+        return () -> reloadChecks.remove(registered);
+    }
+
+    /**
+     * Runs {@code action} while no rules file is being reloaded and none can start: what it reads of {@link #rules()}
+     * stays in force until it returns, so a state it records and a {@link #checkReloads} check reads is seen by every
+     * later reload (a reload checked before it, published after, would otherwise slip through).
+     */
+    public void whileRulesSteady(Runnable action) {
+        if (rules instanceof io.sluice.core.config.ReloadingRules reloading) {
+            reloading.whileNotReloading(action);
+        } else {
+            action.run();
+        }
     }
 
     /** @return the rules in force now */

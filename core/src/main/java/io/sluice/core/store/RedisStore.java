@@ -699,7 +699,7 @@ public final class RedisStore implements Store {
          * @param user null for the default user
          */
         public Builder sentinelCredentials(String user, String password) {
-            checkCredentials("sentinel credentials", user, password);
+            checkCredentials("sentinelCredentials", user, password);
             this.sentinelUser = user;
             this.sentinelPassword = password;
             this.sentinelCredentialsSet = true;
@@ -769,7 +769,7 @@ public final class RedisStore implements Store {
                         + " (redis://user:secret@host:6379), and an application's client is configured already");
             }
             if (sentinelCredentialsSet && sentinelMaster == null) {
-                throw new ConfigException("sentinel credentials are for the sentinels of sentinel(...): with a URL,"
+                throw new ConfigException("sentinelCredentials are for the sentinels of sentinel(...): with a URL,"
                         + " Cluster or an application's client there are none");
             }
             if (client != null && (timeoutSet || poolSizeSet)) {
@@ -806,11 +806,23 @@ public final class RedisStore implements Store {
                 java.util.function.Supplier<UnifiedJedis> connect;
                 String description;
                 if (sentinelMaster != null) {
-                    connect = () -> RedisSentinelClient.builder().masterName(sentinelMaster)
-                            .sentinels(sentinels).clientConfig(config).sentinelClientConfig(DefaultJedisClientConfig
-                                    .builder().connectionTimeoutMillis(millis).socketTimeoutMillis(millis)
-                                    .user(sentinelUser).password(sentinelPassword).build())
-                            .poolConfig(pool).build();
+                    DefaultJedisClientConfig sentinelConfig = DefaultJedisClientConfig.builder()
+                            .connectionTimeoutMillis(millis).socketTimeoutMillis(millis)
+                            .user(sentinelUser).password(sentinelPassword).build();
+                    // Jedis reports a sentinel that refused to authenticate as "All sentinels down"
+                    String hint = sentinelCredentialsSet ? "" : " (sentinels that require a password of their own,"
+                            + " requirepass in sentinel.conf, need sentinelCredentials(user, password))";
+                    String master = sentinelMaster;
+                    Set<HostAndPort> addresses = sentinels;
+                    connect = () -> {
+                        try {
+                            return RedisSentinelClient.builder().masterName(master).sentinels(addresses)
+                                    .clientConfig(config).sentinelClientConfig(sentinelConfig).poolConfig(pool).build();
+                        } catch (redis.clients.jedis.exceptions.JedisConnectionException e) {
+                            throw hint.isEmpty() ? e
+                                    : new redis.clients.jedis.exceptions.JedisConnectionException(e.getMessage() + hint, e);
+                        }
+                    };
                     description = "sentinel " + sentinelMaster + " " + sentinels;
                 } else {
                     // one attempt after a redirection at most, and never past the call's budget: Jedis's default of

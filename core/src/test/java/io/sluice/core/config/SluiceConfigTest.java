@@ -92,7 +92,7 @@ class SluiceConfigTest {
         fails(Map.of("limit", "1/s", "reload-interval", "200000d"),
                 "reload-interval (init-param): expected a duration such as \"10s\" or \"5m\", got \"200000d\"");
         fails(Map.of("limit", "1/s", "reload-interval", "5M"), "reload-interval (init-param): unit \"M\" is ambiguous:"
-                + " write m for minutes, or 30d for a month, got \"5M\"");
+                + " write m for minutes, got \"5M\"");
         fails(Map.of("limit", "1/s", "max-keys", "0"),
                 "max-keys (init-param): expected a whole number between 1 and 9223372036854775807, got \"0\"");
         fails(Map.of("limit", "1/s", "max-keys", "9223372036854775808"),

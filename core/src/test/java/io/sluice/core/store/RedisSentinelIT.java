@@ -57,7 +57,8 @@ class RedisSentinelIT {
             }
             try (RedisStore store = sentinelStore("auth-master", sentinel).credentials(null, "master-secret").build()) {
                 assertThatThrownBy(() -> store.evaluate(List.of(Check.of("r", "k", two, 1)), now))
-                        .as("the master's password alone does not open the sentinels").isInstanceOf(StoreException.class);
+                        .as("the master's password alone does not open the sentinels").isInstanceOf(StoreException.class)
+                        .hasMessageContaining("need sentinelCredentials(user, password)");
             }
         }
     }

@@ -118,16 +118,16 @@ class RedisUrlTest {
                 .isInstanceOf(ConfigException.class).hasMessageNotContaining("secret");
         assertThat(RedisStore.builder().credentials(null, "secret")).isNotNull();
         assertThatThrownBy(() -> RedisStore.builder().sentinelCredentials("app", null)).isInstanceOf(ConfigException.class)
-                .hasMessage("sentinel credentials: expected a password for the user, got \"app\"");
+                .hasMessage("sentinelCredentials: expected a password for the user, got \"app\"");
     }
 
     @Test
     void sentinelCredentialsWithoutSentinelsAreRefusedNotIgnored() {
         assertThatThrownBy(() -> RedisStore.builder().url("redis://localhost:1").sentinelCredentials(null, "s").build())
-                .isInstanceOf(ConfigException.class).hasMessageStartingWith("sentinel credentials are for the sentinels");
+                .isInstanceOf(ConfigException.class).hasMessageStartingWith("sentinelCredentials are for the sentinels");
         assertThatThrownBy(() -> RedisStore.builder().cluster(java.util.Set.of("localhost:1"))
                 .sentinelCredentials(null, "s").build()).isInstanceOf(ConfigException.class)
-                .hasMessageStartingWith("sentinel credentials are for the sentinels");
+                .hasMessageStartingWith("sentinelCredentials are for the sentinels");
     }
 
     @Test
