@@ -7,6 +7,7 @@ import io.sluice.core.Outcome;
 import io.sluice.core.Policy;
 import io.sluice.core.algorithm.Algorithms;
 import io.sluice.core.config.ConfigException;
+import io.sluice.core.config.PolicyParser;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.URI;
@@ -137,6 +138,8 @@ public final class RedisStore implements Store {
             .executor(Runnable::run).build();
     private final boolean hashTag;
     private final boolean applicationTime;
+    private final Duration timeout;
+    private final int poolSize;
     private final String description;
     private final String node = UUID.randomUUID().toString().substring(0, 8);
     private final AtomicLong requests = new AtomicLong();
@@ -166,6 +169,18 @@ public final class RedisStore implements Store {
         this.head = (b.hashTag ? "{" + b.prefix + "}" : b.prefix) + ":";
         this.applicationTime = b.applicationTime;
         this.description = description;
+        this.timeout = b.timeout;
+        this.poolSize = b.poolSize;
+    }
+
+    /** @return the time budget of the connections the store opens (not of an application's client) */
+    Duration timeout() {
+        return timeout;
+    }
+
+    /** @return the pool size of the connections the store opens (not of an application's client) */
+    int poolSize() {
+        return poolSize;
     }
 
     public static Builder builder() {
@@ -651,7 +666,11 @@ public final class RedisStore implements Store {
 
         private Builder() {}
 
-        /** {@code redis://[user:password@]host:port[/db]} or {@code rediss://...} for TLS. */
+        /**
+         * {@code redis://[user:password@]host:port[/db][?options]} or {@code rediss://...} for TLS; options
+         * {@code time=application|redis}, {@code timeout=200ms} ({@link #timeout}) and {@code pool-size=32}
+         * ({@link #poolSize}), joined by {@code &}.
+         */
         public Builder url(String url) {
             this.url = url;
             return this;
@@ -780,6 +799,24 @@ public final class RedisStore implements Store {
             if (client != null) {
                 return new RedisStore(this, client, false, "application client " + client.getClass().getSimpleName());
             }
+            Target target = url == null ? null : Target.parse(url);
+            if (target != null) {
+                // the URL's settings, for configurations that are a URL only (web.xml, SLUICE_STORE); one source each
+                if (target.timeout() != null) {
+                    if (timeoutSet && !timeout.equals(target.timeout())) {
+                        throw new ConfigException("store", target.toString(), "the URL sets the timeout and so does the"
+                                + " builder (timeout(" + timeout.toMillis() + " ms)); expected one of them");
+                    }
+                    timeout = target.timeout();
+                }
+                if (target.poolSize() != 0) {
+                    if (poolSizeSet && poolSize != target.poolSize()) {
+                        throw new ConfigException("store", target.toString(), "the URL sets the pool size and so does"
+                                + " the builder (poolSize(" + poolSize + ")); expected one of them");
+                    }
+                    poolSize = target.poolSize();
+                }
+            }
             int millis = (int) timeout.toMillis();
             GenericObjectPoolConfig<Connection> pool = new GenericObjectPoolConfig<>();
             pool.setMaxTotal(poolSize);
@@ -787,10 +824,10 @@ public final class RedisStore implements Store {
             pool.setMaxWait(timeout);
             pool.setJmxEnabled(false);
             try {
-                if (url != null) {
-                    Target t = Target.parse(url);
+                if (target != null) {
+                    Target t = target;
                     if (applicationTime && t.redisTime()) {
-                        throw new ConfigException("store", t.toString() + "?time=redis", "the URL asks for Redis time"
+                        throw new ConfigException("store", t.toString(), "the URL asks for Redis time (?time=redis)"
                                 + " and the builder for the application's (applicationTime(true)); expected one of them");
                     }
                     applicationTime |= t.applicationTime();
@@ -905,7 +942,7 @@ public final class RedisStore implements Store {
 
     /** A parsed Redis URL; {@code redisTime}: it says {@code ?time=redis}. */
     record Target(String host, int port, String user, String password, int database, boolean ssl,
-            boolean applicationTime, boolean redisTime) {
+            boolean applicationTime, boolean redisTime, Duration timeout, int poolSize) {
 
         static Target parse(String url) {
             return parse("store", url);
@@ -973,20 +1010,64 @@ public final class RedisStore implements Store {
                 }
             }
             Boolean applicationTime = null;
+            Duration timeout = null;
+            int poolSize = 0;
             if (uri.getRawQuery() != null) {
+                Set<String> seen = new java.util.HashSet<>();
                 for (String option : uri.getRawQuery().split("&")) {
-                    Boolean app = option.equals("time=application") ? Boolean.TRUE
-                            : option.equals("time=redis") ? Boolean.FALSE : null;
-                    if (app == null || (applicationTime != null && !applicationTime.equals(app))) {
-                        throw new ConfigException(parameter, shown, (app == null ? "unknown option \"" + option + "\""
-                                : "two time options") + "; the Redis URL takes only one of \"?time=application\" or"
-                                + " \"?time=redis\" (the default)");
+                    int eq = option.indexOf('=');
+                    String name = eq < 0 ? option : option.substring(0, eq);
+                    String value = eq < 0 ? "" : option.substring(eq + 1);
+                    if (!OPTIONS.contains(name)) {
+                        throw new ConfigException(parameter, shown, "unknown option \"" + bounded(option) + "\"; "
+                                + OPTIONS_HELP);
                     }
-                    applicationTime = app;
+                    if (!seen.add(name)) {
+                        throw new ConfigException(parameter, shown, "option \"" + name + "\" given twice; "
+                                + OPTIONS_HELP);
+                    }
+                    switch (name) {
+                        case "time" -> {
+                            if (!value.equals("application") && !value.equals("redis")) {
+                                throw new ConfigException(parameter, shown, "expected \"?time=application\" or"
+                                        + " \"?time=redis\" (the default)");
+                            }
+                            applicationTime = value.equals("application");
+                        }
+                        case "timeout" -> timeout = urlTimeout(parameter, shown, value);
+                        default -> {            // pool-size
+                            poolSize = value.matches("\\d{1,5}") ? Integer.parseInt(value) : 0;
+                            if (poolSize < 1 || poolSize > 10_000) {
+                                throw new ConfigException(parameter, shown, "expected \"?pool-size=\" a whole number"
+                                        + " of connections between 1 and 10000, such as \"?pool-size=32\"");
+                            }
+                        }
+                    }
                 }
             }
             return new Target(host, port, user, password, database, ssl, Boolean.TRUE.equals(applicationTime),
-                    Boolean.FALSE.equals(applicationTime));
+                    Boolean.FALSE.equals(applicationTime), timeout, poolSize);
+        }
+
+        private static final Set<String> OPTIONS = Set.of("time", "timeout", "pool-size");
+        private static final String OPTIONS_HELP = "the Redis URL takes \"time=application\" or \"time=redis\" (the"
+                + " default), \"timeout=<duration>\" (default 50ms) and \"pool-size=<connections>\" (default 16),"
+                + " each at most once, such as \"redis://host:6379?timeout=200ms&pool-size=32\"";
+
+        private static String bounded(String option) {
+            return option.length() <= 40 ? option : option.substring(0, 40) + "...";
+        }
+
+        private static Duration urlTimeout(String parameter, String shown, String value) {
+            Duration d = null;
+            if (value.matches("\\d{1,6}(ms|s)")) {
+                d = PolicyParser.parseDuration(parameter, value);
+            }
+            if (d == null || d.compareTo(Duration.ofMillis(1)) < 0 || d.compareTo(Duration.ofSeconds(60)) > 0) {
+                throw new ConfigException(parameter, shown, "expected \"?timeout=\" a duration between 1ms and 60s in ms"
+                        + " or s, such as \"?timeout=200ms\"");
+            }
+            return d;
         }
 
         /** Percent-decoding only: in a URL a '+' is itself, not a space as in a form. */
@@ -998,7 +1079,22 @@ public final class RedisStore implements Store {
         public String toString() {
             return (ssl ? "rediss://" : "redis://") + (user != null ? user + ":***@" : password != null ? ":***@" : "")
                     + (host.indexOf(':') >= 0 ? "[" + host + "]" : host) + ":" + port
-                    + (database != 0 ? "/" + database : "") + (applicationTime ? "?time=application" : "");
+                    + (database != 0 ? "/" + database : "") + options();
+        }
+
+        /** @return the options given, as a query ("" when none) */
+        private String options() {
+            List<String> given = new ArrayList<>();
+            if (applicationTime || redisTime) {
+                given.add(applicationTime ? "time=application" : "time=redis");
+            }
+            if (timeout != null) {
+                given.add("timeout=" + timeout.toMillis() + "ms");
+            }
+            if (poolSize != 0) {
+                given.add("pool-size=" + poolSize);
+            }
+            return given.isEmpty() ? "" : "?" + String.join("&", given);
         }
     }
 }

@@ -44,8 +44,17 @@ class RedisUrlTest {
             "redis://localhost:6379/-1   | database number",
             "redis://localhost:6379/x    | database number",
             "redis://localhost:6379#frag | no fragment",
-            "redis://localhost:6379?time=application&time=redis | two time options",
-            "redis://localhost:6379?tls=true | unknown option",
+            "redis://localhost:6379?time=application&time=redis | option \"time\" given twice",
+            "redis://localhost:6379?tls=true | unknown option \"tls=true\"; the Redis URL takes",
+            "redis://localhost:6379?time=app | expected \"?time=application\" or \"?time=redis\"",
+            "redis://localhost:6379?timeout=0ms | between 1ms and 60s",
+            "redis://localhost:6379?timeout=61s | between 1ms and 60s",
+            "redis://localhost:6379?timeout=5m | between 1ms and 60s in ms or s",
+            "redis://localhost:6379?timeout= | between 1ms and 60s",
+            "redis://localhost:6379?timeout=1s&timeout=2s | option \"timeout\" given twice",
+            "redis://localhost:6379?pool-size=0 | between 1 and 10000",
+            "redis://localhost:6379?pool-size=10001 | between 1 and 10000",
+            "redis://localhost:6379?pool-size=lots | between 1 and 10000",
             "redis://:6379               | host name",
             "http://localhost:6379       | Redis URL"})
     void aBadUrlFailsAtStartUpNamingWhatIsWrong(String url, String expected) {
@@ -65,6 +74,29 @@ class RedisUrlTest {
         assertThat(RedisStore.Target.parse("redis://[::1]:6379").host()).isEqualTo("::1");
         assertThat(RedisStore.Target.parse("redis://[::1]:6379")).as("as logs show it").hasToString("redis://[::1]:6379");
         assertThat(RedisStore.Target.parse("redis://h?time=application").applicationTime()).isTrue();
+        assertThat(RedisStore.Target.parse("redis://h?timeout=200ms&pool-size=32&time=redis"))
+                .extracting(RedisStore.Target::timeout, RedisStore.Target::poolSize, RedisStore.Target::redisTime)
+                .containsExactly(Duration.ofMillis(200), 32, true);
+        assertThat(RedisStore.Target.parse("redis://h?timeout=2s")).as("as logs show it")
+                .hasToString("redis://h:6379?timeout=2000ms");
+    }
+
+    @Test
+    void theUrlsTimeoutAndPoolSizeConfigureTheStoreUnlessTheBuilderSaysOtherwise() {
+        try (RedisStore store = RedisStore.builder().url("redis://localhost:1?timeout=250ms&pool-size=3").build()) {
+            assertThat(store.timeout()).isEqualTo(Duration.ofMillis(250));
+            assertThat(store.poolSize()).isEqualTo(3);
+        }
+        try (RedisStore store = RedisStore.builder().url("redis://localhost:1?timeout=250ms").timeout(Duration.ofMillis(250))
+                .build()) {
+            assertThat(store.timeout()).as("the same value twice is no conflict").isEqualTo(Duration.ofMillis(250));
+        }
+        assertThatThrownBy(() -> RedisStore.builder().url("redis://localhost:1?timeout=250ms")
+                .timeout(Duration.ofSeconds(1)).build()).isInstanceOf(ConfigException.class)
+                .hasMessage("store: the URL sets the timeout and so does the builder (timeout(1000 ms)); expected one of"
+                        + " them, got \"redis://localhost:1?timeout=250ms\"");
+        assertThatThrownBy(() -> RedisStore.builder().url("redis://localhost:1?pool-size=3").poolSize(4).build())
+                .isInstanceOf(ConfigException.class).hasMessageContaining("the URL sets the pool size");
     }
 
     @ParameterizedTest
