@@ -135,9 +135,9 @@ class AdminIT {
     void aResetUnblocksOnlyOnTheNodeThatAnswersItOtherNodesRememberTheirDenials() throws Exception {
         try (RedisProcess redis = RedisProcess.start();
                 FilterServer a = FilterServer.start(Map.of("limit", "2/1h", "exclude", "/sluice-admin",
-                        "store", redis.url() + "?time=application"));
+                        "store", redis.url() + "?time=application&timeout=2s"));
                 FilterServer b = FilterServer.start(Map.of("limit", "2/1h", "exclude", "/sluice-admin",
-                        "store", redis.url() + "?time=application"))) {
+                        "store", redis.url() + "?time=application&timeout=2s"))) {
             b.client().get("/").then().statusCode(200);
             b.client().get("/").then().statusCode(200);
             b.client().get("/").then().statusCode(429);             // remembered by b until its retry time

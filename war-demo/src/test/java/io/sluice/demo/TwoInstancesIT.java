@@ -35,7 +35,7 @@ class TwoInstancesIT {
     static void start() throws Exception {
         redis = RedisProcess.start();
         System.setProperty("sluice.trusted-proxies", "127.0.0.1");
-        System.setProperty("sluice.store", redis.url());
+        System.setProperty("sluice.store", redis.url() + "?timeout=2s");     // a budget no load on CI reaches
         Path war = Path.of(System.getProperty("demo.webapp", "target/sluice-demo-ee.war"));
         first = DemoServer.start(war, 0);
         second = DemoServer.start(war, 0);
