@@ -267,13 +267,16 @@ public final class SluiceConfig {
                 note("store", "memory", s);
                 return "memory";
             }
-            if (value.regionMatches(true, 0, "redis://", 0, 8) || value.regionMatches(true, 0, "rediss://", 0, 9)) {
+            if (value.regionMatches(true, 0, "redis://", 0, 8) || value.regionMatches(true, 0, "rediss://", 0, 9)
+                    || value.regionMatches(true, 0, "redis-sentinel://", 0, 17)
+                    || value.regionMatches(true, 0, "redis-cluster://", 0, 16)) {
                 io.sluice.core.store.RedisStore.checkUrl(s.source(), value);    // errors name where it came from
                 note("store", redact(value), s);
                 return value;
             }
             throw new ConfigException(s.source(), redact(value),
-                    "expected \"memory\" or a Redis URL such as \"redis://localhost:6379\"");
+                    "expected \"memory\" or a Redis URL such as \"redis://localhost:6379\","
+                            + " \"redis-sentinel://10.0.0.5:26379/mymaster\" or \"redis-cluster://10.0.0.7:7000\"");
         }
 
         List<String> exclude() {

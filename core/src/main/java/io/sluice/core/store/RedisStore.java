@@ -658,6 +658,9 @@ public final class RedisStore implements Store {
         /** Whether {@link #timeout} and {@link #poolSize} were set: an application's client would ignore them. */
         private boolean timeoutSet;
         private boolean poolSizeSet;
+        /** Whether {@link #prefix} and {@link #hashTag} were set: a URL that sets them otherwise fails. */
+        private boolean prefixSet;
+        private boolean hashTagSet;
         private String user;
         private String password;
         private String sentinelUser;
@@ -739,12 +742,14 @@ public final class RedisStore implements Store {
                 throw new ConfigException("redis-prefix", p, "expected 1 to 32 letters, digits, '.', '_' or '-'");
             }
             this.prefix = p;
+            this.prefixSet = true;
             return this;
         }
 
         /** Cluster: put every key in one hash slot ({@code {prefix}}), so every request is all-or-nothing. */
         public Builder hashTag(boolean on) {
             this.hashTag = on;
+            this.hashTagSet = true;
             return this;
         }
 
@@ -787,9 +792,9 @@ public final class RedisStore implements Store {
                 throw new ConfigException("credentials are for Sentinel or Cluster: a Redis URL carries its own"
                         + " (redis://user:secret@host:6379), and an application's client is configured already");
             }
-            if (sentinelCredentialsSet && sentinelMaster == null) {
-                throw new ConfigException("sentinelCredentials are for the sentinels of sentinel(...): with a URL,"
-                        + " Cluster or an application's client there are none");
+            if (client != null && sentinelCredentialsSet) {
+                throw new ConfigException("sentinelCredentials are for the sentinels of sentinel(...) or a"
+                        + " redis-sentinel:// URL: an application's client is configured already");
             }
             if (client != null && (timeoutSet || poolSizeSet)) {
                 throw new ConfigException((timeoutSet ? "redis-timeout" : "redis-pool-size") + ": applies to the"
@@ -800,22 +805,26 @@ public final class RedisStore implements Store {
                 return new RedisStore(this, client, false, "application client " + client.getClass().getSimpleName());
             }
             Target target = url == null ? null : Target.parse(url);
+            String master = sentinelMaster;
+            Set<HostAndPort> sentinelNodes = sentinels;
+            Set<HostAndPort> cluster = clusterNodes;
+            String u = user;
+            String pw = password;
             if (target != null) {
-                // the URL's settings, for configurations that are a URL only (web.xml, SLUICE_STORE); one source each
-                if (target.timeout() != null) {
-                    if (timeoutSet && !timeout.equals(target.timeout())) {
-                        throw new ConfigException("store", target.toString(), "the URL sets the timeout and so does the"
-                                + " builder (timeout(" + timeout.toMillis() + " ms)); expected one of them");
-                    }
-                    timeout = target.timeout();
+                applyUrlSettings(target);
+                if (target.master() != null) {              // redis-sentinel://
+                    master = target.master();
+                    sentinelNodes = addresses("store", target.nodes());
+                } else if (!target.nodes().isEmpty()) {     // redis-cluster://
+                    cluster = addresses("store", target.nodes());
                 }
-                if (target.poolSize() != 0) {
-                    if (poolSizeSet && poolSize != target.poolSize()) {
-                        throw new ConfigException("store", target.toString(), "the URL sets the pool size and so does"
-                                + " the builder (poolSize(" + poolSize + ")); expected one of them");
-                    }
-                    poolSize = target.poolSize();
-                }
+                u = target.user();
+                pw = target.password();
+            }
+            if (sentinelCredentialsSet && master == null) {
+                throw new ConfigException("sentinelCredentials are for the sentinels of sentinel(...) or a"
+                        + " redis-sentinel:// URL: with a standalone URL, Cluster or an application's client there are"
+                        + " none");
             }
             int millis = (int) timeout.toMillis();
             GenericObjectPoolConfig<Connection> pool = new GenericObjectPoolConfig<>();
@@ -824,13 +833,8 @@ public final class RedisStore implements Store {
             pool.setMaxWait(timeout);
             pool.setJmxEnabled(false);
             try {
-                if (target != null) {
+                if (target != null && master == null && cluster == null) {
                     Target t = target;
-                    if (applicationTime && t.redisTime()) {
-                        throw new ConfigException("store", t.toString(), "the URL asks for Redis time (?time=redis)"
-                                + " and the builder for the application's (applicationTime(true)); expected one of them");
-                    }
-                    applicationTime |= t.applicationTime();
                     DefaultJedisClientConfig config = DefaultJedisClientConfig.builder().connectionTimeoutMillis(millis)
                             .socketTimeoutMillis(millis).user(t.user).password(t.password).database(t.database)
                             .ssl(t.ssl).clientName("sluice").build();
@@ -839,34 +843,36 @@ public final class RedisStore implements Store {
                     return new RedisStore(this, connect.get(), connect, false, true, true, t.toString());
                 }
                 DefaultJedisClientConfig config = DefaultJedisClientConfig.builder().connectionTimeoutMillis(millis)
-                        .socketTimeoutMillis(millis).user(user).password(password).clientName("sluice").build();
+                        .socketTimeoutMillis(millis).user(u).password(pw).clientName("sluice").build();
                 java.util.function.Supplier<UnifiedJedis> connect;
                 String description;
-                if (sentinelMaster != null) {
+                if (master != null) {
                     DefaultJedisClientConfig sentinelConfig = DefaultJedisClientConfig.builder()
                             .connectionTimeoutMillis(millis).socketTimeoutMillis(millis)
                             .user(sentinelUser).password(sentinelPassword).build();
                     // Jedis reports a sentinel that refused to authenticate as "All sentinels down"
-                    String hint = sentinelCredentialsSet ? "" : " (sentinels that require a password of their own,"
-                            + " requirepass in sentinel.conf, need sentinelCredentials(user, password))";
-                    String master = sentinelMaster;
-                    Set<HostAndPort> addresses = sentinels;
+                    String hint = sentinelCredentialsSet ? "" : " (if the sentinels answer but require a password of"
+                            + " their own, requirepass in sentinel.conf: sentinelCredentials(user, password))";
+                    String name = master;
+                    Set<HostAndPort> addresses = sentinelNodes;
                     connect = () -> {
                         try {
-                            return RedisSentinelClient.builder().masterName(master).sentinels(addresses)
+                            return RedisSentinelClient.builder().masterName(name).sentinels(addresses)
                                     .clientConfig(config).sentinelClientConfig(sentinelConfig).poolConfig(pool).build();
                         } catch (redis.clients.jedis.exceptions.JedisConnectionException e) {
                             throw hint.isEmpty() ? e
                                     : new redis.clients.jedis.exceptions.JedisConnectionException(e.getMessage() + hint, e);
                         }
                     };
-                    description = "sentinel " + sentinelMaster + " " + sentinels;
+                    description = "sentinel " + master + " " + sentinelNodes;
                 } else {
                     // one attempt after a redirection at most, and never past the call's budget: Jedis's default of
                     // five attempts re-sends a command that timed out (it may have run) and takes five times the budget
-                    connect = () -> RedisClusterClient.builder().nodes(clusterNodes).clientConfig(config)
-                            .poolConfig(pool).maxAttempts(CLUSTER_ATTEMPTS).maxTotalRetriesDuration(timeout).build();
-                    description = "cluster " + clusterNodes;
+                    Set<HostAndPort> seeds = cluster;
+                    Duration budget = timeout;
+                    connect = () -> RedisClusterClient.builder().nodes(seeds).clientConfig(config)
+                            .poolConfig(pool).maxAttempts(CLUSTER_ATTEMPTS).maxTotalRetriesDuration(budget).build();
+                    description = "cluster " + cluster;
                 }
                 UnifiedJedis now;
                 try {
@@ -879,10 +885,48 @@ public final class RedisStore implements Store {
                             + unreachable.getMessage());
                     now = null;
                 }
-                return new RedisStore(this, now, connect, clusterNodes != null, false, true, description);
+                return new RedisStore(this, now, connect, cluster != null, false, true, description);
             } catch (JedisException e) {
                 throw new StoreException("cannot open the Redis store: " + e.getMessage(), e);
             }
+        }
+
+        /** Takes the URL's options; an option the builder also set, to another value, fails. */
+        private void applyUrlSettings(Target target) {
+            String shown = target.toString();
+            if (target.timeout() != null) {
+                if (timeoutSet && !timeout.equals(target.timeout())) {
+                    throw new ConfigException("store", shown, "the URL sets the timeout and so does the builder"
+                            + " (timeout(" + timeout.toMillis() + " ms)); expected one of them");
+                }
+                timeout = target.timeout();
+            }
+            if (target.poolSize() != 0) {
+                if (poolSizeSet && poolSize != target.poolSize()) {
+                    throw new ConfigException("store", shown, "the URL sets the pool size and so does the builder"
+                            + " (poolSize(" + poolSize + ")); expected one of them");
+                }
+                poolSize = target.poolSize();
+            }
+            if (target.prefix() != null) {
+                if (prefixSet && !prefix.equals(target.prefix())) {
+                    throw new ConfigException("store", shown, "the URL sets the key prefix and so does the builder"
+                            + " (prefix(\"" + prefix + "\")); expected one of them");
+                }
+                prefix = target.prefix();
+            }
+            if (target.hashTag() != null) {
+                if (hashTagSet && hashTag != target.hashTag()) {
+                    throw new ConfigException("store", shown, "the URL sets hash-tag and so does the builder"
+                            + " (hashTag(" + hashTag + ")); expected one of them");
+                }
+                hashTag = target.hashTag();
+            }
+            if (applicationTime && target.redisTime()) {
+                throw new ConfigException("store", shown, "the URL asks for Redis time (?time=redis) and the builder"
+                        + " for the application's (applicationTime(true)); expected one of them");
+            }
+            applicationTime |= target.applicationTime();
         }
 
         private static Set<HostAndPort> addresses(String parameter, Set<String> values) {
@@ -940,9 +984,18 @@ public final class RedisStore implements Store {
     /** Attempts of one cluster call: the first, and one after a redirection ({@code MOVED}, {@code ASK}). */
     private static final int CLUSTER_ATTEMPTS = 2;
 
-    /** A parsed Redis URL; {@code redisTime}: it says {@code ?time=redis}. */
+    /**
+     * A parsed Redis URL; {@code redisTime}: it says {@code ?time=redis}. A {@code redis-sentinel://} URL has the
+     * master's name and the sentinels' {@code host:port} as {@code nodes}; a {@code redis-cluster://} URL the seed
+     * nodes and no master; a standalone one ({@code redis://}, {@code rediss://}) no nodes.
+     */
     record Target(String host, int port, String user, String password, int database, boolean ssl,
-            boolean applicationTime, boolean redisTime, Duration timeout, int poolSize) {
+            boolean applicationTime, boolean redisTime, Duration timeout, int poolSize, String master, Set<String> nodes,
+            String prefix, Boolean hashTag) {
+
+        private static final String EXAMPLE = "expected a Redis URL such as \"redis://localhost:6379\","
+                + " \"rediss://user:secret@redis.internal:6380/2\", \"redis-sentinel://10.0.0.5:26379,10.0.0.6:26379/mymaster\""
+                + " or \"redis-cluster://10.0.0.7:7000,10.0.0.8:7000\"";
 
         static Target parse(String url) {
             return parse("store", url);
@@ -951,47 +1004,55 @@ public final class RedisStore implements Store {
         /** @param parameter the name errors give, such as {@code SLUICE_STORE (environment variable)} */
         static Target parse(String parameter, String url) {
             String shown = redact(url);
-            String example = "expected a Redis URL such as \"redis://localhost:6379\", \"rediss://user:secret@redis.internal:6380/2\"";
+            String text = url == null ? "" : url.trim();
+            int slashes = text.indexOf("://");
+            String hostList = null;
+            if (slashes > 0 && text.substring(0, slashes).toLowerCase(java.util.Locale.ROOT).matches("redis-(sentinel|cluster)")) {
+                // java.net.URI takes one host: the list ([IPv6] among them) is read by hand, the rest by URI
+                int end = slashes + 3;
+                while (end < text.length() && "/?#".indexOf(text.charAt(end)) < 0) {
+                    end++;
+                }
+                hostList = text.substring(slashes + 3, end);
+                text = text.substring(0, slashes + 3) + "h" + text.substring(end);
+            }
             URI uri;
             try {
-                uri = new URI(url == null ? "" : url.trim());
+                uri = new URI(text);
             } catch (URISyntaxException e) {
-                throw new ConfigException(parameter, shown, example + " (a password's reserved characters, such as"
+                throw new ConfigException(parameter, shown, EXAMPLE + " (a password's reserved characters, such as"
                         + " '/', '@' or '%', percent-encoded)");
             }
             String scheme = uri.getScheme() == null ? "" : uri.getScheme().toLowerCase(java.util.Locale.ROOT);
             boolean ssl = scheme.equals("rediss");
-            if (!ssl && !scheme.equals("redis") || uri.getRawAuthority() == null) {
-                throw new ConfigException(parameter, shown, example);
+            boolean sentinel = scheme.equals("redis-sentinel");
+            boolean cluster = scheme.equals("redis-cluster");
+            if (!ssl && !sentinel && !cluster && !scheme.equals("redis") || uri.getRawAuthority() == null) {
+                throw new ConfigException(parameter, shown, EXAMPLE + (scheme.startsWith("rediss-") ? " (for Sentinel"
+                        + " or Cluster over TLS, give the store a Jedis client configured for TLS)" : ""));
             }
             if (uri.getRawFragment() != null) {
-                throw new ConfigException(parameter, shown, "expected no fragment ('#...') in the Redis URL; " + example);
+                throw new ConfigException(parameter, shown, "expected no fragment ('#...') in the Redis URL; " + EXAMPLE);
             }
             // the authority by hand: java.net.URI leaves the host null for names such as "my_redis" (Docker Compose)
-            String authority = uri.getRawAuthority();
+            // and for lists of hosts
+            String authority = hostList != null ? hostList : uri.getRawAuthority();
             int at = authority.lastIndexOf('@');
-            String hostPort = authority.substring(at + 1);
-            String host;
-            String portText;
-            if (hostPort.startsWith("[")) {
-                int close = hostPort.indexOf(']');
-                host = close < 0 ? "" : hostPort.substring(1, close);
-                portText = close < 0 ? "" : hostPort.substring(close + 1);
-            } else {
-                int colon = hostPort.indexOf(':');
-                host = colon < 0 ? hostPort : hostPort.substring(0, colon);
-                portText = colon < 0 ? "" : hostPort.substring(colon);
-            }
-            if (host.isEmpty() || !(hostPort.startsWith("[") ? host.matches("[0-9A-Fa-f:.]+") : HOST.matcher(host).matches())) {
-                throw new ConfigException(parameter, shown, "expected a host name or address after \"//\"; " + example);
-            }
-            int port = 6379;
-            if (!portText.isEmpty()) {
-                port = portText.matches(":\\d{1,5}") ? Integer.parseInt(portText.substring(1)) : 0;
-                if (port < 1 || port > 65_535) {
-                    throw new ConfigException(parameter, shown, "expected a port between 1 and 65535 after the host,"
-                            + " such as \"redis://localhost:6379\"");
+            String hosts = authority.substring(at + 1);
+            int defaultPort = sentinel ? 26379 : 6379;
+            Set<String> nodes = new LinkedHashSet<>();
+            String host = null;
+            int port = 0;
+            if (sentinel || cluster) {
+                for (String one : hosts.split(",", -1)) {
+                    Object[] hp = hostAndPort(parameter, shown, one, defaultPort);
+                    String h = (String) hp[0];
+                    nodes.add((h.indexOf(':') >= 0 ? "[" + h + "]" : h) + ":" + hp[1]);
                 }
+            } else {
+                Object[] hp = hostAndPort(parameter, shown, hosts, defaultPort);
+                host = (String) hp[0];
+                port = (Integer) hp[1];
             }
             String user = null;
             String password = null;
@@ -1001,8 +1062,21 @@ public final class RedisStore implements Store {
                 password = decode(parts.length == 2 ? parts[1] : parts[0]);
             }
             int database = 0;
+            String master = null;
             String path = uri.getPath();
-            if (path != null && path.length() > 1) {
+            if (sentinel) {
+                master = path == null || path.length() < 2 ? "" : path.substring(1);
+                if (!MASTER.matcher(master).matches()) {
+                    throw new ConfigException(parameter, shown, "expected the master's name after the sentinels, such"
+                            + " as \"redis-sentinel://10.0.0.5:26379,10.0.0.6:26379/mymaster\" (letters, digits, '.',"
+                            + " '_' or '-'; no database: the master's is 0)");
+                }
+            } else if (cluster) {
+                if (path != null && path.length() > 1) {
+                    throw new ConfigException(parameter, shown, "expected no path after the seed nodes of a cluster"
+                            + " (a cluster has database 0 only), such as \"redis-cluster://10.0.0.7:7000,10.0.0.8:7000\"");
+                }
+            } else if (path != null && path.length() > 1) {
                 database = path.substring(1).matches("\\d{1,9}") ? Integer.parseInt(path.substring(1)) : -1;
                 if (database < 0) {
                     throw new ConfigException(parameter, shown, "expected a database number (0 or more) after the"
@@ -1012,6 +1086,8 @@ public final class RedisStore implements Store {
             Boolean applicationTime = null;
             Duration timeout = null;
             int poolSize = 0;
+            String prefix = null;
+            Boolean hashTag = null;
             if (uri.getRawQuery() != null) {
                 Set<String> seen = new java.util.HashSet<>();
                 for (String option : uri.getRawQuery().split("&")) {
@@ -1035,6 +1111,20 @@ public final class RedisStore implements Store {
                             applicationTime = value.equals("application");
                         }
                         case "timeout" -> timeout = urlTimeout(parameter, shown, value);
+                        case "prefix" -> {
+                            if (!PREFIX.matcher(value).matches()) {
+                                throw new ConfigException(parameter, shown, "expected \"?prefix=\" 1 to 32 letters,"
+                                        + " digits, '.', '_' or '-', such as \"?prefix=orders\"");
+                            }
+                            prefix = value;
+                        }
+                        case "hash-tag" -> {
+                            if (!value.equals("true") && !value.equals("false")) {
+                                throw new ConfigException(parameter, shown, "expected \"?hash-tag=true\" or"
+                                        + " \"?hash-tag=false\" (the default)");
+                            }
+                            hashTag = value.equals("true");
+                        }
                         default -> {            // pool-size
                             poolSize = value.matches("\\d{1,5}") ? Integer.parseInt(value) : 0;
                             if (poolSize < 1 || poolSize > 10_000) {
@@ -1046,13 +1136,44 @@ public final class RedisStore implements Store {
                 }
             }
             return new Target(host, port, user, password, database, ssl, Boolean.TRUE.equals(applicationTime),
-                    Boolean.FALSE.equals(applicationTime), timeout, poolSize);
+                    Boolean.FALSE.equals(applicationTime), timeout, poolSize, master, Collections.unmodifiableSet(nodes), prefix,
+                    hashTag);
         }
 
-        private static final Set<String> OPTIONS = Set.of("time", "timeout", "pool-size");
+        /** @return {host, port} of {@code text}, a host name, IPv4 or {@code [IPv6]} address and an optional port */
+        private static Object[] hostAndPort(String parameter, String shown, String text, int defaultPort) {
+            String host;
+            String portText;
+            if (text.startsWith("[")) {
+                int close = text.indexOf(']');
+                host = close < 0 ? "" : text.substring(1, close);
+                portText = close < 0 ? "" : text.substring(close + 1);
+            } else {
+                int colon = text.indexOf(':');
+                host = colon < 0 ? text : text.substring(0, colon);
+                portText = colon < 0 ? "" : text.substring(colon);
+            }
+            if (host.isEmpty() || !(text.startsWith("[") ? host.matches("[0-9A-Fa-f:.]+") : HOST.matcher(host).matches())) {
+                throw new ConfigException(parameter, shown, "expected a host name or address after \"//\"; " + EXAMPLE);
+            }
+            int port = defaultPort;
+            if (!portText.isEmpty()) {
+                port = portText.matches(":\\d{1,5}") ? Integer.parseInt(portText.substring(1)) : 0;
+                if (port < 1 || port > 65_535) {
+                    throw new ConfigException(parameter, shown, "expected a port between 1 and 65535 after the host,"
+                            + " such as \"redis://localhost:6379\"");
+                }
+            }
+            return new Object[] {host, port};
+        }
+
+        private static final Set<String> OPTIONS = Set.of("time", "timeout", "pool-size", "prefix", "hash-tag");
         private static final String OPTIONS_HELP = "the Redis URL takes \"time=application\" or \"time=redis\" (the"
-                + " default), \"timeout=<duration>\" (default 50ms) and \"pool-size=<connections>\" (default 16),"
-                + " each at most once, such as \"redis://host:6379?timeout=200ms&pool-size=32\"";
+                + " default), \"timeout=<duration>\" (default 50ms), \"pool-size=<connections>\" (default 16),"
+                + " \"prefix=<key prefix>\" (default sluice) and \"hash-tag=true\" (default false), each at most once,"
+                + " such as \"redis://host:6379?timeout=200ms&pool-size=32\"";
+        /** A Sentinel master's name. */
+        private static final Pattern MASTER = Pattern.compile("[A-Za-z0-9._-]{1,64}");
 
         private static String bounded(String option) {
             return option.length() <= 40 ? option : option.substring(0, 40) + "...";
@@ -1077,9 +1198,13 @@ public final class RedisStore implements Store {
 
         @Override
         public String toString() {
-            return (ssl ? "rediss://" : "redis://") + (user != null ? user + ":***@" : password != null ? ":***@" : "")
-                    + (host.indexOf(':') >= 0 ? "[" + host + "]" : host) + ":" + port
-                    + (database != 0 ? "/" + database : "") + options();
+            String credentials = user != null ? user + ":***@" : password != null ? ":***@" : "";
+            if (!nodes.isEmpty()) {
+                return (master != null ? "redis-sentinel://" : "redis-cluster://") + credentials + String.join(",", nodes)
+                        + (master != null ? "/" + master : "") + options();
+            }
+            return (ssl ? "rediss://" : "redis://") + credentials + (host.indexOf(':') >= 0 ? "[" + host + "]" : host)
+                    + ":" + port + (database != 0 ? "/" + database : "") + options();
         }
 
         /** @return the options given, as a query ("" when none) */
@@ -1093,6 +1218,12 @@ public final class RedisStore implements Store {
             }
             if (poolSize != 0) {
                 given.add("pool-size=" + poolSize);
+            }
+            if (prefix != null) {
+                given.add("prefix=" + prefix);
+            }
+            if (hashTag != null) {
+                given.add("hash-tag=" + hashTag);
             }
             return given.isEmpty() ? "" : "?" + String.join("&", given);
         }

@@ -69,7 +69,14 @@ class SluiceConfigTest {
                 + "attribute:<name>, query:<name>, principal, path, method or global, or several joined with '+' such as "
                 + "\"ip+path\", got \"cookie:x\"");
         fails(Map.of("limit", "1/s", "store", "mysql://db"),
-                "store (init-param): expected \"memory\" or a Redis URL such as \"redis://localhost:6379\", got \"mysql://db\"");
+                "store (init-param): expected \"memory\" or a Redis URL such as \"redis://localhost:6379\","
+                        + " \"redis-sentinel://10.0.0.5:26379/mymaster\" or \"redis-cluster://10.0.0.7:7000\", got"
+                        + " \"mysql://db\"");
+        fails(Map.of("limit", "1/s", "store", "redis-sentinel://10.0.0.5:26379"), "store (init-param): expected the"
+                + " master's name after the sentinels, such as \"redis-sentinel://10.0.0.5:26379,10.0.0.6:26379/mymaster\""
+                + " (letters, digits, '.', '_' or '-'; no database: the master's is 0), got \"redis-sentinel://10.0.0.5:26379\"");
+        assertThat(load(Map.of(), Map.of("limit", "1/s", "store", "redis-sentinel://10.0.0.5,10.0.0.6/mymaster?timeout=200ms"))
+                .store()).as("Sentinel and Cluster are URLs too").startsWith("redis-sentinel://");
         fails(Map.of("limit", "1/s", "headers", "all"),
                 "headers (init-param): expected one of ietf, legacy, both, none, got \"all\"");
         fails(Map.of("limit", "1/s", "body", "html"),

@@ -103,20 +103,35 @@ class RedisClusterIT {
     void withTheHashTagEveryRequestIsAllOrNothing() {
         try (RedisStore redis = RedisStore.builder().cluster(seeds()).applicationTime(true).prefix("tagged")
                 .hashTag(true).timeout(Duration.ofSeconds(2)).build()) {
-            // memory's idle expiry on the test's clock: with the system clock, states stamped T0 read as expired
-            MemoryStore memory = MemoryStore.builder().timeSource(new ManualTimeSource()).build();
-            Policy loose = Policy.parse("100/1s");
-            Policy tight = Policy.parse("1/1m");
-            Random random = new Random(11);
-            long now = T0;
-            for (int i = 0; i < 300; i++) {
-                now += random.nextInt(50_000);
-                String key = "client-" + random.nextInt(10);
-                List<Check> checks = List.of(Check.of("loose", key, loose, 1), Check.of("tight", "t" + key, tight, 1));
-                assertThat(redis.evaluate(checks, now)).as("request %d", i).isEqualTo(memory.evaluate(checks, now));
-            }
-            assertThat(JedisClusterCRC16.getSlot(redis.key("loose", "a"))).isEqualTo(JedisClusterCRC16.getSlot(redis.key("tight", "zz")));
+            agreesWithMemoryInOneSlot(redis);
         }
+    }
+
+    @Test
+    void aClusterUrlConfiguresTheSameStore() {
+        // what web.xml or SLUICE_STORE can say: the seed nodes, and the builder's settings as options
+        String url = "redis-cluster://" + String.join(",", seeds()) + "?time=application&timeout=2s&prefix=tagged-url"
+                + "&hash-tag=true";
+        try (RedisStore redis = RedisStore.builder().url(url).build()) {
+            agreesWithMemoryInOneSlot(redis);
+            assertThat(redis.key("loose", "a")).isEqualTo("{tagged-url}:loose:a");
+        }
+    }
+
+    private static void agreesWithMemoryInOneSlot(RedisStore redis) {
+        // memory's idle expiry on the test's clock: with the system clock, states stamped T0 read as expired
+        MemoryStore memory = MemoryStore.builder().timeSource(new ManualTimeSource()).build();
+        Policy loose = Policy.parse("100/1s");
+        Policy tight = Policy.parse("1/1m");
+        Random random = new Random(11);
+        long now = T0;
+        for (int i = 0; i < 300; i++) {
+            now += random.nextInt(50_000);
+            String key = "client-" + random.nextInt(10);
+            List<Check> checks = List.of(Check.of("loose", key, loose, 1), Check.of("tight", "t" + key, tight, 1));
+            assertThat(redis.evaluate(checks, now)).as("request %d", i).isEqualTo(memory.evaluate(checks, now));
+        }
+        assertThat(JedisClusterCRC16.getSlot(redis.key("loose", "a"))).isEqualTo(JedisClusterCRC16.getSlot(redis.key("tight", "zz")));
     }
 
     @Test

@@ -55,10 +55,20 @@ class RedisSentinelIT {
                 assertThat(first.remaining()).isEqualTo(1);
                 assertThat(store.evaluate(List.of(Check.of("r", "k", two, 1)), now).get(0).remaining()).isZero();
             }
+            String url = "redis-sentinel://:master-secret@127.0.0.1:" + sentinel.port() + "/auth-master"
+                    + "?time=application&timeout=500ms&prefix=from-url";
+            try (RedisStore store = RedisStore.builder().url(url).sentinelCredentials(null, "sentinel-secret").build()) {
+                Outcome first = firstAnswer(store, Check.of("r", "k", two, 1), now, 30, "the URL's store reaches the master");
+                assertThat(first.remaining()).as("a prefix of its own: a key of its own").isEqualTo(1);
+                try (RedisClient master0 = RedisClient.create("redis://:master-secret@127.0.0.1:" + master.port())) {
+                    assertThat(master0.exists("from-url:r:k")).as("on the master the sentinels named").isTrue();
+                }
+            }
             try (RedisStore store = sentinelStore("auth-master", sentinel).credentials(null, "master-secret").build()) {
                 assertThatThrownBy(() -> store.evaluate(List.of(Check.of("r", "k", two, 1)), now))
                         .as("the master's password alone does not open the sentinels").isInstanceOf(StoreException.class)
-                        .hasMessageContaining("need sentinelCredentials(user, password)");
+                        .hasMessageContaining("require a password of their own, requirepass in sentinel.conf:"
+                                + " sentinelCredentials(user, password)");
             }
         }
     }

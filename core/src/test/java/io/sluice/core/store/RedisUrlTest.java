@@ -55,6 +55,14 @@ class RedisUrlTest {
             "redis://localhost:6379?pool-size=0 | between 1 and 10000",
             "redis://localhost:6379?pool-size=10001 | between 1 and 10000",
             "redis://localhost:6379?pool-size=lots | between 1 and 10000",
+            "redis://localhost:6379?prefix=a:b | \"?prefix=\" 1 to 32 letters",
+            "redis://localhost:6379?hash-tag=yes | \"?hash-tag=true\" or",
+            "redis-sentinel://10.0.0.5:26379 | expected the master's name after the sentinels",
+            "redis-sentinel://10.0.0.5:26379/mymaster/2 | expected the master's name",
+            "redis-sentinel://10.0.0.5:26379,/mymaster | host name or address",
+            "redis-sentinel://10.0.0.5:0/mymaster | port between 1 and 65535",
+            "redis-cluster://10.0.0.7:7000/2 | expected no path after the seed nodes",
+            "rediss-cluster://10.0.0.7:7000 | give the store a Jedis client configured for TLS",
             "redis://:6379               | host name",
             "http://localhost:6379       | Redis URL"})
     void aBadUrlFailsAtStartUpNamingWhatIsWrong(String url, String expected) {
@@ -79,6 +87,33 @@ class RedisUrlTest {
                 .containsExactly(Duration.ofMillis(200), 32, true);
         assertThat(RedisStore.Target.parse("redis://h?timeout=2s")).as("as logs show it")
                 .hasToString("redis://h:6379?timeout=2000ms");
+        RedisStore.Target sentinel = RedisStore.Target.parse("redis-sentinel://:s3cret@10.0.0.5,[::1]:26380,my_sentinel:1/m-1");
+        assertThat(sentinel).extracting(RedisStore.Target::master, RedisStore.Target::nodes, RedisStore.Target::password)
+                .containsExactly("m-1", Set.of("10.0.0.5:26379", "[::1]:26380", "my_sentinel:1"), "s3cret");
+        assertThat(sentinel).as("as logs show it")
+                .hasToString("redis-sentinel://:***@10.0.0.5:26379,[::1]:26380,my_sentinel:1/m-1");
+        RedisStore.Target cluster = RedisStore.Target.parse("redis-cluster://a:7000,b?hash-tag=true&prefix=orders");
+        assertThat(cluster).extracting(RedisStore.Target::master, RedisStore.Target::nodes, RedisStore.Target::hashTag,
+                RedisStore.Target::prefix).containsExactly(null, Set.of("a:7000", "b:6379"), true, "orders");
+        assertThat(cluster).hasToString("redis-cluster://a:7000,b:6379?prefix=orders&hash-tag=true");
+        assertThat(RedisStore.redact("redis-sentinel://u:pw@a,b/m")).isEqualTo("redis-sentinel://u:***@a,b/m");
+    }
+
+    @Test
+    void theUrlsPrefixAndHashTagNameTheKeys() {
+        try (RedisStore store = RedisStore.builder().url("redis://localhost:1?prefix=orders").build()) {
+            assertThat(store.key("per-ip", "203.0.113.9")).isEqualTo("orders:per-ip:203.0.113.9");
+        }
+        try (RedisStore store = RedisStore.builder().url("redis://localhost:1?prefix=orders&hash-tag=true").build()) {
+            assertThat(store.key("per-ip", "203.0.113.9")).isEqualTo("{orders}:per-ip:203.0.113.9");
+        }
+        assertThatThrownBy(() -> RedisStore.builder().url("redis://localhost:1?prefix=orders").prefix("billing").build())
+                .isInstanceOf(ConfigException.class).hasMessageContaining("the URL sets the key prefix and so does the"
+                        + " builder (prefix(\"billing\"))");
+        assertThatThrownBy(() -> RedisStore.builder().url("redis://localhost:1?hash-tag=false").hashTag(true).build())
+                .isInstanceOf(ConfigException.class).hasMessageContaining("the URL sets hash-tag");
+        assertThatThrownBy(() -> RedisStore.builder().url("redis://localhost:1").sentinelCredentials(null, "s").build())
+                .isInstanceOf(ConfigException.class).hasMessageContaining("redis-sentinel:// URL");
     }
 
     @Test
