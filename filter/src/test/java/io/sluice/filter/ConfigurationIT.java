@@ -57,7 +57,8 @@ class ConfigurationIT {
                 + "header:<name>, attribute:<name>, query:<name>, principal, path, method or global, or several joined "
                 + "with '+' such as \"ip+path\", got \"cookie:sid\"");
         startUpFails(Map.of("limit", "1/s", "store", "memcached://x"), "store (init-param): expected \"memory\" or a "
-                + "Redis URL such as \"redis://localhost:6379\", got \"memcached://x\"");
+                + "Redis URL such as \"redis://localhost:6379\", \"redis-sentinel://10.0.0.5:26379/mymaster\" or "
+                + "\"redis-cluster://10.0.0.7:7000\", got \"memcached://x\"");
         startUpFails(Map.of("limit", "1/s", "headers", "all"),
                 "headers (init-param): expected one of ietf, legacy, both, none, got \"all\"");
         startUpFails(Map.of("limit", "1/s", "body", "xml"),

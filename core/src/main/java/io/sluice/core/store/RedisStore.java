@@ -661,6 +661,7 @@ public final class RedisStore implements Store {
         /** Whether {@link #prefix} and {@link #hashTag} were set: a URL that sets them otherwise fails. */
         private boolean prefixSet;
         private boolean hashTagSet;
+        private boolean applicationTimeSet;
         private String user;
         private String password;
         private String sentinelUser;
@@ -756,6 +757,7 @@ public final class RedisStore implements Store {
         /** Pass the application's time instead of reading Redis {@code TIME} (default: Redis time). */
         public Builder applicationTime(boolean on) {
             this.applicationTime = on;
+            this.applicationTimeSet = true;
             return this;
         }
 
@@ -781,7 +783,33 @@ public final class RedisStore implements Store {
             return this;
         }
 
+        /** Builds from a copy: the URL's options never become the builder's, so building twice gives the same store. */
         public RedisStore build() {
+            Builder b = new Builder();
+            b.url = url;
+            b.sentinelMaster = sentinelMaster;
+            b.sentinels = sentinels;
+            b.clusterNodes = clusterNodes;
+            b.client = client;
+            b.prefix = prefix;
+            b.hashTag = hashTag;
+            b.applicationTime = applicationTime;
+            b.timeout = timeout;
+            b.poolSize = poolSize;
+            b.timeoutSet = timeoutSet;
+            b.poolSizeSet = poolSizeSet;
+            b.prefixSet = prefixSet;
+            b.hashTagSet = hashTagSet;
+            b.applicationTimeSet = applicationTimeSet;
+            b.user = user;
+            b.password = password;
+            b.sentinelUser = sentinelUser;
+            b.sentinelPassword = sentinelPassword;
+            b.sentinelCredentialsSet = sentinelCredentialsSet;
+            return b.open();
+        }
+
+        private RedisStore open() {
             int sources = (url != null ? 1 : 0) + (sentinelMaster != null ? 1 : 0) + (clusterNodes != null ? 1 : 0)
                     + (client != null ? 1 : 0);
             if (sources != 1) {
@@ -852,7 +880,9 @@ public final class RedisStore implements Store {
                             .user(sentinelUser).password(sentinelPassword).build();
                     // Jedis reports a sentinel that refused to authenticate as "All sentinels down"
                     String hint = sentinelCredentialsSet ? "" : " (if the sentinels answer but require a password of"
-                            + " their own, requirepass in sentinel.conf: sentinelCredentials(user, password))";
+                            + " their own, requirepass in sentinel.conf: sentinelCredentials(user, password)"
+                            + (target != null ? " on RedisStore.builder(), in a Store or client the application"
+                            + " produces; a URL has no place for it" : "") + ")";
                     String name = master;
                     Set<HostAndPort> addresses = sentinelNodes;
                     connect = () -> {
@@ -864,7 +894,7 @@ public final class RedisStore implements Store {
                                     : new redis.clients.jedis.exceptions.JedisConnectionException(e.getMessage() + hint, e);
                         }
                     };
-                    description = "sentinel " + master + " " + sentinelNodes;
+                    description = target != null ? target.toString() : "sentinel " + master + " " + sentinelNodes;
                 } else {
                     // one attempt after a redirection at most, and never past the call's budget: Jedis's default of
                     // five attempts re-sends a command that timed out (it may have run) and takes five times the budget
@@ -872,7 +902,7 @@ public final class RedisStore implements Store {
                     Duration budget = timeout;
                     connect = () -> RedisClusterClient.builder().nodes(seeds).clientConfig(config)
                             .poolConfig(pool).maxAttempts(CLUSTER_ATTEMPTS).maxTotalRetriesDuration(budget).build();
-                    description = "cluster " + cluster;
+                    description = target != null ? target.toString() : "cluster " + cluster;
                 }
                 UnifiedJedis now;
                 try {
@@ -925,6 +955,11 @@ public final class RedisStore implements Store {
             if (applicationTime && target.redisTime()) {
                 throw new ConfigException("store", shown, "the URL asks for Redis time (?time=redis) and the builder"
                         + " for the application's (applicationTime(true)); expected one of them");
+            }
+            if (applicationTimeSet && !applicationTime && target.applicationTime()) {
+                throw new ConfigException("store", shown, "the URL asks for the application's time"
+                        + " (?time=application) and the builder for Redis time (applicationTime(false)); expected one"
+                        + " of them");
             }
             applicationTime |= target.applicationTime();
         }
@@ -1045,12 +1080,12 @@ public final class RedisStore implements Store {
             int port = 0;
             if (sentinel || cluster) {
                 for (String one : hosts.split(",", -1)) {
-                    Object[] hp = hostAndPort(parameter, shown, one, defaultPort);
+                    Object[] hp = hostAndPort(parameter, shown, one, defaultPort, true);
                     String h = (String) hp[0];
                     nodes.add((h.indexOf(':') >= 0 ? "[" + h + "]" : h) + ":" + hp[1]);
                 }
             } else {
-                Object[] hp = hostAndPort(parameter, shown, hosts, defaultPort);
+                Object[] hp = hostAndPort(parameter, shown, hosts, defaultPort, false);
                 host = (String) hp[0];
                 port = (Integer) hp[1];
             }
@@ -1058,8 +1093,8 @@ public final class RedisStore implements Store {
             String password = null;
             if (at >= 0) {
                 String[] parts = authority.substring(0, at).split(":", 2);
-                user = parts.length == 2 && !parts[0].isEmpty() ? decode(parts[0]) : null;
-                password = decode(parts.length == 2 ? parts[1] : parts[0]);
+                user = parts.length == 2 && !parts[0].isEmpty() ? decode(parameter, shown, parts[0]) : null;
+                password = decode(parameter, shown, parts.length == 2 ? parts[1] : parts[0]);
             }
             int database = 0;
             String master = null;
@@ -1091,6 +1126,9 @@ public final class RedisStore implements Store {
             if (uri.getRawQuery() != null) {
                 Set<String> seen = new java.util.HashSet<>();
                 for (String option : uri.getRawQuery().split("&")) {
+                    if (option.isEmpty()) {
+                        continue;           // "?", "&&" or a trailing '&': nothing said
+                    }
                     int eq = option.indexOf('=');
                     String name = eq < 0 ? option : option.substring(0, eq);
                     String value = eq < 0 ? "" : option.substring(eq + 1);
@@ -1141,7 +1179,7 @@ public final class RedisStore implements Store {
         }
 
         /** @return {host, port} of {@code text}, a host name, IPv4 or {@code [IPv6]} address and an optional port */
-        private static Object[] hostAndPort(String parameter, String shown, String text, int defaultPort) {
+        private static Object[] hostAndPort(String parameter, String shown, String text, int defaultPort, boolean list) {
             String host;
             String portText;
             if (text.startsWith("[")) {
@@ -1154,14 +1192,17 @@ public final class RedisStore implements Store {
                 portText = colon < 0 ? "" : text.substring(colon);
             }
             if (host.isEmpty() || !(text.startsWith("[") ? host.matches("[0-9A-Fa-f:.]+") : HOST.matcher(host).matches())) {
-                throw new ConfigException(parameter, shown, "expected a host name or address after \"//\"; " + EXAMPLE);
+                throw new ConfigException(parameter, shown, list ? "expected a host name or address with an optional"
+                        + " port in every entry of the list, separated by ',' without spaces, got entry \"" + text
+                        + "\"; " + EXAMPLE : "expected a host name or address after \"//\"; " + EXAMPLE);
             }
             int port = defaultPort;
             if (!portText.isEmpty()) {
                 port = portText.matches(":\\d{1,5}") ? Integer.parseInt(portText.substring(1)) : 0;
                 if (port < 1 || port > 65_535) {
                     throw new ConfigException(parameter, shown, "expected a port between 1 and 65535 after the host,"
-                            + " such as \"redis://localhost:6379\"");
+                            + " such as " + (list ? "\"redis-cluster://10.0.0.7:7000,10.0.0.8:7000\", got entry \""
+                            + text + "\"" : "\"redis://localhost:6379\""));
                 }
             }
             return new Object[] {host, port};
@@ -1192,8 +1233,14 @@ public final class RedisStore implements Store {
         }
 
         /** Percent-decoding only: in a URL a '+' is itself, not a space as in a form. */
-        private static String decode(String s) {
-            return URLDecoder.decode(s.replace("+", "%2B"), StandardCharsets.UTF_8);
+        private static String decode(String parameter, String shown, String s) {
+            try {
+                return URLDecoder.decode(s.replace("+", "%2B"), StandardCharsets.UTF_8);
+            } catch (IllegalArgumentException e) {
+                // never e's message: it quotes the characters after the '%', part of the password
+                throw new ConfigException(parameter, shown, "expected '%' followed by two hex digits in the user or"
+                        + " password (a '%' itself is \"%25\"); " + EXAMPLE);
+            }
         }
 
         @Override

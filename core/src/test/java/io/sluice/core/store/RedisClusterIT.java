@@ -31,9 +31,7 @@ class RedisClusterIT {
     @BeforeAll
     static void startCluster() throws Exception {
         for (int i = 0; i < 3; i++) {
-            int port = RedisProcess.freeClusterPort();
-            nodes.add(RedisProcess.startOn(port, "--cluster-enabled", "yes", "--cluster-config-file",
-                    "nodes-" + port + ".conf", "--cluster-node-timeout", "2000"));
+            nodes.add(RedisProcess.startClusterNode("--cluster-node-timeout", "2000"));
         }
         int[][] ranges = {{0, 5460}, {5461, 10922}, {10923, 16383}};
         for (int i = 0; i < 3; i++) {

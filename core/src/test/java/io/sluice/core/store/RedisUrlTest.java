@@ -28,12 +28,14 @@ class RedisUrlTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"redis://u:pa/ss@host:6379", "redis://secretonly@host:0", "redis://u:p@ss@host:99999"})
+    @ValueSource(strings = {"redis://u:pa/ss@host:6379", "redis://secretonly@host:0", "redis://u:p@ss@host:99999",
+            "redis-sentinel://u:pa%zzss@h1,h2/m", "redis-cluster://:pazz%@h1", "redis-cluster://u:pa%zzss@h1"})
     void anErrorNeverQuotesThePassword(String url) {
         assertThatThrownBy(() -> RedisStore.checkUrl("SLUICE_STORE (environment variable)", url))
                 .isInstanceOf(ConfigException.class)
                 .hasMessageStartingWith("SLUICE_STORE (environment variable): ")
-                .hasMessageNotContaining("pa/ss").hasMessageNotContaining("secretonly").hasMessageNotContaining("p@ss");
+                .hasMessageNotContaining("pa/ss").hasMessageNotContaining("secretonly").hasMessageNotContaining("p@ss")
+                .hasMessageNotContaining("zz");
     }
 
     @ParameterizedTest
@@ -60,6 +62,7 @@ class RedisUrlTest {
             "redis-sentinel://10.0.0.5:26379 | expected the master's name after the sentinels",
             "redis-sentinel://10.0.0.5:26379/mymaster/2 | expected the master's name",
             "redis-sentinel://10.0.0.5:26379,/mymaster | host name or address",
+            "redis-sentinel://h1, h2/mymaster | got entry \" h2\"",
             "redis-sentinel://10.0.0.5:0/mymaster | port between 1 and 65535",
             "redis-cluster://10.0.0.7:7000/2 | expected no path after the seed nodes",
             "rediss-cluster://10.0.0.7:7000 | give the store a Jedis client configured for TLS",
@@ -132,6 +135,38 @@ class RedisUrlTest {
                         + " them, got \"redis://localhost:1?timeout=250ms\"");
         assertThatThrownBy(() -> RedisStore.builder().url("redis://localhost:1?pool-size=3").poolSize(4).build())
                 .isInstanceOf(ConfigException.class).hasMessageContaining("the URL sets the pool size");
+    }
+
+    @Test
+    void emptyOptionsAreSkippedLikeATrailingAmpersand() {
+        assertThat(RedisStore.Target.parse("redis://h?").applicationTime()).isFalse();
+        assertThat(RedisStore.Target.parse("redis://h?&time=application&&timeout=1s"))
+                .extracting(RedisStore.Target::applicationTime, RedisStore.Target::timeout)
+                .containsExactly(true, Duration.ofSeconds(1));
+    }
+
+    @Test
+    void aBuilderBuiltTwiceDoesNotKeepTheFirstUrlsOptions() {
+        RedisStore.Builder b = RedisStore.builder().url("redis://localhost:1?time=application&prefix=first");
+        b.build().close();
+        try (RedisStore second = b.url("redis://localhost:1?time=redis").build()) {
+            assertThat(second.key("r", "k")).as("the first URL's prefix is not the builder's").isEqualTo("sluice:r:k");
+        }
+    }
+
+    @Test
+    void applicationTimeFalseAndTimeApplicationOnTheUrlConflict() {
+        assertThatThrownBy(() -> RedisStore.builder().url("redis://localhost:1?time=application").applicationTime(false)
+                .build()).isInstanceOf(ConfigException.class).hasMessageContaining("expected one of them");
+        RedisStore.builder().url("redis://localhost:1?time=application").applicationTime(true).build().close();
+    }
+
+    @Test
+    void aSentinelOrClusterUrlsStoreDescribesItselfAsItsUrl() {
+        try (RedisStore s = RedisStore.builder().url("redis-cluster://app:s3cret@127.0.0.1:1,[::1]:2?timeout=20ms")
+                .build()) {
+            assertThat(s).hasToString("redis-cluster://app:***@127.0.0.1:1,[::1]:2?timeout=20ms");
+        }
     }
 
     @ParameterizedTest

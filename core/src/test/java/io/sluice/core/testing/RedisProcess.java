@@ -51,16 +51,58 @@ public final class RedisProcess implements AutoCloseable {
 
     /** Starts a standalone redis-server on a free port. */
     public static RedisProcess start(String... extraArgs) throws IOException {
-        RedisProcess redis = new RedisProcess(freePort(), List.of(extraArgs));
-        redis.launch();
-        return redis;
+        return start(binary(), extraArgs);
     }
 
     /** Starts {@code binary} (one of {@link #binaries()}) as a standalone server on a free port. */
     public static RedisProcess start(Path binary, String... extraArgs) throws IOException {
-        RedisProcess redis = new RedisProcess(binary, freePort(), List.of(extraArgs));
-        redis.launch();
-        return redis;
+        for (int attempt = 1; ; attempt++) {
+            RedisProcess redis = new RedisProcess(binary, freePort(), List.of(extraArgs));
+            try {
+                redis.launch();
+                return redis;
+            } catch (PortTaken taken) {
+                if (attempt == PORT_ATTEMPTS) {
+                    throw taken;
+                }
+                // the port was free when chosen and taken before redis-server bound it: choose again
+            }
+        }
+    }
+
+    /**
+     * Starts a Redis Cluster node (cluster mode, its own nodes file) on a free port whose bus port (+10000) is free
+     * too, below the kernel's range of ports for outgoing connections, which could take one between the choice and
+     * the bind.
+     */
+    public static RedisProcess startClusterNode(String... extraArgs) throws IOException {
+        for (int attempt = 1; ; attempt++) {
+            int port = freeClusterPort();
+            List<String> args = new ArrayList<>(List.of("--cluster-enabled", "yes", "--cluster-config-file",
+                    "nodes-" + port + ".conf"));
+            args.addAll(List.of(extraArgs));
+            RedisProcess redis = new RedisProcess(port, args);
+            try {
+                redis.launch();
+                return redis;
+            } catch (PortTaken taken) {
+                if (attempt == PORT_ATTEMPTS) {
+                    throw taken;
+                }
+            }
+        }
+    }
+
+    /** Attempts at a free port: a port taken between the choice and the bind is rare, twice in a row rarer still. */
+    private static final int PORT_ATTEMPTS = 5;
+
+    /** redis-server could not bind its port (or its cluster bus port): another process took it first. */
+    static final class PortTaken extends IOException {
+        private static final long serialVersionUID = 1L;
+
+        PortTaken(String message) {
+            super(message);
+        }
     }
 
     /**
@@ -185,7 +227,11 @@ public final class RedisProcess implements AutoCloseable {
         long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
         while (!answersPing()) {
             if (!process.isAlive()) {
-                throw new IOException("redis-server exited: " + Files.readString(dir.resolve("redis.log")));
+                String log = Files.readString(dir.resolve("redis.log"));
+                if (log.contains("Address already in use")) {
+                    throw new PortTaken("redis-server could not bind port " + port + ": " + log);
+                }
+                throw new IOException("redis-server exited: " + log);
             }
             if (System.nanoTime() > deadline) {
                 process.destroyForcibly();          // not left running after the test
@@ -219,10 +265,13 @@ public final class RedisProcess implements AutoCloseable {
         }
     }
 
-    /** A free port whose cluster bus port (port + 10000) is free too. */
-    public static int freeClusterPort() throws IOException {
+    /**
+     * A free port whose cluster bus port (port + 10000) is free too, both below 32768, where Linux's default range
+     * for the local ports of outgoing connections begins.
+     */
+    private static int freeClusterPort() throws IOException {
         for (int i = 0; i < 100; i++) {
-            int port = 20_000 + (int) (Math.random() * 30_000);
+            int port = 10_000 + (int) (Math.random() * 12_700);
             try (ServerSocket a = new ServerSocket(port); ServerSocket b = new ServerSocket(port + 10_000)) {
                 return port;
             } catch (IOException taken) {
