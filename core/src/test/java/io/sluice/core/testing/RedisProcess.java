@@ -56,18 +56,7 @@ public final class RedisProcess implements AutoCloseable {
 
     /** Starts {@code binary} (one of {@link #binaries()}) as a standalone server on a free port. */
     public static RedisProcess start(Path binary, String... extraArgs) throws IOException {
-        for (int attempt = 1; ; attempt++) {
-            RedisProcess redis = new RedisProcess(binary, freePort(), List.of(extraArgs));
-            try {
-                redis.launch();
-                return redis;
-            } catch (PortTaken taken) {
-                if (attempt == PORT_ATTEMPTS) {
-                    throw taken;
-                }
-                // the port was free when chosen and taken before redis-server bound it: choose again
-            }
-        }
+        return launchOnSomePort(() -> new RedisProcess(binary, freePort(), List.of(extraArgs)));
     }
 
     /**
@@ -76,12 +65,24 @@ public final class RedisProcess implements AutoCloseable {
      * the bind.
      */
     public static RedisProcess startClusterNode(String... extraArgs) throws IOException {
-        for (int attempt = 1; ; attempt++) {
+        return launchOnSomePort(() -> {
             int port = freeClusterPort();
             List<String> args = new ArrayList<>(List.of("--cluster-enabled", "yes", "--cluster-config-file",
                     "nodes-" + port + ".conf"));
             args.addAll(List.of(extraArgs));
-            RedisProcess redis = new RedisProcess(port, args);
+            return new RedisProcess(port, args);
+        });
+    }
+
+    /** A process not yet launched, on a port of its own choice. */
+    private interface OnSomePort {
+        RedisProcess create() throws IOException;
+    }
+
+    /** Launches what {@code process} creates; again, on another port, while the chosen one was taken meanwhile. */
+    private static RedisProcess launchOnSomePort(OnSomePort process) throws IOException {
+        for (int attempt = 1; ; attempt++) {
+            RedisProcess redis = process.create();
             try {
                 redis.launch();
                 return redis;
@@ -89,6 +90,7 @@ public final class RedisProcess implements AutoCloseable {
                 if (attempt == PORT_ATTEMPTS) {
                     throw taken;
                 }
+                // the port was free when chosen and taken before redis-server bound it: choose again
             }
         }
     }
