@@ -156,8 +156,8 @@ public class RateLimitFilter implements Filter {
             ownsDoor = true;
             config.getServletContext().setAttribute(contextAttribute(name), door);
             LOG.log(Level.INFO, "Sluice rate limiting (filter " + name + "): " + door.rules().summary() + "\n  "
-                    + String.join("\n  ", sluice.description()) + (cdi != null && cdi.store() != null
-                    ? "\n  store = the application's produced " + cdi.store().getClass().getSimpleName() + " (CDI)" : ""));
+                    + String.join("\n  ", sluice.description(cdi != null && cdi.store() != null
+                            ? cdi.store().getClass().getSimpleName() : null)));
         } catch (ConfigException e) {
             throw new ServletException("Sluice rate limiting (filter " + name + "): invalid configuration: "
                     + e.getMessage(), e);

@@ -85,7 +85,8 @@ final class JaxrsFront {
         FrontDoor door = cdi == null ? FrontDoor.open(config, time)
                 : FrontDoor.open(config, time, cdi.store(), List.of(cdi.events()));
         LOG.log(Level.INFO, "Sluice rate limiting (JAX-RS): " + door.rules().summary() + " and @RateLimit annotations\n  "
-                + String.join("\n  ", config.description()));
+                + String.join("\n  ", config.description(cdi != null && cdi.store() != null
+                        ? cdi.store().getClass().getSimpleName() : null)));
         return new JaxrsFront(door, true, named);
     }
 

@@ -7,7 +7,9 @@ import io.sluice.core.Engine;
 import io.sluice.core.cdi.RateLimitedEvent;
 import io.sluice.core.store.MemoryStore;
 import io.sluice.core.store.Store;
+import io.sluice.core.testing.LogCapture;
 import jakarta.enterprise.inject.spi.Extension;
+import java.util.List;
 import java.util.Map;
 import java.util.ServiceLoader;
 import org.jboss.weld.environment.se.Weld;
@@ -39,6 +41,23 @@ abstract class CdiSuite {
     }
 
     @Test
+    void theProducedConfigurationIsLoggedOnceWithEverySettingAndItsSource() throws Exception {
+        try (LogCapture log = new LogCapture("io.sluice.core.cdi.SluiceBeans")) {
+            try (WeldContainer container = weld(CdiBeans.Configuration.class, CdiBeans.Stores.class);
+                    JaxrsServer server = start(container, new JaxrsServer.Setup().servletFilter(Map.of()))) {
+                server.client().get("/api/hello").then().statusCode(200);
+            }
+            assertThat(log.messages()).as("one line for the two front doors that share it").singleElement()
+                    .satisfies(line -> assertThat(line)
+                            .startsWith("INFO io.sluice.core.cdi.SluiceBeans: Sluice rate limiting (the application's"
+                                    + " produced SluiceConfig): ")
+                            .contains("\n  limit = 2/1h").contains("(from limit (CDI producer)")
+                            .contains("\n  store = the application's produced MemoryStore (CDI)")
+                            .as("not also parameter store's default").doesNotContain("store = memory"));
+        }
+    }
+
+    @Test
     void theProducedConfigurationIsSharedByBothFrontDoorsAndTheInjectedEngine() throws Exception {
         try (WeldContainer container = weld(CdiBeans.Configuration.class, CdiBeans.Stores.class, CdiBeans.Denials.class,
                 CdiBeans.PartnerQuota.class);
@@ -64,10 +83,14 @@ abstract class CdiSuite {
     void withoutProducedConfigurationTheProducedStoreAndKeyResolverAreUsed() throws Exception {
         JaxrsServer.Setup setup = new JaxrsServer.Setup();
         setup.classes.add(CdiBeans.TenantResource.class);
-        try (WeldContainer container = weld(CdiBeans.Stores.class, CdiBeans.Tenants.class, CdiBeans.Denials.class);
+        try (LogCapture log = new LogCapture("io.sluice.jaxrs.RateLimitFeature");
+                WeldContainer container = weld(CdiBeans.Stores.class, CdiBeans.Tenants.class, CdiBeans.Denials.class);
                 JaxrsServer server = start(container, setup)) {
             server.client().header("X-Tenant", "acme").get("/api/tenants").then().statusCode(200)
                     .header("RateLimit-Policy", "\"per-tenant\";q=1;w=3600");
+            assertThat(log.messages()).anySatisfy(line -> assertThat(line).contains("Sluice rate limiting (JAX-RS)")
+                    .contains("\n  store = the application's produced MemoryStore (CDI)")
+                    .as("where the decisions are, not parameter store's default").doesNotContain("store = memory"));
             server.client().header("X-Tenant", "acme").get("/api/tenants").then().statusCode(429);
             server.client().header("X-Tenant", "globex").get("/api/tenants").then().statusCode(200);
 

@@ -6,6 +6,7 @@ import static org.hamcrest.Matchers.startsWith;
 
 import io.restassured.response.Response;
 import io.sluice.core.config.WebApps;
+import io.sluice.core.testing.LogCapture;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -167,36 +168,20 @@ abstract class RateLimitSuite {
                 rules: [{name: shared, paths: [/api/hello], limit: 2/1h, algorithm: fixed-window}]
                 """);
         setup.classes.add(Resources.SharedWithTheRulesFile.class);           // fixed-window, as the file's rule
-        java.util.List<String> log = new java.util.concurrent.CopyOnWriteArrayList<>();
-        java.util.logging.Logger logger = java.util.logging.Logger.getLogger("io.sluice.core.config.ReloadingRules");
-        java.util.logging.Handler capture = new java.util.logging.Handler() {
-            @Override
-            public void publish(java.util.logging.LogRecord r) {
-                log.add(r.getMessage());
-            }
-
-            @Override
-            public void flush() {}
-
-            @Override
-            public void close() {}
-        };
-        logger.addHandler(capture);
-        try (JaxrsServer server = start(setup)) {
+        try (LogCapture log = new LogCapture("io.sluice.core.config.ReloadingRules");
+                JaxrsServer server = start(setup)) {
             server.client().get("/api/hello").then().statusCode(200).header("RateLimit-Policy", "\"shared\";q=2;w=3600");
 
             rewriteRules("rules: [{name: shared, paths: [/api/hello], limit: 5/1h}]");     // GCRA, the default
             server.clock.advance(Duration.ofSeconds(11));
             server.client().get("/api/hello").then().statusCode(200).header("RateLimit-Policy", "\"shared\";q=2;w=3600");
-            assertThat(log).anySatisfy(line -> assertThat(line).contains("changed but is invalid; keeping the previous"
-                    + " 1 rule(s) [shared]: rule \"shared\".algorithm: expected fixed-window, the algorithm of the"
+            assertThat(log.warnings()).anySatisfy(line -> assertThat(line).contains("changed but is invalid; keeping the"
+                    + " previous 1 rule(s) [shared]: rule \"shared\".algorithm: expected fixed-window, the algorithm of the"
                     + " @RateLimit annotation of the same name on io.sluice.jaxrs.Resources$SharedWithTheRulesFile.get"));
 
             rewriteRules("rules: [{name: shared, paths: [/api/hello], limit: 5/1h, algorithm: fixed-window}]");
             server.clock.advance(Duration.ofSeconds(11));
             server.client().get("/api/hello").then().statusCode(200).header("RateLimit-Policy", "\"shared\";q=5;w=3600");
-        } finally {
-            logger.removeHandler(capture);
         }
     }
 

@@ -71,6 +71,12 @@ public class SluiceBeans implements CdiIntegration {
             SluiceConfig config = one(visible(configs, SluiceConfig.class), SluiceConfig.class);
             if (config != null) {
                 shared = FrontDoor.open(config, clock(), store(), List.of(events()));
+                Store produced = store();
+                // once, for every front door that shares it: each of them logs only that it does
+                System.getLogger(SluiceBeans.class.getName()).log(System.Logger.Level.INFO, "Sluice rate limiting"
+                        + " (the application's produced SluiceConfig): " + shared.rules().summary() + "\n  "
+                        + String.join("\n  ", config.description(produced == null ? null
+                                : produced.getClass().getSimpleName())));
             }
         }
         return shared;

@@ -184,14 +184,27 @@ public final class SluiceConfig {
         return responder;
     }
 
-    /** @return the effective configuration, one line per setting with its source, for the start-up log */
     /** @return the resolvers the application provides by name (CDI {@code @Named KeyResolver}s), usable as keys */
     public java.util.Map<String, KeyResolver> namedKeys() {
         return namedKeys;
     }
 
+    /** @return the effective configuration, one line per setting with its source, for the start-up log */
     public List<String> description() {
         return description;
+    }
+
+    /**
+     * @param producedStore the simple name of the store the application produces (CDI), which the front doors decide
+     *     in instead of parameter {@code store}; null for none
+     * @return {@link #description()}, its store line naming the produced store when there is one
+     */
+    public List<String> description(String producedStore) {
+        if (producedStore == null) {
+            return description;
+        }
+        return description.stream().map(line -> line.startsWith("store = ")
+                ? "store = the application's produced " + producedStore + " (CDI)" : line).toList();
     }
 
     /** Reads parameters one by one, remembering each effective value for the log. */
