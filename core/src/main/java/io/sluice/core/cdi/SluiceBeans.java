@@ -70,8 +70,8 @@ public class SluiceBeans implements CdiIntegration {
         if (shared == null) {
             SluiceConfig config = one(visible(configs, SluiceConfig.class), SluiceConfig.class);
             if (config != null) {
-                shared = FrontDoor.open(config, clock(), store(), List.of(events()));
                 Store produced = store();
+                shared = FrontDoor.open(config, clock(), produced, List.of(events()));
                 // once, for every front door that shares it: each of them logs only that it does
                 System.getLogger(SluiceBeans.class.getName()).log(System.Logger.Level.INFO, "Sluice rate limiting"
                         + " (the application's produced SluiceConfig): " + shared.rules().summary() + "\n  "

@@ -50,8 +50,9 @@ import redis.clients.jedis.util.JedisClusterCRC16;
  * State in Redis: every rule of a request decided by one atomic Lua script ({@code sluice.lua}, the twin of every
  * algorithm of this library), in one {@code EVALSHA} round trip, all-or-nothing.
  *
- * <p>Build one from a URL ({@code redis://[user:password@]host:port[/db]}, {@code rediss://} for TLS), from Sentinel
- * (master name and sentinel addresses), from Cluster seed nodes, or around a Jedis client the application owns:
+ * <p>Build one from a URL ({@code redis://[user:password@]host:port[/db]}, {@code rediss://} for TLS,
+ * {@code redis-sentinel://s1,s2/master}, {@code redis-cluster://n1,n2}), from Sentinel (master name and sentinel
+ * addresses), from Cluster seed nodes, or around a Jedis client the application owns:
  *
  * <pre>
  * RedisStore store = RedisStore.builder().url("redis://redis.internal:6379").timeout(Duration.ofMillis(50)).build();
@@ -671,9 +672,12 @@ public final class RedisStore implements Store {
         private Builder() {}
 
         /**
-         * {@code redis://[user:password@]host:port[/db][?options]} or {@code rediss://...} for TLS; options
-         * {@code time=application|redis}, {@code timeout=200ms} ({@link #timeout}) and {@code pool-size=32}
-         * ({@link #poolSize}), joined by {@code &}.
+         * {@code redis://[user:password@]host:port[/db][?options]} or {@code rediss://...} for TLS,
+         * {@code redis-sentinel://[user:password@]s1[:26379],s2.../master[?options]} (the credentials are the
+         * master's) or {@code redis-cluster://[user:password@]n1[:6379],n2...[?options]}; options
+         * {@code time=application|redis}, {@code timeout=200ms} ({@link #timeout}), {@code pool-size=32}
+         * ({@link #poolSize}), {@code prefix=orders} ({@link #prefix}) and {@code hash-tag=true} ({@link #hashTag}),
+         * joined by {@code &}.
          */
         public Builder url(String url) {
             this.url = url;
@@ -785,6 +789,11 @@ public final class RedisStore implements Store {
 
         /** Builds from a copy: the URL's options never become the builder's, so building twice gives the same store. */
         public RedisStore build() {
+            return copy().open();
+        }
+
+        /** @return a builder with every field of this one ({@code RedisUrlTest} checks that none is left out) */
+        Builder copy() {
             Builder b = new Builder();
             b.url = url;
             b.sentinelMaster = sentinelMaster;
@@ -806,7 +815,7 @@ public final class RedisStore implements Store {
             b.sentinelUser = sentinelUser;
             b.sentinelPassword = sentinelPassword;
             b.sentinelCredentialsSet = sentinelCredentialsSet;
-            return b.open();
+            return b;
         }
 
         private RedisStore open() {
@@ -1042,12 +1051,18 @@ public final class RedisStore implements Store {
             String text = url == null ? "" : url.trim();
             int slashes = text.indexOf("://");
             String hostList = null;
+            int end = slashes + 3;          // where the authority ends
+            while (slashes > 0 && end < text.length() && "/?#".indexOf(text.charAt(end)) < 0) {
+                end++;
+            }
+            if (slashes > 0 && text.indexOf('@', end) >= 0) {
+                // a '/', '?' or '#' in the password ended the authority early: what follows it, part of the password,
+                // would be read (and quoted) as a host, a path or an option. No '@' belongs after the authority.
+                throw new ConfigException(parameter, shown, "expected '/', '?', '#' and '@' in the user or password"
+                        + " percent-encoded (\"%2F\", \"%3F\", \"%23\", \"%40\"); " + EXAMPLE);
+            }
             if (slashes > 0 && text.substring(0, slashes).toLowerCase(java.util.Locale.ROOT).matches("redis-(sentinel|cluster)")) {
                 // java.net.URI takes one host: the list ([IPv6] among them) is read by hand, the rest by URI
-                int end = slashes + 3;
-                while (end < text.length() && "/?#".indexOf(text.charAt(end)) < 0) {
-                    end++;
-                }
                 hostList = text.substring(slashes + 3, end);
                 text = text.substring(0, slashes + 3) + "h" + text.substring(end);
             }

@@ -145,6 +145,44 @@ class RedisUrlTest {
                 .containsExactly(true, Duration.ofSeconds(1));
     }
 
+    @ParameterizedTest
+    @ValueSource(strings = {"redis-sentinel://u:k3y/s3cr@h1/m", "redis-cluster://u:k3y?s3cr@h1",
+            "redis-cluster://k3y/s3cr@h1", "redis://k3y?s3cr@host", "redis://u:k3y/s3cr@host:6379"})
+    void aPasswordWithAnUnencodedSlashOrQuestionMarkIsNotQuotedInPieces(String url) {
+        // the '/' or '?' ends the authority early: the password's pieces must not come back as a host entry or option
+        assertThatThrownBy(() -> RedisStore.checkUrl("SLUICE_STORE (environment variable)", url))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("percent-encoded")
+                .hasMessageNotContaining("k3y").hasMessageNotContaining("s3cr");
+    }
+
+    @Test
+    void buildCopiesEveryFieldOfTheBuilder() throws Exception {
+        // a field added to the Builder but not to copy() would be lost by build(): each gets a value no default has
+        try (redis.clients.jedis.RedisClient client = redis.clients.jedis.RedisClient.create("redis://127.0.0.1:1")) {
+            RedisStore.Builder original = RedisStore.builder();
+            java.util.List<java.lang.reflect.Field> fields = new java.util.ArrayList<>();
+            for (java.lang.reflect.Field f : RedisStore.Builder.class.getDeclaredFields()) {
+                if (java.lang.reflect.Modifier.isStatic(f.getModifiers())) {
+                    continue;
+                }
+                f.setAccessible(true);
+                Class<?> t = f.getType();
+                Object value = t == String.class ? "v-" + f.getName() : t == boolean.class ? Boolean.TRUE
+                        : t == int.class ? (Object) 7 : t == Duration.class ? Duration.ofSeconds(7)
+                        : t == Set.class ? Set.of(new redis.clients.jedis.HostAndPort("h-" + f.getName(), 7))
+                        : t == redis.clients.jedis.UnifiedJedis.class ? client : null;
+                assertThat(value).as("a value for field %s of type %s: teach this test one", f.getName(), t).isNotNull();
+                f.set(original, value);
+                fields.add(f);
+            }
+            RedisStore.Builder copy = original.copy();
+            for (java.lang.reflect.Field f : fields) {
+                assertThat(f.get(copy)).as("field %s copied", f.getName()).isEqualTo(f.get(original));
+            }
+        }
+    }
+
     @Test
     void aBuilderBuiltTwiceDoesNotKeepTheFirstUrlsOptions() {
         RedisStore.Builder b = RedisStore.builder().url("redis://localhost:1?time=application&prefix=first");
