@@ -156,8 +156,7 @@ public class RateLimitFilter implements Filter {
             ownsDoor = true;
             config.getServletContext().setAttribute(contextAttribute(name), door);
             LOG.log(Level.INFO, "Sluice rate limiting (filter " + name + "): " + door.rules().summary() + "\n  "
-                    + String.join("\n  ", sluice.description(cdi != null && cdi.store() != null
-                            ? cdi.store().getClass().getSimpleName() : null)));
+                    + String.join("\n  ", sluice.description(cdi == null ? null : cdi.store())));
         } catch (ConfigException e) {
             throw new ServletException("Sluice rate limiting (filter " + name + "): invalid configuration: "
                     + e.getMessage(), e);

@@ -85,8 +85,7 @@ final class JaxrsFront {
         FrontDoor door = cdi == null ? FrontDoor.open(config, time)
                 : FrontDoor.open(config, time, cdi.store(), List.of(cdi.events()));
         LOG.log(Level.INFO, "Sluice rate limiting (JAX-RS): " + door.rules().summary() + " and @RateLimit annotations\n  "
-                + String.join("\n  ", config.description(cdi != null && cdi.store() != null
-                        ? cdi.store().getClass().getSimpleName() : null)));
+                + String.join("\n  ", config.description(cdi == null ? null : cdi.store())));
         return new JaxrsFront(door, true, named);
     }
 

@@ -75,8 +75,7 @@ public class SluiceBeans implements CdiIntegration {
                 // once, for every front door that shares it: each of them logs only that it does
                 System.getLogger(SluiceBeans.class.getName()).log(System.Logger.Level.INFO, "Sluice rate limiting"
                         + " (the application's produced SluiceConfig): " + shared.rules().summary() + "\n  "
-                        + String.join("\n  ", config.description(produced == null ? null
-                                : produced.getClass().getSimpleName())));
+                        + String.join("\n  ", config.description(produced)));
             }
         }
         return shared;

@@ -195,16 +195,16 @@ public final class SluiceConfig {
     }
 
     /**
-     * @param producedStore the simple name of the store the application produces (CDI), which the front doors decide
-     *     in instead of parameter {@code store}; null for none
+     * @param producedStore the store the application produces (CDI), which the front doors decide in instead of
+     *     parameter {@code store}; null for none
      * @return {@link #description()}, its store line naming the produced store when there is one
      */
-    public List<String> description(String producedStore) {
+    public List<String> description(io.sluice.core.store.Store producedStore) {
         if (producedStore == null) {
             return description;
         }
-        return description.stream().map(line -> line.startsWith("store = ")
-                ? "store = the application's produced " + producedStore + " (CDI)" : line).toList();
+        String store = "store = the application's produced " + producedStore.getClass().getSimpleName() + " (CDI)";
+        return description.stream().map(line -> line.startsWith("store = ") ? store : line).toList();
     }
 
     /** Reads parameters one by one, remembering each effective value for the log. */

@@ -1095,14 +1095,13 @@ public final class RedisStore implements Store {
             int port = 0;
             if (sentinel || cluster) {
                 for (String one : hosts.split(",", -1)) {
-                    Object[] hp = hostAndPort(parameter, shown, one, defaultPort, true);
-                    String h = (String) hp[0];
-                    nodes.add((h.indexOf(':') >= 0 ? "[" + h + "]" : h) + ":" + hp[1]);
+                    HostPort hp = hostAndPort(parameter, shown, one, defaultPort, true);
+                    nodes.add((hp.host().indexOf(':') >= 0 ? "[" + hp.host() + "]" : hp.host()) + ":" + hp.port());
                 }
             } else {
-                Object[] hp = hostAndPort(parameter, shown, hosts, defaultPort, false);
-                host = (String) hp[0];
-                port = (Integer) hp[1];
+                HostPort hp = hostAndPort(parameter, shown, hosts, defaultPort, false);
+                host = hp.host();
+                port = hp.port();
             }
             String user = null;
             String password = null;
@@ -1193,8 +1192,11 @@ public final class RedisStore implements Store {
                     hashTag);
         }
 
-        /** @return {host, port} of {@code text}, a host name, IPv4 or {@code [IPv6]} address and an optional port */
-        private static Object[] hostAndPort(String parameter, String shown, String text, int defaultPort, boolean list) {
+        /** One address of a URL: a host name, IPv4 or IPv6 address (without brackets), and its port. */
+        private record HostPort(String host, int port) {}
+
+        /** @return the address in {@code text}: a host name, IPv4 or {@code [IPv6]} address and an optional port */
+        private static HostPort hostAndPort(String parameter, String shown, String text, int defaultPort, boolean list) {
             String host;
             String portText;
             if (text.startsWith("[")) {
@@ -1220,7 +1222,7 @@ public final class RedisStore implements Store {
                             + text + "\"" : "\"redis://localhost:6379\""));
                 }
             }
-            return new Object[] {host, port};
+            return new HostPort(host, port);
         }
 
         private static final Set<String> OPTIONS = Set.of("time", "timeout", "pool-size", "prefix", "hash-tag");
