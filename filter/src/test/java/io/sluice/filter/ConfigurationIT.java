@@ -59,6 +59,19 @@ class ConfigurationIT {
         startUpFails(Map.of("limit", "1/s", "store", "memcached://x"), "store (init-param): expected \"memory\" or a "
                 + "Redis URL such as \"redis://localhost:6379\", \"redis-sentinel://10.0.0.5:26379/mymaster\" or "
                 + "\"redis-cluster://10.0.0.7:7000\", got \"memcached://x\"");
+        startUpFails(Map.of("limit", "1/s", "store", "rediss-cluster://10.0.0.7:7000"), "store (init-param): TLS to"
+                + " Sentinel or Cluster cannot be set by a URL (there is no rediss-sentinel:// or rediss-cluster://); for"
+                + " Sentinel or Cluster over TLS, give the store a Jedis client configured for TLS (a RedisSentinelClient"
+                + " or RedisClusterClient built with DefaultJedisClientConfig.builder().ssl(true)): in code with"
+                + " RedisStore.builder().client(...), in the servlet or JAX-RS filter by a CDI producer of that client or"
+                + " of the Store. Without TLS, expected \"redis-sentinel://10.0.0.5:26379,10.0.0.6:26379/mymaster\" or"
+                + " \"redis-cluster://10.0.0.7:7000,10.0.0.8:7000\", got \"rediss-cluster://10.0.0.7:7000\"");
+        startUpFails(Map.of("limit", "1/s", "store", "redis://localhost:6379?Timeout=200ms"), "store (init-param):"
+                + " unknown option \"Timeout=200ms\"; did you mean \"timeout\"? (option names are lower case, words"
+                + " joined by '-'); the Redis URL takes \"time=application\" or \"time=redis\" (the default),"
+                + " \"timeout=<duration>\" (default 50ms), \"pool-size=<connections>\" (default 16),"
+                + " \"prefix=<key prefix>\" (default sluice) and \"hash-tag=true\" (default false), each at most once,"
+                + " such as \"redis://host:6379?timeout=200ms&pool-size=32\", got \"redis://localhost:6379?Timeout=200ms\"");
         startUpFails(Map.of("limit", "1/s", "headers", "all"),
                 "headers (init-param): expected one of ietf, legacy, both, none, got \"all\"");
         startUpFails(Map.of("limit", "1/s", "body", "xml"),

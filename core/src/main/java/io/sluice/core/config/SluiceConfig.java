@@ -280,9 +280,10 @@ public final class SluiceConfig {
                 note("store", "memory", s);
                 return "memory";
             }
-            if (value.regionMatches(true, 0, "redis://", 0, 8) || value.regionMatches(true, 0, "rediss://", 0, 9)
-                    || value.regionMatches(true, 0, "redis-sentinel://", 0, 17)
-                    || value.regionMatches(true, 0, "redis-cluster://", 0, 16)) {
+            int scheme = value.indexOf("://");
+            // rediss-sentinel:// and rediss-cluster:// too, which the Redis store refuses with a message of their own
+            if (scheme > 0 && value.substring(0, scheme).toLowerCase(java.util.Locale.ROOT)
+                    .matches("rediss?(-sentinel|-cluster)?")) {
                 io.sluice.core.store.RedisStore.checkUrl(s.source(), value);    // errors name where it came from
                 note("store", redact(value), s);
                 return value;

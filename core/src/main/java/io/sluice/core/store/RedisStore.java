@@ -677,7 +677,8 @@ public final class RedisStore implements Store {
          * master's) or {@code redis-cluster://[user:password@]n1[:6379],n2...[?options]}; options
          * {@code time=application|redis}, {@code timeout=200ms} ({@link #timeout}), {@code pool-size=32}
          * ({@link #poolSize}), {@code prefix=orders} ({@link #prefix}) and {@code hash-tag=true} ({@link #hashTag}),
-         * joined by {@code &}.
+         * joined by {@code &}, names in lower case. Sentinel or Cluster over TLS has no URL: give {@link #client} a
+         * Jedis client configured for TLS. Errors in the URL name {@code url(...)}.
          */
         public Builder url(String url) {
             this.url = url;
@@ -744,7 +745,8 @@ public final class RedisStore implements Store {
         /** Key prefix, so that one Redis serves many applications (default {@value #DEFAULT_PREFIX}). */
         public Builder prefix(String p) {
             if (p == null || !PREFIX.matcher(p).matches()) {
-                throw new ConfigException("redis-prefix", p, "expected 1 to 32 letters, digits, '.', '_' or '-'");
+                throw new ConfigException("prefix(...)", p, "expected 1 to 32 letters, digits, '.', '_' or '-', such"
+                        + " as prefix(\"orders\")");
             }
             this.prefix = p;
             this.prefixSet = true;
@@ -770,7 +772,8 @@ public final class RedisStore implements Store {
             // compared as durations: toMillis() would overflow on a huge one, and round one under 1 ms down to 0,
             // which Jedis takes as no timeout at all
             if (t == null || t.compareTo(Duration.ofMillis(1)) < 0 || t.compareTo(Duration.ofSeconds(60)) > 0) {
-                throw new ConfigException("redis-timeout", String.valueOf(t), "expected between 1 ms and 60 s");
+                throw new ConfigException("timeout(...)", String.valueOf(t), "expected a duration between 1 ms and"
+                        + " 60 s, such as timeout(Duration.ofMillis(200))");
             }
             this.timeout = t;
             this.timeoutSet = true;
@@ -780,7 +783,8 @@ public final class RedisStore implements Store {
         /** Maximum pooled connections (default {@value #DEFAULT_POOL_SIZE}). */
         public Builder poolSize(int size) {
             if (size < 1 || size > 10_000) {
-                throw new ConfigException("redis-pool-size", Integer.toString(size), "expected between 1 and 10000");
+                throw new ConfigException("poolSize(...)", Integer.toString(size), "expected a whole number of"
+                        + " connections between 1 and 10000, such as poolSize(32)");
             }
             this.poolSize = size;
             this.poolSizeSet = true;
@@ -790,6 +794,15 @@ public final class RedisStore implements Store {
         /** Builds from a copy: the URL's options never become the builder's, so building twice gives the same store. */
         public RedisStore build() {
             return copy().open();
+        }
+
+        /** @return the addresses as {@code host:port,[ipv6]:port}, as a URL writes them */
+        private static String listed(Set<HostAndPort> addresses) {
+            List<String> out = new ArrayList<>();
+            for (HostAndPort a : addresses) {
+                out.add((a.getHost().indexOf(':') >= 0 ? "[" + a.getHost() + "]" : a.getHost()) + ":" + a.getPort());
+            }
+            return String.join(",", out);
         }
 
         /** @return a builder with every field of this one ({@code RedisUrlTest} checks that none is left out) */
@@ -833,10 +846,17 @@ public final class RedisStore implements Store {
                 throw new ConfigException("sentinelCredentials are for the sentinels of sentinel(...) or a"
                         + " redis-sentinel:// URL: an application's client is configured already");
             }
-            if (client != null && (timeoutSet || poolSizeSet)) {
-                throw new ConfigException((timeoutSet ? "redis-timeout" : "redis-pool-size") + ": applies to the"
-                        + " connections the store opens; an application's client has its own timeouts and pool size,"
-                        + " configured on the client");
+            if (client != null && timeoutSet) {
+                throw new ConfigException("timeout(...)", timeout.toString(), "applies to the connections the store"
+                        + " opens, not to an application's client(...), which has timeouts of its own (set on the client,"
+                        + " such as DefaultJedisClientConfig.builder().socketTimeoutMillis(200)); expected no timeout(...)"
+                        + " with client(...)");
+            }
+            if (client != null && poolSizeSet) {
+                throw new ConfigException("poolSize(...)", Integer.toString(poolSize), "applies to the connections the"
+                        + " store opens, not to an application's client(...), which has a pool of its own (set on the"
+                        + " client, such as a ConnectionPoolConfig with setMaxTotal(32)); expected no poolSize(...) with"
+                        + " client(...)");
             }
             if (client != null) {
                 return new RedisStore(this, client, false, "application client " + client.getClass().getSimpleName());
@@ -851,9 +871,9 @@ public final class RedisStore implements Store {
                 applyUrlSettings(target);
                 if (target.master() != null) {              // redis-sentinel://
                     master = target.master();
-                    sentinelNodes = addresses("store", target.nodes());
+                    sentinelNodes = addresses(Target.URL_METHOD, target.nodes());
                 } else if (!target.nodes().isEmpty()) {     // redis-cluster://
-                    cluster = addresses("store", target.nodes());
+                    cluster = addresses(Target.URL_METHOD, target.nodes());
                 }
                 u = target.user();
                 pw = target.password();
@@ -887,11 +907,14 @@ public final class RedisStore implements Store {
                     DefaultJedisClientConfig sentinelConfig = DefaultJedisClientConfig.builder()
                             .connectionTimeoutMillis(millis).socketTimeoutMillis(millis)
                             .user(sentinelUser).password(sentinelPassword).build();
-                    // Jedis reports a sentinel that refused to authenticate as "All sentinels down"
-                    String hint = sentinelCredentialsSet ? "" : " (if the sentinels answer but require a password of"
-                            + " their own, requirepass in sentinel.conf: sentinelCredentials(user, password)"
-                            + (target != null ? " on RedisStore.builder(), in a Store or client the application"
-                            + " produces; a URL has no place for it" : "") + ")";
+                    // Jedis reports sentinels that are down, unreachable or refused to authenticate alike, as
+                    // "All sentinels down": the hint covers each
+                    String hint = " Are the sentinels running and reachable at " + listed(sentinelNodes) + "? If"
+                            + " they are" + (sentinelCredentialsSet ? ", do sentinelCredentials(...) match their"
+                            + " requirepass in sentinel.conf?" : " and require a password of their own (requirepass in"
+                            + " sentinel.conf), give it with sentinelCredentials(user, password)" + (target != null ? " on"
+                            + " RedisStore.builder(), in a Store or client the application produces; a URL has no place"
+                            + " for it." : "."));
                     String name = master;
                     Set<HostAndPort> addresses = sentinelNodes;
                     connect = () -> {
@@ -899,8 +922,7 @@ public final class RedisStore implements Store {
                             return RedisSentinelClient.builder().masterName(name).sentinels(addresses)
                                     .clientConfig(config).sentinelClientConfig(sentinelConfig).poolConfig(pool).build();
                         } catch (redis.clients.jedis.exceptions.JedisConnectionException e) {
-                            throw hint.isEmpty() ? e
-                                    : new redis.clients.jedis.exceptions.JedisConnectionException(e.getMessage() + hint, e);
+                            throw new redis.clients.jedis.exceptions.JedisConnectionException(e.getMessage() + hint, e);
                         }
                     };
                     description = target != null ? target.toString() : "sentinel " + master + " " + sentinelNodes;
@@ -932,45 +954,53 @@ public final class RedisStore implements Store {
 
         /** Takes the URL's options; an option the builder also set, to another value, fails. */
         private void applyUrlSettings(Target target) {
-            String shown = target.toString();
             if (target.timeout() != null) {
                 if (timeoutSet && !timeout.equals(target.timeout())) {
-                    throw new ConfigException("store", shown, "the URL sets the timeout and so does the builder"
-                            + " (timeout(" + timeout.toMillis() + " ms)); expected one of them");
+                    throw conflict(target, "timeout=" + target.timeout().toMillis() + "ms", "timeout(" + shown(timeout)
+                            + ")");
                 }
                 timeout = target.timeout();
             }
             if (target.poolSize() != 0) {
                 if (poolSizeSet && poolSize != target.poolSize()) {
-                    throw new ConfigException("store", shown, "the URL sets the pool size and so does the builder"
-                            + " (poolSize(" + poolSize + ")); expected one of them");
+                    throw conflict(target, "pool-size=" + target.poolSize(), "poolSize(" + poolSize + ")");
                 }
                 poolSize = target.poolSize();
             }
             if (target.prefix() != null) {
                 if (prefixSet && !prefix.equals(target.prefix())) {
-                    throw new ConfigException("store", shown, "the URL sets the key prefix and so does the builder"
-                            + " (prefix(\"" + prefix + "\")); expected one of them");
+                    throw conflict(target, "prefix=" + target.prefix(), "prefix(\"" + prefix + "\")");
                 }
                 prefix = target.prefix();
             }
             if (target.hashTag() != null) {
                 if (hashTagSet && hashTag != target.hashTag()) {
-                    throw new ConfigException("store", shown, "the URL sets hash-tag and so does the builder"
-                            + " (hashTag(" + hashTag + ")); expected one of them");
+                    throw conflict(target, "hash-tag=" + target.hashTag(), "hashTag(" + hashTag + ")");
                 }
                 hashTag = target.hashTag();
             }
             if (applicationTime && target.redisTime()) {
-                throw new ConfigException("store", shown, "the URL asks for Redis time (?time=redis) and the builder"
-                        + " for the application's (applicationTime(true)); expected one of them");
+                throw conflict(target, "time=redis", "applicationTime(true)");
             }
             if (applicationTimeSet && !applicationTime && target.applicationTime()) {
-                throw new ConfigException("store", shown, "the URL asks for the application's time"
-                        + " (?time=application) and the builder for Redis time (applicationTime(false)); expected one"
-                        + " of them");
+                throw conflict(target, "time=application", "applicationTime(false)");
             }
             applicationTime |= target.applicationTime();
+        }
+
+        /**
+         * @param option the URL's option, as {@code name=value}
+         * @param method the builder's call that set it otherwise, such as {@code timeout(1000 ms)}
+         */
+        private static ConfigException conflict(Target target, String option, String method) {
+            return new ConfigException(Target.URL_METHOD, target.toString(), "option \"" + option + "\" conflicts"
+                    + " with " + method + " on the same builder; expected the setting in one of them (or the same"
+                    + " value in both)");
+        }
+
+        /** @return {@code d} as a builder's timeout shows in messages: {@code 1000 ms}, or {@code PT0.0015S} */
+        private static String shown(Duration d) {
+            return d.toNanos() % 1_000_000 == 0 ? d.toMillis() + " ms" : d.toString();
         }
 
         private static Set<HostAndPort> addresses(String parameter, Set<String> values) {
@@ -1037,12 +1067,24 @@ public final class RedisStore implements Store {
             boolean applicationTime, boolean redisTime, Duration timeout, int poolSize, String master, Set<String> nodes,
             String prefix, Boolean hashTag) {
 
+        /** For {@code rediss-sentinel://} and {@code rediss-cluster://}, which Jedis's URL forms do not have. */
+        private static final String NO_TLS_URL = "TLS to Sentinel or Cluster cannot be set by a URL (there is no"
+                + " rediss-sentinel:// or rediss-cluster://); for Sentinel or Cluster over TLS, give the store a Jedis"
+                + " client configured for TLS (a RedisSentinelClient or RedisClusterClient built with"
+                + " DefaultJedisClientConfig.builder().ssl(true)): in code with RedisStore.builder().client(...), in the"
+                + " servlet or JAX-RS filter by a CDI producer of that client or of the Store. Without TLS, expected"
+                + " \"redis-sentinel://10.0.0.5:26379,10.0.0.6:26379/mymaster\" or"
+                + " \"redis-cluster://10.0.0.7:7000,10.0.0.8:7000\"";
         private static final String EXAMPLE = "expected a Redis URL such as \"redis://localhost:6379\","
                 + " \"rediss://user:secret@redis.internal:6380/2\", \"redis-sentinel://10.0.0.5:26379,10.0.0.6:26379/mymaster\""
                 + " or \"redis-cluster://10.0.0.7:7000,10.0.0.8:7000\"";
 
+        /** How errors name a URL given to {@link Builder#url}: the method the application called. */
+        static final String URL_METHOD = "url(...)";
+
+        /** A URL given to {@link Builder#url}: errors name {@value #URL_METHOD}. */
         static Target parse(String url) {
-            return parse("store", url);
+            return parse(URL_METHOD, url);
         }
 
         /** @param parameter the name errors give, such as {@code SLUICE_STORE (environment variable)} */
@@ -1054,6 +1096,10 @@ public final class RedisStore implements Store {
             int end = slashes + 3;          // where the authority ends
             while (slashes > 0 && end < text.length() && "/?#".indexOf(text.charAt(end)) < 0) {
                 end++;
+            }
+            if (slashes > 0 && text.substring(0, slashes).toLowerCase(java.util.Locale.ROOT)
+                    .matches("rediss-(sentinel|cluster)")) {
+                throw new ConfigException(parameter, shown, NO_TLS_URL);
             }
             if (slashes > 0 && text.indexOf('@', end) >= 0) {
                 // a '/', '?' or '#' in the password ended the authority early: what follows it, part of the password,
@@ -1078,8 +1124,7 @@ public final class RedisStore implements Store {
             boolean sentinel = scheme.equals("redis-sentinel");
             boolean cluster = scheme.equals("redis-cluster");
             if (!ssl && !sentinel && !cluster && !scheme.equals("redis") || uri.getRawAuthority() == null) {
-                throw new ConfigException(parameter, shown, EXAMPLE + (scheme.startsWith("rediss-") ? " (for Sentinel"
-                        + " or Cluster over TLS, give the store a Jedis client configured for TLS)" : ""));
+                throw new ConfigException(parameter, shown, EXAMPLE);
             }
             if (uri.getRawFragment() != null) {
                 throw new ConfigException(parameter, shown, "expected no fragment ('#...') in the Redis URL; " + EXAMPLE);
@@ -1147,8 +1192,10 @@ public final class RedisStore implements Store {
                     String name = eq < 0 ? option : option.substring(0, eq);
                     String value = eq < 0 ? "" : option.substring(eq + 1);
                     if (!OPTIONS.contains(name)) {
+                        String meant = meant(name);
                         throw new ConfigException(parameter, shown, "unknown option \"" + bounded(option) + "\"; "
-                                + OPTIONS_HELP);
+                                + (meant == null ? "" : "did you mean \"" + meant + "\"? (option names are lower case,"
+                                + " words joined by '-'); ") + OPTIONS_HELP);
                     }
                     if (!seen.add(name)) {
                         throw new ConfigException(parameter, shown, "option \"" + name + "\" given twice; "
@@ -1232,6 +1279,20 @@ public final class RedisStore implements Store {
                 + " such as \"redis://host:6379?timeout=200ms&pool-size=32\"";
         /** A Sentinel master's name. */
         private static final Pattern MASTER = Pattern.compile("[A-Za-z0-9._-]{1,64}");
+
+        /**
+         * @return the option {@code name} was meant to be when it differs only in case, {@code '-'} or {@code '_'}
+         *     ({@code Timeout}, {@code poolSize}, {@code hash_tag}); null otherwise
+         */
+        private static String meant(String name) {
+            String folded = name.toLowerCase(java.util.Locale.ROOT).replace("-", "").replace("_", "");
+            for (String option : OPTIONS) {
+                if (option.replace("-", "").equals(folded)) {
+                    return option;
+                }
+            }
+            return null;
+        }
 
         private static String bounded(String option) {
             return option.length() <= 40 ? option : option.substring(0, 40) + "...";

@@ -75,6 +75,14 @@ class SluiceConfigTest {
         fails(Map.of("limit", "1/s", "store", "redis-sentinel://10.0.0.5:26379"), "store (init-param): expected the"
                 + " master's name after the sentinels, such as \"redis-sentinel://10.0.0.5:26379,10.0.0.6:26379/mymaster\""
                 + " (letters, digits, '.', '_' or '-'; no database: the master's is 0), got \"redis-sentinel://10.0.0.5:26379\"");
+        fails(Map.of("limit", "1/s", "store", "rediss-sentinel://10.0.0.5:26379/mymaster"), "store (init-param): TLS"
+                + " to Sentinel or Cluster cannot be set by a URL (there is no rediss-sentinel:// or rediss-cluster://);"
+                + " for Sentinel or Cluster over TLS, give the store a Jedis client configured for TLS (a"
+                + " RedisSentinelClient or RedisClusterClient built with DefaultJedisClientConfig.builder().ssl(true)):"
+                + " in code with RedisStore.builder().client(...), in the servlet or JAX-RS filter by a CDI producer of"
+                + " that client or of the Store. Without TLS, expected"
+                + " \"redis-sentinel://10.0.0.5:26379,10.0.0.6:26379/mymaster\" or"
+                + " \"redis-cluster://10.0.0.7:7000,10.0.0.8:7000\", got \"rediss-sentinel://10.0.0.5:26379/mymaster\"");
         assertThat(load(Map.of(), Map.of("limit", "1/s", "store", "redis-sentinel://10.0.0.5,10.0.0.6/mymaster?timeout=200ms"))
                 .store()).as("Sentinel and Cluster are URLs too").startsWith("redis-sentinel://");
         fails(Map.of("limit", "1/s", "headers", "all"),
@@ -141,6 +149,10 @@ class SluiceConfigTest {
                 .as("a Redis URL is checked at load, named by its source, without its password")
                 .hasMessageStartingWith("SLUICE_STORE (environment variable): expected a port between 1 and 65535")
                 .hasMessageNotContaining("pa%2Fss").hasMessageNotContaining("pa/ss");
+        assertThatThrownBy(() -> load(Map.of("SLUICE_STORE", "rediss-cluster://u:s3cret@n1:7000,n2:7000"),
+                Map.of("limit", "1/s"))).as("TLS to a Cluster: its own message, not \"expected memory or a Redis URL\"")
+                .hasMessageStartingWith("SLUICE_STORE (environment variable): TLS to Sentinel or Cluster cannot be set"
+                        + " by a URL").hasMessageNotContaining("s3cret");
     }
 
     @Test

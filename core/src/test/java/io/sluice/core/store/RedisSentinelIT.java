@@ -67,8 +67,18 @@ class RedisSentinelIT {
             try (RedisStore store = sentinelStore("auth-master", sentinel).credentials(null, "master-secret").build()) {
                 assertThatThrownBy(() -> store.evaluate(List.of(Check.of("r", "k", two, 1)), now))
                         .as("the master's password alone does not open the sentinels").isInstanceOf(StoreException.class)
-                        .hasMessageContaining("require a password of their own, requirepass in sentinel.conf:"
-                                + " sentinelCredentials(user, password)");
+                        .hasMessageContaining("All sentinels down").hasMessageEndingWith(" is running. Are the sentinels"
+                                + " running and reachable at 127.0.0.1:" + sentinel.port() + "? If they are and require"
+                                + " a password of their own (requirepass in sentinel.conf), give it with"
+                                + " sentinelCredentials(user, password).");
+            }
+            try (RedisStore store = sentinelStore("auth-master", sentinel).credentials(null, "master-secret")
+                    .sentinelCredentials(null, "wrong-secret").build()) {
+                assertThatThrownBy(() -> store.evaluate(List.of(Check.of("r", "k", two, 1)), now))
+                        .as("sentinel credentials given but refused").isInstanceOf(StoreException.class)
+                        .hasMessageEndingWith(" is running. Are the sentinels running and reachable at 127.0.0.1:"
+                                + sentinel.port() + "? If they are, do sentinelCredentials(...) match their requirepass"
+                                + " in sentinel.conf?");
             }
         }
     }
@@ -86,7 +96,11 @@ class RedisSentinelIT {
             long now = ManualTimeSource.START_MICROS;
             Policy two = Policy.parse("2/1h");
             assertThatThrownBy(() -> store.evaluate(List.of(Check.of("r", "k", two, 1)), now))
-                    .as("a store failure, which the engine answers with on-store-failure").isInstanceOf(StoreException.class);
+                    .as("a store failure, which the engine answers with on-store-failure").isInstanceOf(StoreException.class)
+                    .as("nothing listens: the hint asks first whether the sentinels run and are reachable")
+                    .hasMessageContaining("All sentinels down").hasMessageContaining(". Are the sentinels running and"
+                            + " reachable at 127.0.0.1:" + sentinelPort + "? If they are and require a password of"
+                            + " their own");
 
             try (RedisProcess master = RedisProcess.start();
                     RedisProcess sentinel = RedisProcess.sentinelOn(sentinelPort, "late-master", master.port())) {

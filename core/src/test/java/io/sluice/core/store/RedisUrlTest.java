@@ -65,12 +65,47 @@ class RedisUrlTest {
             "redis-sentinel://h1, h2/mymaster | got entry \" h2\"",
             "redis-sentinel://10.0.0.5:0/mymaster | port between 1 and 65535",
             "redis-cluster://10.0.0.7:7000/2 | expected no path after the seed nodes",
-            "rediss-cluster://10.0.0.7:7000 | give the store a Jedis client configured for TLS",
+            "rediss-cluster://10.0.0.7:7000 | TLS to Sentinel or Cluster cannot be set by a URL",
+            "REDISS-SENTINEL://10.0.0.5:26379/mymaster | TLS to Sentinel or Cluster cannot be set by a URL",
+            "redis://localhost:6379?Timeout=200ms | unknown option \"Timeout=200ms\"; did you mean \"timeout\"?",
+            "redis://localhost:6379?poolSize=32 | did you mean \"pool-size\"?",
+            "redis://localhost:6379?HASH_TAG=true | did you mean \"hash-tag\"?",
             "redis://:6379               | host name",
             "http://localhost:6379       | Redis URL"})
     void aBadUrlFailsAtStartUpNamingWhatIsWrong(String url, String expected) {
-        assertThatThrownBy(() -> RedisStore.builder().url(url).build())
-                .isInstanceOf(ConfigException.class).hasMessageStartingWith("store: ").hasMessageContaining(expected);
+        assertThatThrownBy(() -> RedisStore.builder().url(url).build()).as("named by the builder's method")
+                .isInstanceOf(ConfigException.class).hasMessageStartingWith("url(...): ").hasMessageContaining(expected);
+    }
+
+    @Test
+    void anOptionNameInAnotherCaseIsRefusedWithTheNameItMeant() {
+        // schemes are case-insensitive (RFC 3986); option names are not, so a near miss is named rather than guessed
+        assertThatThrownBy(() -> RedisStore.checkUrl("store (init-param)", "redis://localhost:6379?Timeout=200ms"))
+                .isInstanceOf(ConfigException.class).hasMessage("store (init-param): unknown option \"Timeout=200ms\";"
+                        + " did you mean \"timeout\"? (option names are lower case, words joined by '-'); the Redis URL"
+                        + " takes \"time=application\" or \"time=redis\" (the default), \"timeout=<duration>\""
+                        + " (default 50ms), \"pool-size=<connections>\" (default 16), \"prefix=<key prefix>\" (default"
+                        + " sluice) and \"hash-tag=true\" (default false), each at most once, such as"
+                        + " \"redis://host:6379?timeout=200ms&pool-size=32\", got \"redis://localhost:6379?Timeout=200ms\"");
+        assertThatThrownBy(() -> RedisStore.checkUrl("store (init-param)", "redis://localhost:6379?tls=true"))
+                .as("no near name: no guess").hasMessageNotContaining("did you mean");
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"rediss-sentinel://app:s3cret@10.0.0.5:26379,10.0.0.6:26379/mymaster",
+            "rediss-cluster://app:s3cret@10.0.0.7:7000,[::1]:7001?timeout=200ms", "Rediss-Cluster://:s3cret@n1"})
+    void tlsToSentinelOrClusterFromAUrlIsRefusedSayingWhatToDoInstead(String url) {
+        assertThatThrownBy(() -> RedisStore.checkUrl("SLUICE_STORE (environment variable)", url))
+                .isInstanceOf(ConfigException.class)
+                .hasMessage("SLUICE_STORE (environment variable): TLS to Sentinel or Cluster cannot be set by a URL"
+                        + " (there is no rediss-sentinel:// or rediss-cluster://); for Sentinel or Cluster over TLS, give"
+                        + " the store a Jedis client configured for TLS (a RedisSentinelClient or RedisClusterClient"
+                        + " built with DefaultJedisClientConfig.builder().ssl(true)): in code with"
+                        + " RedisStore.builder().client(...), in the servlet or JAX-RS filter by a CDI producer of that"
+                        + " client or of the Store. Without TLS, expected"
+                        + " \"redis-sentinel://10.0.0.5:26379,10.0.0.6:26379/mymaster\" or"
+                        + " \"redis-cluster://10.0.0.7:7000,10.0.0.8:7000\", got \"" + RedisStore.redact(url) + "\"")
+                .hasMessageNotContaining("s3cret");
     }
 
     @Test
@@ -111,10 +146,12 @@ class RedisUrlTest {
             assertThat(store.key("per-ip", "203.0.113.9")).isEqualTo("{orders}:per-ip:203.0.113.9");
         }
         assertThatThrownBy(() -> RedisStore.builder().url("redis://localhost:1?prefix=orders").prefix("billing").build())
-                .isInstanceOf(ConfigException.class).hasMessageContaining("the URL sets the key prefix and so does the"
-                        + " builder (prefix(\"billing\"))");
+                .isInstanceOf(ConfigException.class).hasMessage("url(...): option \"prefix=orders\" conflicts with"
+                        + " prefix(\"billing\") on the same builder; expected the setting in one of them (or the same"
+                        + " value in both), got \"redis://localhost:1?prefix=orders\"");
         assertThatThrownBy(() -> RedisStore.builder().url("redis://localhost:1?hash-tag=false").hashTag(true).build())
-                .isInstanceOf(ConfigException.class).hasMessageContaining("the URL sets hash-tag");
+                .isInstanceOf(ConfigException.class).hasMessageStartingWith("url(...): option \"hash-tag=false\""
+                        + " conflicts with hashTag(true) on the same builder;");
         assertThatThrownBy(() -> RedisStore.builder().url("redis://localhost:1").sentinelCredentials(null, "s").build())
                 .isInstanceOf(ConfigException.class).hasMessageContaining("redis-sentinel:// URL");
     }
@@ -131,10 +168,13 @@ class RedisUrlTest {
         }
         assertThatThrownBy(() -> RedisStore.builder().url("redis://localhost:1?timeout=250ms")
                 .timeout(Duration.ofSeconds(1)).build()).isInstanceOf(ConfigException.class)
-                .hasMessage("store: the URL sets the timeout and so does the builder (timeout(1000 ms)); expected one of"
-                        + " them, got \"redis://localhost:1?timeout=250ms\"");
-        assertThatThrownBy(() -> RedisStore.builder().url("redis://localhost:1?pool-size=3").poolSize(4).build())
-                .isInstanceOf(ConfigException.class).hasMessageContaining("the URL sets the pool size");
+                .hasMessage("url(...): option \"timeout=250ms\" conflicts with timeout(1000 ms) on the same builder;"
+                        + " expected the setting in one of them (or the same value in both), got"
+                        + " \"redis://localhost:1?timeout=250ms\"");
+        assertThatThrownBy(() -> RedisStore.builder().url("redis://u:s3cret@localhost:1?pool-size=3").poolSize(4).build())
+                .isInstanceOf(ConfigException.class).hasMessage("url(...): option \"pool-size=3\" conflicts with"
+                        + " poolSize(4) on the same builder; expected the setting in one of them (or the same value in"
+                        + " both), got \"redis://u:***@localhost:1?pool-size=3\"");
     }
 
     @Test
@@ -195,8 +235,28 @@ class RedisUrlTest {
     @Test
     void applicationTimeFalseAndTimeApplicationOnTheUrlConflict() {
         assertThatThrownBy(() -> RedisStore.builder().url("redis://localhost:1?time=application").applicationTime(false)
-                .build()).isInstanceOf(ConfigException.class).hasMessageContaining("expected one of them");
+                .build()).isInstanceOf(ConfigException.class).hasMessageStartingWith("url(...): option"
+                        + " \"time=application\" conflicts with applicationTime(false) on the same builder;");
         RedisStore.builder().url("redis://localhost:1?time=application").applicationTime(true).build().close();
+    }
+
+    @Test
+    void sentinelsThatCannotBeReachedAreReportedFirstAsSuchThenAsAPossiblePasswordOfTheirOwn() throws Exception {
+        // Jedis says "All sentinels down" whether nothing listens or the sentinels refused to authenticate
+        int port = io.sluice.core.testing.RedisProcess.freePort();      // nothing listens there
+        String url = "redis-sentinel://127.0.0.1:" + port + "/mymaster?timeout=500ms";
+        String said = "All sentinels down, cannot determine where mymaster is running. Are the sentinels running and"
+                + " reachable at 127.0.0.1:" + port + "? If they are and require a password of their own (requirepass in"
+                + " sentinel.conf), give it with sentinelCredentials(user, password) on RedisStore.builder(), in a Store"
+                + " or client the application produces; a URL has no place for it.";
+        try (io.sluice.core.testing.LogCapture log = new io.sluice.core.testing.LogCapture(RedisStore.class.getName());
+                RedisStore store = RedisStore.builder().url(url).build()) {
+            assertThat(log.warnings()).containsExactly("the Redis store (" + url + ") cannot be reached at start-up;"
+                    + " requests fall back as their rules' on-store-failure says until it can: " + said);
+            assertThatThrownBy(() -> store.evaluate(java.util.List.of(Check.of("r", "k", io.sluice.core.Policy.parse("1/s"),
+                    1)), io.sluice.core.testing.ManualTimeSource.START_MICROS)).isInstanceOf(StoreException.class)
+                    .hasMessage("cannot reach the Redis store (" + url + "): " + said);
+        }
     }
 
     @Test
@@ -211,10 +271,25 @@ class RedisUrlTest {
     @ValueSource(strings = {"PT0.0005S", "PT0S", "PT-1S", "PT60.001S"})
     void aTimeoutOutside1MsTo60SIsRefused(String duration) {
         assertThatThrownBy(() -> RedisStore.builder().timeout(Duration.parse(duration)))
-                .isInstanceOf(ConfigException.class).hasMessageStartingWith("redis-timeout: expected between 1 ms and 60 s");
+                .isInstanceOf(ConfigException.class).hasMessage("timeout(...): expected a duration between 1 ms and"
+                        + " 60 s, such as timeout(Duration.ofMillis(200)), got \"" + Duration.parse(duration) + "\"");
         assertThatThrownBy(() -> RedisStore.builder().timeout(Duration.ofSeconds(Long.MAX_VALUE)))
                 .as("not an ArithmeticException").isInstanceOf(ConfigException.class);
         assertThat(RedisStore.builder().timeout(Duration.ofMillis(1))).isNotNull();
+    }
+
+    @Test
+    void aBadPrefixOrPoolSizeIsNamedByTheBuildersMethod() {
+        assertThatThrownBy(() -> RedisStore.builder().prefix("a:b")).isInstanceOf(ConfigException.class)
+                .hasMessage("prefix(...): expected 1 to 32 letters, digits, '.', '_' or '-', such as prefix(\"orders\"),"
+                        + " got \"a:b\"");
+        assertThatThrownBy(() -> RedisStore.builder().prefix(null)).isInstanceOf(ConfigException.class)
+                .hasMessageEndingWith("got nothing");
+        for (int size : new int[] {0, -1, 10_001}) {
+            assertThatThrownBy(() -> RedisStore.builder().poolSize(size)).isInstanceOf(ConfigException.class)
+                    .hasMessage("poolSize(...): expected a whole number of connections between 1 and 10000, such as"
+                            + " poolSize(32), got \"" + size + "\"");
+        }
     }
 
     @ParameterizedTest
@@ -273,8 +348,8 @@ class RedisUrlTest {
     @Test
     void aUrlsTimeOptionIsNotOverriddenUnsaid() {
         assertThatThrownBy(() -> RedisStore.builder().url("redis://localhost:1?time=redis").applicationTime(true).build())
-                .isInstanceOf(ConfigException.class).hasMessageStartingWith("store: ")
-                .hasMessageContaining("applicationTime(true)");
+                .isInstanceOf(ConfigException.class).hasMessageStartingWith("url(...): option \"time=redis\""
+                        + " conflicts with applicationTime(true) on the same builder;");
         RedisStore.builder().url("redis://localhost:1?time=application").applicationTime(true).build().close();
     }
 
@@ -283,9 +358,15 @@ class RedisUrlTest {
         try (redis.clients.jedis.RedisClient own = redis.clients.jedis.RedisClient.builder().hostAndPort("localhost", 1)
                 .build()) {
             assertThatThrownBy(() -> RedisStore.builder().client(own).timeout(Duration.ofSeconds(1)).build())
-                    .isInstanceOf(ConfigException.class).hasMessageStartingWith("redis-timeout: applies to the connections");
+                    .isInstanceOf(ConfigException.class).hasMessage("timeout(...): applies to the connections the"
+                            + " store opens, not to an application's client(...), which has timeouts of its own (set on"
+                            + " the client, such as DefaultJedisClientConfig.builder().socketTimeoutMillis(200));"
+                            + " expected no timeout(...) with client(...), got \"PT1S\"");
             assertThatThrownBy(() -> RedisStore.builder().client(own).poolSize(4).build())
-                    .isInstanceOf(ConfigException.class).hasMessageStartingWith("redis-pool-size: applies to the connections");
+                    .isInstanceOf(ConfigException.class).hasMessage("poolSize(...): applies to the connections the"
+                            + " store opens, not to an application's client(...), which has a pool of its own (set on the"
+                            + " client, such as a ConnectionPoolConfig with setMaxTotal(32)); expected no poolSize(...)"
+                            + " with client(...), got \"4\"");
             RedisStore.builder().client(own).prefix("app").hashTag(true).build().close();
         }
     }
