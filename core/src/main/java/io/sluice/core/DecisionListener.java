@@ -16,6 +16,17 @@ public interface DecisionListener {
      */
     void onDecision(RequestView request, Decision decision, Event event);
 
+    /**
+     * The rules in force changed: a {@link io.sluice.core.http.FrontDoor} loaded a changed rules file. Called once per
+     * reload that loaded rules, on the thread that reloaded, after the new rules are in force; a decision made under
+     * the previous rules may still reach {@link #onDecision} just after. An {@link Engine} built with its own rules
+     * never calls it. An exception it throws is logged and otherwise ignored. Default: nothing.
+     *
+     * @param before the rules in force until now
+     * @param after the rules in force from now on
+     */
+    default void onRulesChanged(java.util.List<Rule> before, java.util.List<Rule> after) {}
+
     /** The kinds of decision a listener sees. */
     enum Event {
         /** Allowed by the store. */

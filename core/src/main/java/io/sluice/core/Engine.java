@@ -102,8 +102,21 @@ public final class Engine implements AutoCloseable {
 
     /** Decides a request under the given rules (for example those a JAX-RS annotation selects). */
     public Decision check(RequestView request, List<Rule> candidates) {
+        return check(request, candidates, null);
+    }
+
+    /**
+     * {@link #check(RequestView, List)}, with the caller's last word on a decision that admits the request after a
+     * delay (queue mode, {@code max-wait}): {@code queue} may refuse to queue it (the servlet filter holding as many
+     * requests queued as it may). The listeners see the decision it answers, so such a refusal is reported once, as
+     * the denial the client gets, and the leases the admitted decision held are released here.
+     *
+     * @param queue asked about each decision that is allowed with {@link Decision#delayMicros()} &gt; 0, and about no
+     *     other; null queues every such request
+     */
+    public Decision check(RequestView request, List<Rule> candidates, QueueGate queue) {
         if (candidates.size() == 1) {
-            return checkOne(request, candidates.get(0));
+            return checkOne(request, candidates.get(0), queue);
         }
         List<Rule> applied = new ArrayList<>(candidates.size());
         List<Check> checks = new ArrayList<>(candidates.size());
@@ -117,13 +130,43 @@ public final class Engine implements AutoCloseable {
         if (checks.isEmpty()) {
             return Decision.NO_RULES;
         }
-        return check(request, applied, checks);
+        return check(request, applied, checks, queue);
     }
 
     /** The common case of one rule, without the lists of several. */
-    private Decision checkOne(RequestView request, Rule rule) {
+    private Decision checkOne(RequestView request, Rule rule, QueueGate queue) {
         Check check = checkOf(request, rule);
-        return check == null ? Decision.NO_RULES : check(request, List.of(rule), List.of(check));
+        return check == null ? Decision.NO_RULES : check(request, List.of(rule), List.of(check), queue);
+    }
+
+    /**
+     * A front door's last word on a decision that admits a request after a delay, before any listener sees it: see
+     * {@link Engine#check(RequestView, List, QueueGate)}.
+     */
+    @FunctionalInterface
+    public interface QueueGate {
+
+        /**
+         * @param request the request
+         * @param admitted allowed, with {@link Decision#delayMicros()} &gt; 0
+         * @return {@code admitted} itself to queue the request, or the decision that takes its place (a denial)
+         */
+        Decision admit(RequestView request, Decision admitted);
+    }
+
+    /**
+     * @return {@code decision}, or what {@code queue} answers in its place when it admits the request after a delay;
+     *     the leases of a decision replaced are released
+     */
+    private Decision queued(RequestView request, Decision decision, QueueGate queue) {
+        if (queue == null || !decision.allowed() || decision.delayMicros() == 0) {
+            return decision;
+        }
+        Decision answer = queue.admit(request, decision);
+        if (answer != decision) {
+            release(decision);      // refused: it holds nothing
+        }
+        return answer;
     }
 
     /** @return the check of {@code rule} for {@code request}; null when the rule does not apply to it */
@@ -143,7 +186,7 @@ public final class Engine implements AutoCloseable {
         return new Check(rule.name(), key, policy, rule.cost(), rule.shadow(), leaseId);
     }
 
-    private Decision check(RequestView request, List<Rule> applied, List<Check> checks) {
+    private Decision check(RequestView request, List<Rule> applied, List<Check> checks, QueueGate queue) {
         long resetsBefore = resets.get();       // before anything is read: see forgetIfReset
         long now = time.nowMicros();
         // every rule known to deny now, blocked by a penalty or remembered denied, so that the answer's retry time is
@@ -163,7 +206,8 @@ public final class Engine implements AutoCloseable {
             return notify(request, known, DecisionListener.Event.DENIED_FROM_CACHE);
         }
         if (!breaker.tryAcquire()) {
-            return notify(request, onStoreFailure(applied, checks, now), DecisionListener.Event.STORE_FAILURE);
+            return notify(request, queued(request, onStoreFailure(applied, checks, now), queue),
+                    DecisionListener.Event.STORE_FAILURE);
         }
         List<Outcome> outcomes;
         boolean[] chargedAtCheck = countsByOutcome(applied) ? new boolean[checks.size()] : null;
@@ -178,7 +222,8 @@ public final class Engine implements AutoCloseable {
             // breaker's probe taken for good
             storeFailed(e);
             orphan(checks);
-            return notify(request, onStoreFailure(applied, checks, now), DecisionListener.Event.STORE_FAILURE);
+            return notify(request, queued(request, onStoreFailure(applied, checks, now), queue),
+                    DecisionListener.Event.STORE_FAILURE);
         } catch (Error e) {
             breaker.onFailure(e);        // not left half-open with its probe taken for good
             throw e;
@@ -191,6 +236,8 @@ public final class Engine implements AutoCloseable {
             decision = penalties.remember(checks, decision, now);
             forgetIfReset(checks, resetsBefore);
         }
+        // after the store's denials are remembered: a refusal to queue is the front door's, not the store's
+        decision = queued(request, decision, queue);
         return notify(request, decision, decision.allowed()
                 ? decision.shadowDenied() ? DecisionListener.Event.SHADOW_DENIED : DecisionListener.Event.ALLOWED
                 : DecisionListener.Event.DENIED);

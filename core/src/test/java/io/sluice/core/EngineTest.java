@@ -406,4 +406,55 @@ class EngineTest {
         assertThat(engine.inspect("per-ip", "a", null).remaining()).isEqualTo(8);
         assertThat(engine.inspect("failed-logins", "a", null).remaining()).isZero();
     }
+
+    /**
+     * A front door that refuses to queue a request admitted after a delay (its queue full): the listeners see that
+     * denial once, not the admission, and the leases the admitted decision held are released.
+     */
+    @Test
+    void aRequestTheQueueGateRefusesIsReportedAsDeniedOnceAndHoldsNoLease() {
+        List<DecisionListener.Event> events = new java.util.ArrayList<>();
+        List<Decision> seen = new java.util.ArrayList<>();
+        Engine engine = Engine.builder().timeSource(time).store(MemoryStore.builder().timeSource(time).build())
+                .rule(Rule.builder("queue").policy("1/1m burst 2 max-wait 5m").key(RequestView::remoteAddress).build())
+                .rule(Rule.builder("in-flight").policy(Policy.concurrent(1)).key(request -> "global").build())
+                .listener((request, decision, event) -> {
+                    events.add(event);
+                    seen.add(decision);
+                })
+                .build();
+        List<Decision> asked = new java.util.ArrayList<>();
+        Engine.QueueGate full = (request, admitted) -> {
+            asked.add(admitted);
+            Outcome o = admitted.binding().outcome();
+            return Decision.of(List.of(new RuleOutcome(admitted.binding().rule(), admitted.binding().policy(),
+                    Outcome.deny(o.limit(), o.remaining(), o.resetAfterMicros(), admitted.delayMicros()),
+                    RuleOutcome.Source.STORE)), List.of(), admitted.atMicros());
+        };
+
+        Decision first = engine.check(get("/", "1.2.3.4"), engine.rules(), full);
+        engine.release(first);
+        Decision refused = engine.check(get("/", "1.2.3.4"), engine.rules(), full);
+
+        assertThat(first.allowed()).as("its turn now: the gate is not asked").isTrue();
+        assertThat(asked).singleElement().satisfies(admitted -> {
+            assertThat(admitted.allowed()).isTrue();
+            assertThat(admitted.delayMicros()).isEqualTo(60_000_000);
+            assertThat(admitted.leases()).hasSize(1);
+        });
+        assertThat(refused.allowed()).isFalse();
+        assertThat(refused.retryAfterMicros()).isEqualTo(60_000_000);
+        assertThat(events).containsExactly(DecisionListener.Event.ALLOWED, DecisionListener.Event.DENIED);
+        assertThat(seen.get(1)).isSameAs(refused);
+        assertThat(engine.inspect("in-flight", "global", null).remaining()).as("the refused request's lease released")
+                .isEqualTo(1);
+
+        Decision queued = engine.check(get("/", "5.6.7.8"), engine.rules(), (request, admitted) -> admitted);
+        assertThat(queued.allowed()).as("another client, its turn now").isTrue();
+        engine.release(queued);
+        Decision waits = engine.check(get("/", "5.6.7.8"), engine.rules(), (request, admitted) -> admitted);
+        assertThat(waits.delayMicros()).as("queued: the gate answered the admission itself").isEqualTo(60_000_000);
+        assertThat(waits.leases()).hasSize(1);
+        assertThat(events).endsWith(DecisionListener.Event.ALLOWED, DecisionListener.Event.ALLOWED);
+    }
 }

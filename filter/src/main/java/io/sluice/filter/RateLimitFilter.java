@@ -1,7 +1,9 @@
 package io.sluice.filter;
 
 import io.sluice.core.Decision;
+import io.sluice.core.Engine;
 import io.sluice.core.Outcome;
+import io.sluice.core.RequestView;
 import io.sluice.core.RuleOutcome;
 import io.sluice.core.cdi.CdiIntegration;
 import io.sluice.core.config.ConfigException;
@@ -79,6 +81,8 @@ public class RateLimitFilter implements Filter {
     private final java.util.concurrent.atomic.AtomicBoolean warnedBlocking = new java.util.concurrent.atomic.AtomicBoolean();
     private volatile FrontDoor door;
     private volatile boolean ownsDoor;
+    /** Asked by the engine about a request admitted after a delay, before its listeners see the decision. */
+    private final Engine.QueueGate queueGate = this::queueOrRefuse;
 
     /** A filter on the system clock. */
     public RateLimitFilter() {
@@ -173,13 +177,8 @@ public class RateLimitFilter implements Filter {
             return;
         }
         ServletRequestView view = new ServletRequestView(request, response);
-        Decision decision = door.check(view);
+        Decision decision = door.check(view, queueGate);       // refused to queue when full: a denial from then on
         boolean queues = decision.allowed() && decision.delayMicros() > 0 && request.isAsyncSupported();
-        // a bound, not a reservation: requests deciding at the same instant may each find the last place free
-        if (queues && queued.get() >= maxQueued) {
-            door.release(decision);               // refused: it holds nothing, and counts as no response of its own
-            decision = queueFull(decision);
-        }
         request.setAttribute(FrontDoor.DECISION_ATTRIBUTE, decision);
         if (decision.allowed()) {
             door.allowedHeaders(decision, view, view);       // the headers straight onto the response, no Reply
@@ -270,6 +269,19 @@ public class RateLimitFilter implements Filter {
             response.setStatus(HttpServletResponse.SC_SERVICE_UNAVAILABLE);
             response.setContentLength(0);
         }
+    }
+
+    /**
+     * @return {@code admitted}, to be queued; or, when it would be queued (the chain is async-supported) and
+     *     {@link #maxQueued} requests wait already, its refusal ({@link #queueFull}). Decided before the engine's
+     *     listeners see the decision, so that metrics and the CDI {@code RateLimitedEvent} count the 429 the client
+     *     gets, once, and the engine releases the leases {@code admitted} held (a refused request counts as no
+     *     response of its own).
+     */
+    private Decision queueOrRefuse(RequestView view, Decision admitted) {
+        // a bound, not a reservation: requests deciding at the same instant may each find the last place free
+        return view instanceof ServletRequestView servlet && servlet.asyncSupported() && queued.get() >= maxQueued
+                ? queueFull(admitted) : admitted;
     }
 
     /**

@@ -30,6 +30,11 @@ final class ServletRequestView implements RequestView, Responder.HeaderSink {
         this.response = response;
     }
 
+    /** @return whether the request may be put in asynchronous mode: the filter queues it then, rather than waiting */
+    boolean asyncSupported() {
+        return request.isAsyncSupported();
+    }
+
     @Override
     public void add(String name, String value) {
         response.addHeader(name, value);

@@ -112,6 +112,27 @@ class QueueIT {
     }
 
     /**
+     * A request refused because the queue is full (here it holds none) holds no concurrency lease: the engine, asked
+     * by the filter before it reports the decision, releases the lease the admission took.
+     */
+    @Test
+    void aRequestRefusedBecauseTheQueueIsFullHoldsNoLease() throws Exception {
+        java.nio.file.Path file = queueAndOneInFlight();
+        try (FilterServer server = FilterServer.start(Map.of("rules", file.toString()), 0)) {
+            server.client().get("/").then().statusCode(200);
+            awaitNothingInFlight(server);
+            server.clock.advance(Duration.ofMillis(100));
+            server.client().get("/").then().statusCode(200);         // its turn already: no wait
+            awaitNothingInFlight(server);
+            server.client().get("/").then().statusCode(429).header("Retry-After", "1");   // would wait 100 ms
+            assertThat(server.scheduler.pending()).as("not queued").isZero();
+            awaitNothingInFlight(server);
+        } finally {
+            java.nio.file.Files.deleteIfExists(file);
+        }
+    }
+
+    /**
      * A queued request dispatched to a servlet that starts an async cycle of its own: its lease is held through that
      * cycle too, and released when the servlet completes it.
      */

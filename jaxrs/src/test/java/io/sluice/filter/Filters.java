@@ -11,4 +11,9 @@ public final class Filters {
     public static RateLimitFilter onClock(TimeSource time) {
         return new RateLimitFilter(time);
     }
+
+    /** @return a servlet filter deciding on {@code time}, holding at most {@code maxQueued} requests queued at once */
+    public static RateLimitFilter onClock(TimeSource time, int maxQueued) {
+        return new RateLimitFilter(time, null, maxQueued);
+    }
 }

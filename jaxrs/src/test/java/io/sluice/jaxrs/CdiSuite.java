@@ -219,4 +219,26 @@ abstract class CdiSuite {
             server.client().get("/api/hello").then().statusCode(429);
         }
     }
+
+    /**
+     * The servlet filter refuses to queue a request when as many wait as it may hold (here none): that 429 fires a
+     * {@link RateLimitedEvent} like any other, once, although the engine had admitted the request after a delay.
+     */
+    @Test
+    void aRequestTheServletFilterRefusesToQueueFiresTheEvent() throws Exception {
+        try (WeldContainer container = weld(CdiBeans.Denials.class);
+                JaxrsServer server = start(container, new JaxrsServer.Setup()
+                        .servletFilter(Map.of("limit", "1/1h burst 2 max-wait 2h", "name", "queue"))
+                        .servletFilterQueue(0))) {
+            server.client().get("/plain/x").then().statusCode(200);
+            server.client().get("/plain/x").then().statusCode(429).header("Retry-After", "3600");   // would wait 1 h
+
+            assertThat(container.select(CdiBeans.Denials.class).get().seen()).singleElement().satisfies(denial -> {
+                assertThat(denial.rule()).isEqualTo("queue");
+                assertThat(denial.retryAfterMicros()).isEqualTo(3_600_000_000L);
+                assertThat(denial.storeUnavailable()).isFalse();
+                assertThat(denial.path()).isEqualTo("/plain/x");
+            });
+        }
+    }
 }

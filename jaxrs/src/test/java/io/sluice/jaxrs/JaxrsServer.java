@@ -39,6 +39,8 @@ final class JaxrsServer implements AutoCloseable {
     static final class Setup {
         final Map<String, Object> properties = new HashMap<>();
         Map<String, String> servletFilter;
+        /** The most requests the servlet filter holds queued; negative: its default, and not async-supported. */
+        int servletFilterMaxQueued = -1;
         SluiceConfig config;
         boolean scanFeature;
         final Set<Class<?>> classes = new HashSet<>(Resources.ALL);
@@ -53,6 +55,12 @@ final class JaxrsServer implements AutoCloseable {
         /** Installs the servlet filter with these init parameters in front of everything. */
         Setup servletFilter(Map<String, String> parameters) {
             this.servletFilter = parameters;
+            return this;
+        }
+
+        /** Makes the servlet filter async-supported (it queues), holding at most {@code maxQueued} requests queued. */
+        Setup servletFilterQueue(int maxQueued) {
+            this.servletFilterMaxQueued = maxQueued;
             return this;
         }
 
@@ -77,9 +85,11 @@ final class JaxrsServer implements AutoCloseable {
         server.addConnector(connector);
         ServletContextHandler context = new ServletContextHandler("/app");
         if (setup.servletFilter != null) {
-            RateLimitFilter filter = Filters.onClock(clock);
+            RateLimitFilter filter = setup.servletFilterMaxQueued < 0 ? Filters.onClock(clock)
+                    : Filters.onClock(clock, setup.servletFilterMaxQueued);
             FilterHolder holder = new FilterHolder(filter);
             holder.setName("sluice");
+            holder.setAsyncSupported(setup.servletFilterMaxQueued >= 0);
             holder.setInitParameters(setup.servletFilter);
             context.addFilter(holder, "/*", EnumSet.of(DispatcherType.REQUEST));
         }

@@ -5,6 +5,7 @@ import java.io.IOException;
 import java.lang.System.Logger.Level;
 import java.util.Objects;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.BiConsumer;
 import java.util.function.Function;
 import java.util.function.Supplier;
 
@@ -27,6 +28,7 @@ public final class ReloadingRules implements Supplier<RuleSet> {
     private final TimeSource time;
     private final AtomicLong lastCheckMicros;
     private volatile RuleSet current;
+    private final BiConsumer<RuleSet, RuleSet> reloaded;
     private volatile Object stamp;
     /** The last failure to examine the file, logged once: null while it can be examined. */
     private volatile String lastFailure;
@@ -45,6 +47,17 @@ public final class ReloadingRules implements Supplier<RuleSet> {
      */
     public ReloadingRules(String parameter, RulesSource source, Function<String, RuleSet> parser, long intervalMicros,
             TimeSource time) {
+        this(parameter, source, parser, intervalMicros, time, (before, after) -> {});
+    }
+
+    /**
+     * {@link #ReloadingRules(String, RulesSource, Function, long, TimeSource)}, telling {@code reloaded} of every
+     * reload that loads rules: with the rules in force until then and those in force from then on, once the new ones
+     * are, on the thread that reloaded and before another reload can start.
+     */
+    public ReloadingRules(String parameter, RulesSource source, Function<String, RuleSet> parser, long intervalMicros,
+            TimeSource time, BiConsumer<RuleSet, RuleSet> reloaded) {
+        this.reloaded = reloaded;
         this.source = source;
         this.parser = parser;
         this.intervalMicros = intervalMicros;
@@ -122,6 +135,8 @@ public final class ReloadingRules implements Supplier<RuleSet> {
             return false;
         }
         stamp = now;      // a bad version is reported once, not at every look
+        RuleSet before = current;
+        RuleSet next;
         try {
             String text = source.read();
             Object after;
@@ -134,16 +149,21 @@ public final class ReloadingRules implements Supplier<RuleSet> {
                 stamp = null;             // written to while read (in place, not renamed): read it again next time
                 return false;
             }
-            RuleSet next = parser.apply(text);
+            next = parser.apply(text);
             current = next;
-            LOG.log(Level.INFO, "rules reloaded from " + source.name() + ": " + next.rules().size() + " rule(s) "
-                    + next.summary());
-            return true;
         } catch (RuntimeException | IOException e) {     // a bug in parsing must not fail requests either
             LOG.log(Level.WARNING, "rules file " + source.name() + " changed but is invalid; keeping the previous "
                     + current.rules().size() + " rule(s) " + current.names() + ": " + e.getMessage());
             return false;
         }
+        LOG.log(Level.INFO, "rules reloaded from " + source.name() + ": " + next.rules().size() + " rule(s) "
+                + next.summary());
+        try {
+            reloaded.accept(before, next);
+        } catch (RuntimeException e) {      // loaded all the same: the new rules are in force
+            LOG.log(Level.WARNING, "rules reloaded from " + source.name() + ", but telling of it failed", e);
+        }
+        return true;
     }
 
     /** @return where the rules come from */

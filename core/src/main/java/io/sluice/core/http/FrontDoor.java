@@ -96,11 +96,13 @@ public final class FrontDoor implements AutoCloseable {
      *
      * @param store the store to decide in instead of the configured one, or null; the application keeps owning it:
      *     {@link #close()} does not close it
-     * @param listeners see every decision, after the shadow-mode report
+     * @param listeners see every decision, after the shadow-mode report, and every reload of the rules file
+     *     ({@link DecisionListener#onRulesChanged})
      */
     public static FrontDoor open(SluiceConfig config, TimeSource time, Store store, List<DecisionListener> listeners) {
         List<Consumer<RuleSet>> reloadChecks = new CopyOnWriteArrayList<>();
-        Supplier<RuleSet> rules = rules(config, time, reloadChecks);
+        // copied as a list that takes a null one: the engine's builder refuses it, naming it
+        Supplier<RuleSet> rules = rules(config, time, reloadChecks, new ArrayList<>(listeners));
         Store chosen = store != null ? store : store(config, time);
         Engine.Builder engine = Engine.builder()
                 .timeSource(time)
@@ -114,7 +116,8 @@ public final class FrontDoor implements AutoCloseable {
                 store == null, config.shadow());
     }
 
-    private static Supplier<RuleSet> rules(SluiceConfig config, TimeSource time, List<Consumer<RuleSet>> reloadChecks) {
+    private static Supplier<RuleSet> rules(SluiceConfig config, TimeSource time, List<Consumer<RuleSet>> reloadChecks,
+            List<DecisionListener> listeners) {
         if (config.rules() == null) {
             RuleSet only = compose(config, new RuleSet(List.of(), Allowlist.NONE));
             return () -> only;
@@ -126,7 +129,19 @@ public final class FrontDoor implements AutoCloseable {
                     reloadChecks.forEach(check -> check.accept(next));      // none yet at start-up
                     return next;
                 },
-                config.reloadIntervalMicros(), time);
+                config.reloadIntervalMicros(), time, (before, after) -> rulesChanged(listeners, before, after));
+    }
+
+    /** Tells each listener of a reload; one that throws is logged, and the others are told all the same. */
+    private static void rulesChanged(List<DecisionListener> listeners, RuleSet before, RuleSet after) {
+        for (DecisionListener listener : listeners) {
+            try {
+                listener.onRulesChanged(before.rules(), after.rules());
+            } catch (RuntimeException e) {      // a reload is rare: logged each time
+                LOG.log(Level.WARNING, "decision listener " + listener.getClass().getName()
+                        + " failed on the rules reloaded", e);
+            }
+        }
     }
 
     /** The rule of parameter {@code limit} first, then the file's; shadow forced when configured; allowlist applied. */
@@ -169,6 +184,19 @@ public final class FrontDoor implements AutoCloseable {
      * method's annotation rules, and leaves out rules the servlet filter already counted).
      */
     public Decision check(RequestView request, Function<RuleSet, List<Rule>> select) {
+        return check(request, select, null);
+    }
+
+    /**
+     * {@link #check(RequestView)} with a last word on a decision that admits the request after a delay: see
+     * {@link Engine#check(RequestView, List, Engine.QueueGate)}. The servlet filter refuses to queue a request when
+     * as many wait already as it may hold, and its listeners then see that 429, not an allowed request.
+     */
+    public Decision check(RequestView request, Engine.QueueGate queue) {
+        return check(request, RuleSet::rules, queue);
+    }
+
+    private Decision check(RequestView request, Function<RuleSet, List<Rule>> select, Engine.QueueGate queue) {
         try {
             if (excluded(request) || preflight(request)) {
                 return Decision.NO_RULES;
@@ -178,7 +206,7 @@ public final class FrontDoor implements AutoCloseable {
                     && current.allowlist().containsAddress(clientIp.resolve(request))) {
                 return Decision.NO_RULES;
             }
-            return engine.check(request, select.apply(current));
+            return engine.check(request, select.apply(current), queue);
         } catch (RuntimeException e) {
             logThrottled(checkFailures, Level.ERROR, "rate limiting failed unexpectedly; allowing the request", e);
             return Decision.NO_RULES;

@@ -2,6 +2,7 @@ package io.sluice.core.metrics;
 
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import io.sluice.core.Decision;
@@ -9,13 +10,19 @@ import io.sluice.core.DecisionListener;
 import io.sluice.core.Engine;
 import io.sluice.core.Outcome;
 import io.sluice.core.RequestView;
+import io.sluice.core.Rule;
 import io.sluice.core.RuleOutcome;
 import io.sluice.core.store.Check;
 import io.sluice.core.store.Lease;
 import io.sluice.core.store.Store;
 import io.sluice.core.time.TimeSource;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -32,6 +39,11 @@ import java.util.concurrent.TimeUnit;
  *   <li>{@code sluice.store.circuit} (gauge; 0 closed, 1 half-open, 2 open), through {@link #bindCircuit(Engine)}</li>
  * </ul>
  *
+ * <p>A rule a reloaded rules file no longer has loses its {@code sluice.decisions} meters at that reload (a listener of
+ * a {@link io.sluice.core.http.FrontDoor}: {@link #onRulesChanged}); a rule that stays, its policy changed or not,
+ * keeps them and counts on. A request decided under the removed rule just before the reload is not counted, so that it
+ * does not register them again; a rule of that name added back later counts from zero.
+ *
  * <pre>
  * MicrometerMetrics metrics = new MicrometerMetrics(registry);
  * Engine engine = Engine.builder().store(metrics.instrument(store)).listener(metrics)...build();
@@ -47,6 +59,13 @@ public final class MicrometerMetrics implements DecisionListener {
     private final Counter cacheHits;
     private final Counter storeFailures;
     private final Timer storeLatency;
+    /**
+     * The rules reloads removed, by name, the very rule objects: a decision under one of them (made just before its
+     * reload) is not counted, as it would register the meters removed again. Replaced whole by each reload that
+     * changes it; empty (a read and nothing else per decision) until a reload removes a rule. Bounded by the rule
+     * names ever configured.
+     */
+    private volatile Map<String, Rule> retired = Map.of();
 
     public MicrometerMetrics(MeterRegistry registry) {
         this.registry = registry;
@@ -65,8 +84,53 @@ public final class MicrometerMetrics implements DecisionListener {
         } else if (event == Event.STORE_FAILURE) {
             storeFailures.increment();
         }
+        Map<String, Rule> removed = retired;
         for (RuleOutcome o : decision.outcomes()) {
+            if (!removed.isEmpty() && removed.get(o.rule().name()) == o.rule()) {
+                continue;
+            }
             registry.counter("sluice.decisions", "rule", o.rule().name(), "outcome", outcome(o)).increment();
+        }
+        if (retired != removed) {
+            removeRetiredMeters(decision);       // a reload removed a rule meanwhile: it may have been after the count
+        }
+    }
+
+    /**
+     * Removes the {@code sluice.decisions} meters of the rules the reloaded file no longer has, and counts no decision
+     * made under them from now on; a rule that stays (its policy changed or not) keeps its meters. A name in force
+     * again counts again (from zero).
+     */
+    @Override
+    public synchronized void onRulesChanged(List<Rule> before, List<Rule> after) {
+        Set<String> inForce = new HashSet<>();
+        after.forEach(r -> inForce.add(r.name()));
+        Map<String, Rule> next = new HashMap<>(retired);
+        next.keySet().removeAll(inForce);
+        List<String> removed = new ArrayList<>();
+        for (Rule r : before) {
+            if (!inForce.contains(r.name())) {
+                next.put(r.name(), r);
+                removed.add(r.name());
+            }
+        }
+        retired = Map.copyOf(next);           // first: a decision that reads it from now on registers nothing again
+        removed.forEach(this::removeMeters);
+    }
+
+    /** After a count that a reload may have overtaken: removes the meters of the rules of {@code decision} retired. */
+    private void removeRetiredMeters(Decision decision) {
+        Map<String, Rule> removed = retired;
+        for (RuleOutcome o : decision.outcomes()) {
+            if (removed.get(o.rule().name()) == o.rule()) {
+                removeMeters(o.rule().name());
+            }
+        }
+    }
+
+    private void removeMeters(String rule) {
+        for (Meter m : registry.find("sluice.decisions").tag("rule", rule).meters()) {
+            registry.remove(m);
         }
     }
 
