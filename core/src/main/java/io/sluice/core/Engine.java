@@ -7,6 +7,7 @@ import io.sluice.core.store.Lease;
 import io.sluice.core.store.MemoryStore;
 import io.sluice.core.store.Store;
 import io.sluice.core.store.StoreException;
+import io.sluice.core.time.LogText;
 import io.sluice.core.time.LogThrottle;
 import io.sluice.core.time.TimeSource;
 import java.lang.System.Logger.Level;
@@ -368,8 +369,8 @@ public final class Engine implements AutoCloseable {
             breaker.onSuccess();
         } catch (RuntimeException e) {
             storeFailed(e);
-            warnThrottled("could not charge " + charges.size() + " rule(s) that count by outcome: " + e.getMessage(), e,
-                    now);
+            warnThrottled("could not charge " + charges.size() + " rule(s) that count by outcome: "
+                    + LogText.safe(e.getMessage()), e, now);
         } catch (Error e) {
             breaker.onFailure(e);        // as in check: not left half-open with its probe taken for good
             throw e;
@@ -435,7 +436,8 @@ public final class Engine implements AutoCloseable {
             if (!orphanFailureLogged) {           // once until a release succeeds: it is tried every second
                 orphanFailureLogged = true;
                 LOG.log(Level.WARNING, "could not release " + batch.size() + " concurrency lease(s) of failed store"
-                        + " calls; trying again every second until the store takes them (or they expire): " + e);
+                        + " calls; trying again every second until the store takes them (or they expire): "
+                        + LogText.summary(e));
             }
             orphansRetryAt = now + ORPHAN_RETRY_MICROS;
             batch.forEach(this::keepOrphan);
@@ -575,14 +577,15 @@ public final class Engine implements AutoCloseable {
                 decision.leases().forEach(this::keepOrphan);     // released before a later store call
             }
             warnThrottled("could not release " + decision.leases().size()
-                    + " concurrency lease(s); they are released before a later store call (or expire): " + e.getMessage(),
-                    e, now);
+                    + " concurrency lease(s); they are released before a later store call (or expire): "
+                    + LogText.safe(e.getMessage()), e, now);
         }
     }
 
     /**
      * Logs a failure of a release or a charge at most once a minute, with the count of those not logged since: while
-     * the store is down every completing request would log one.
+     * the store is down every completing request would log one. The store's message in {@code message} must be
+     * {@link LogText#safe(String) safe} already: it may quote a key, which a client chose.
      */
     private void warnThrottled(String message, RuntimeException e, long now) {
         // a store's bug with its stack trace; a StoreException (the store unreachable) says enough in its message

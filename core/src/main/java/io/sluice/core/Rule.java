@@ -3,6 +3,7 @@ package io.sluice.core;
 import io.sluice.core.config.ConfigException;
 import io.sluice.core.key.KeyResolver;
 import io.sluice.core.key.KeyResolvers;
+import io.sluice.core.time.LogText;
 import io.sluice.core.time.LogThrottle;
 import java.util.Map;
 import java.util.Set;
@@ -145,7 +146,8 @@ public record Rule(
 
     /**
      * Logs a resolver's exception at most once a minute per rule and kind (key or tier), with its stack trace and how
-     * many went unlogged since: a hostile request may cause many.
+     * many went unlogged since: a hostile request may cause many. Its messages may quote the request (an application's
+     * resolver parsing a header as a number), so they are logged {@link LogText#safe(Throwable) safe}.
      */
     private static final class ResolverFailures {
         private static final System.Logger LOG = System.getLogger(Rule.class.getName());
@@ -163,7 +165,7 @@ public record Rule(
             LOG.log(System.Logger.Level.WARNING, "rule \"" + rule + "\": the " + what + " resolver threw; "
                     + (what.equals("key") ? "such requests count under the resolver's keyOnFailure (" + FAILED_KEY
                             + ", per client for a key from configuration)" : "the rule's own policy applies") + " (logged at most once a minute; " + skipped
-                    + " not logged since the last)", e);
+                    + " not logged since the last)", LogText.safe(e));
         }
     }
 

@@ -4,6 +4,7 @@ import io.sluice.core.Outcome;
 import io.sluice.core.http.FrontDoor;
 import io.sluice.core.key.KeyResolvers;
 import io.sluice.core.store.StoreException;
+import io.sluice.core.time.LogText;
 import jakarta.servlet.ServletException;
 import jakarta.servlet.http.HttpServlet;
 import jakarta.servlet.http.HttpServletRequest;
@@ -137,11 +138,12 @@ public class AdminServlet extends HttpServlet {
 
     /**
      * The store cannot be reached: 503 with a retry hint, not a 500. The store's message (its address, the client
-     * library's error) goes to the log, not to the response.
+     * library's error) goes to the log, not to the response, {@link LogText#safe(String) safe}: it may quote the key
+     * of the request.
      */
     private static void storeUnavailable(HttpServletResponse response, StoreException e) throws IOException {
         LOG.log(System.Logger.Level.WARNING, "Sluice admin endpoint: the rate-limit store is unavailable: "
-                + e.getMessage());
+                + LogText.safe(e.getMessage()));
         response.setHeader("Retry-After", "1");
         json(response, 503, "{\"error\":\"the rate-limit store is unavailable\"}");
     }

@@ -5,10 +5,28 @@ import static org.hamcrest.Matchers.containsString;
 import static org.hamcrest.Matchers.equalTo;
 import static org.hamcrest.Matchers.not;
 
+import static io.restassured.RestAssured.given;
+
 import io.restassured.specification.RequestSpecification;
+import io.sluice.core.config.Parameters;
+import io.sluice.core.config.SluiceConfig;
+import io.sluice.core.http.FrontDoor;
 import io.sluice.core.store.MemoryStore;
+import io.sluice.core.store.Store;
+import io.sluice.core.store.StoreException;
+import io.sluice.core.testing.ForwardingStore;
+import io.sluice.core.testing.LogCapture;
+import io.sluice.core.testing.ManualTimeSource;
 import io.sluice.core.testing.RedisProcess;
+import jakarta.servlet.DispatcherType;
+import java.util.EnumSet;
+import java.util.List;
 import java.util.Map;
+import org.eclipse.jetty.ee10.servlet.FilterHolder;
+import org.eclipse.jetty.ee10.servlet.ServletContextHandler;
+import org.eclipse.jetty.ee10.servlet.ServletHolder;
+import org.eclipse.jetty.server.Server;
+import org.eclipse.jetty.server.ServerConnector;
 import org.junit.jupiter.api.Test;
 
 /** The opt-in admin endpoint: inspect and reset a key, only for an authenticated caller in the admin role. */
@@ -174,6 +192,45 @@ class AdminIT {
             server.client().header("X-Test-User", "ops").header("X-Test-Role", "sluice-admin")
                     .queryParam("rule", "per-ip").queryParam("key", "127.0.0.1").delete("/sluice-admin")
                     .then().statusCode(503).body(not(containsString(String.valueOf(closed))));
+        }
+    }
+
+    @Test
+    void aStoreFailureThatQuotesTheKeyAskedAboutIsLoggedEscapedAndBounded() throws Exception {
+        // an application's own store (produced through CDI, say) whose failures quote the key they were about
+        Store quoting = new ForwardingStore(MemoryStore.builder().build()) {
+            @Override
+            public void reset(String rule, String key) {
+                throw new StoreException("no shard answers for key " + key);
+            }
+        };
+        String hostile = "203.0.113.9\r\nFORGED WARNING: admin logged in\u001b[2J" + "x".repeat(6_000);
+        Server server = new Server();
+        ServerConnector connector = new ServerConnector(server);
+        connector.setHost("127.0.0.1");
+        connector.setPort(0);
+        server.addConnector(connector);
+        ServletContextHandler context = new ServletContextHandler("/app");
+        context.addFilter(new FilterHolder(new FilterServer.IdentityFilter()), "/*", EnumSet.of(DispatcherType.REQUEST));
+        context.addServlet(new ServletHolder(new AdminServlet()), "/sluice-admin");
+        server.setHandler(context);
+        try (FrontDoor door = FrontDoor.open(SluiceConfig.load(Parameters.of("sluice", Map.of("limit", "2/1m"), "test"),
+                        SluiceConfig.files()), new ManualTimeSource(), quoting, List.of());
+                LogCapture log = new LogCapture(AdminServlet.class.getName())) {
+            context.setAttribute(RateLimitFilter.contextAttribute("sluice"), door);     // as the filter does
+            server.start();
+            given().baseUri("http://127.0.0.1").port(connector.getLocalPort()).basePath("/app")
+                    .header("X-Test-User", "ops").header("X-Test-Role", "sluice-admin")
+                    .queryParam("rule", "per-ip").queryParam("key", hostile).delete("/sluice-admin")
+                    .then().statusCode(503);
+
+            assertThat(log.lines()).isNotEmpty();
+            assertThat(log.unsafeLines("FORGED", 1_000)).as("forged, unbounded or with an escape sequence").isEmpty();
+            assertThat(String.join("\n", log.lines())).contains("Sluice admin endpoint: the rate-limit store is"
+                    + " unavailable: no shard answers for key 203.0.113.9\\r\\nFORGED WARNING: admin logged in\\u001b[2Jxxx",
+                    "... (" + (25 + hostile.length()) + " characters)");
+        } finally {
+            server.stop();
         }
     }
 }

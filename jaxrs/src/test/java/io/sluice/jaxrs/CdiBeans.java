@@ -104,6 +104,19 @@ final class CdiBeans {
         }
     }
 
+    /**
+     * Produces a key resolver named "account": the number in query parameter {@code account}, parsed; for one that is
+     * not a number it throws, and the exception quotes the parameter as the client sent it.
+     */
+    @ApplicationScoped
+    public static class Accounts {
+        @Produces
+        @Named("account")
+        KeyResolver account() {
+            return request -> "acct-" + Long.parseLong(request.queryParameter("account"));
+        }
+    }
+
     /** Observes every denial. */
     @ApplicationScoped
     public static class Denials {

@@ -80,6 +80,27 @@ abstract class CdiSuite {
     }
 
     @Test
+    void theExceptionOfAKeyResolverThatQuotesAHostileRequestIsLoggedWithoutForgedLinesAndBounded() throws Exception {
+        // a rule name per implementation: a resolver's failures are logged at most once a minute per rule
+        String rule = "per-account-" + implementation().getClass().getSimpleName().toLowerCase(java.util.Locale.ROOT);
+        // a forged log line after CR LF, a terminal escape, and as much text as the request line takes
+        String hostile = "7\r\nFORGED WARNING: admin logged in\u001b[2J" + "x".repeat(6_000);
+        try (LogCapture log = new LogCapture(io.sluice.core.Rule.class.getName());
+                WeldContainer container = weld(CdiBeans.Stores.class, CdiBeans.Accounts.class);
+                JaxrsServer server = start(container, new JaxrsServer.Setup().servletFilter(
+                        Map.of("limit", "5/1h", "key", "account", "name", rule)))) {
+            server.client().queryParam("account", hostile).get("/api/hello").then().statusCode(200)
+                    .header("RateLimit-Policy", "\"" + rule + "\";q=5;w=3600");
+
+            assertThat(log.lines()).isNotEmpty();
+            assertThat(log.unsafeLines("FORGED", 1_000)).as("forged, unbounded or with an escape sequence").isEmpty();
+            assertThat(String.join("\n", log.lines())).contains("rule \"" + rule + "\": the key resolver threw",
+                    "java.lang.NumberFormatException: For input string: \"7\\r\\nFORGED WARNING: admin logged in"
+                            + "\\u001b[2Jxxx", "... (" + (hostile.length() + 20) + " characters)");
+        }
+    }
+
+    @Test
     void withoutProducedConfigurationTheProducedStoreAndKeyResolverAreUsed() throws Exception {
         JaxrsServer.Setup setup = new JaxrsServer.Setup();
         setup.classes.add(CdiBeans.TenantResource.class);

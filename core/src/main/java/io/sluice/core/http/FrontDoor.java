@@ -276,7 +276,8 @@ public final class FrontDoor implements AutoCloseable {
 
     /**
      * Logs an unexpected exception with its stack trace at most once a minute per kind, with the count of those not
-     * logged since: a failure that a request can cause, a hostile client can cause for every request it sends.
+     * logged since: a failure that a request can cause, a hostile client can cause for every request it sends. Its
+     * messages, which may quote the request, are logged {@link io.sluice.core.time.LogText#safe(Throwable) safe}.
      */
     private void logThrottled(LogThrottle lines, Level level, String message, RuntimeException e) {
         lines.log(LOG, level, engine.timeSource().nowMicros(), message, e);

@@ -1,5 +1,6 @@
 package io.sluice.core.store;
 
+import io.sluice.core.time.LogText;
 import io.sluice.core.time.LogThrottle;
 import io.sluice.core.time.TimeSource;
 import java.lang.System.Logger.Level;
@@ -18,7 +19,8 @@ import java.util.concurrent.atomic.AtomicReference;
  * {@value #SUMMARY_INTERVAL_MICROS} µs with the number of calls that failed or were short-circuited and the last
  * failure. The first failure, and one that comes longer than that after the last such line, is logged at once with
  * its cause, whether or not it opens the breaker: failures too few in a row to open it are each answered by the
- * fallback too (a 503 for a rule that denies meanwhile), and would otherwise go unexplained.
+ * fallback too (a 503 for a rule that denies meanwhile), and would otherwise go unexplained. A failure is logged as its
+ * {@link LogText#summary summary}: a store's message may quote a key, which a client chose.
  */
 public final class CircuitBreaker {
 
@@ -111,10 +113,10 @@ public final class CircuitBreaker {
                 outageStartedMicros = now;
                 LOG.log(Level.WARNING, "rate-limit store " + name + ": circuit open after " + failureThreshold
                         + " consecutive failures, probing every " + coolDownMicros / 1000 + " ms until a call succeeds"
-                        + " (failures are summarized once a minute): " + cause);
+                        + " (failures are summarized once a minute): " + LogText.summary(cause));
             } else if (before == State.HALF_OPEN) {
                 LOG.log(Level.DEBUG, "rate-limit store " + name + ": probe failed, circuit open for "
-                        + coolDownMicros / 1000 + " ms: " + cause);
+                        + coolDownMicros / 1000 + " ms: " + LogText.summary(cause));
             }
         }
     }
@@ -129,9 +131,9 @@ public final class CircuitBreaker {
         if (pass != null) {
             LOG.log(Level.WARNING, "rate-limit store " + name + ": " + (pass.sinceMicros() < 0
                     ? "a call failed; the rules' on-store-failure modes answer (failures are counted and logged at"
-                            + " most once a minute): " + lastFailure
+                            + " most once a minute): " + LogText.summary(lastFailure)
                     : pass.held() + 1 + " calls failed or short-circuited in the last " + pass.sinceMicros() / 1_000_000
-                            + " s; the last failure: " + lastFailure));
+                            + " s; the last failure: " + LogText.summary(lastFailure)));
         }
     }
 }

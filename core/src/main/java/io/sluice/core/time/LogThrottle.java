@@ -9,6 +9,10 @@ import java.util.concurrent.atomic.AtomicLong;
  * (a thread that read the clock just before another, a clock stepped back a little) holds a line back too; one earlier
  * by a whole interval or more (the wall clock set back) lets it through, rather than holding every line until the
  * clock has caught up.
+ *
+ * <p>Such failures come from requests, so an exception logged here is logged {@link LogText#safe(Throwable) safe}: its
+ * messages, which may quote what a client sent, with control characters escaped and bounded in length. A message
+ * given here is logged as it is: make any request's text in it safe with {@link LogText#safe(String)}.
  */
 public final class LogThrottle {
 
@@ -35,7 +39,7 @@ public final class LogThrottle {
      * Logs {@code message} to {@code log} when a line may pass now, followed by how many were held back since the last
      * and how often at most such a line is logged; else holds it back (and counts it).
      *
-     * @param thrown logged with its stack trace; null for none
+     * @param thrown logged with its stack trace, its messages made {@link LogText#safe(Throwable) safe}; null for none
      */
     public void log(System.Logger log, System.Logger.Level level, long nowMicros, String message, Throwable thrown) {
         Pass pass = pass(nowMicros);
@@ -48,7 +52,7 @@ public final class LogThrottle {
         if (thrown == null) {
             log.log(level, text);
         } else {
-            log.log(level, text, thrown);
+            log.log(level, text, LogText.safe(thrown));
         }
     }
 

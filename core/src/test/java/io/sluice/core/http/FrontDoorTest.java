@@ -74,4 +74,34 @@ class FrontDoorTest {
             assertThat(log.messages()).hasSize(2).last().asString().contains("99 more");
         }
     }
+
+    @Test
+    void anUnexpectedFailureThatQuotesTheRequestIsLoggedEscapedAndBounded() {
+        ManualTimeSource time = new ManualTimeSource();
+        String hostile = "GET\r\nFORGED SEVERE: rate limiting disabled\u001b[2J" + "x".repeat(100_000);
+        // a container that quotes the header it cannot read in its exception, as sent
+        RequestView odd = new RequestView() {
+            @Override public String method() { return "OPTIONS"; }
+            @Override public String path() { return "/api"; }
+            @Override public String header(String name) {
+                throw new IllegalArgumentException("malformed value of header " + name + ": " + hostile);
+            }
+            @Override public java.util.List<String> headers(String name) { return java.util.List.of(header(name)); }
+            @Override public String remoteAddress() { return "203.0.113.9"; }
+            @Override public String principal() { return null; }
+            @Override public Object attribute(String name) { return null; }
+            @Override public String queryParameter(String name) { return null; }
+        };
+        try (FrontDoor door = door(time); io.sluice.core.testing.LogCapture log =
+                new io.sluice.core.testing.LogCapture(FrontDoor.class.getName())) {
+            assertThat(door.check(odd)).isSameAs(Decision.NO_RULES);
+
+            assertThat(log.lines()).isNotEmpty();
+            assertThat(log.unsafeLines("FORGED", 1_000)).as("forged, unbounded or with an escape sequence").isEmpty();
+            assertThat(String.join("\n", log.lines())).contains("rate limiting failed unexpectedly; allowing the request",
+                    "java.lang.IllegalArgumentException: malformed value of header Access-Control-Request-Method: "
+                            + "GET\\r\\nFORGED SEVERE", "... (" + (57 + hostile.length()) + " characters)",
+                    "\tat " + FrontDoor.class.getName() + ".check");
+        }
+    }
 }

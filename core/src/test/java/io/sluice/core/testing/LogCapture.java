@@ -6,6 +6,7 @@ import java.util.logging.Handler;
 import java.util.logging.Level;
 import java.util.logging.LogRecord;
 import java.util.logging.Logger;
+import java.util.logging.SimpleFormatter;
 
 /**
  * Captures what is logged under a logger name and the names below it (java.util.logging, the System.Logger default)
@@ -39,6 +40,27 @@ public final class LogCapture implements AutoCloseable {
     public List<String> messages() {
         return records.stream().map(r -> r.getLevel() + " " + r.getLoggerName() + ": " + r.getMessage()
                 + (r.getThrown() == null ? "" : " / " + r.getThrown())).toList();
+    }
+
+    /**
+     * @return every line of every record so far as java.util.logging's {@link SimpleFormatter} writes it to a log file
+     *     or console: the header line, the message, and the exception's {@code toString()} and stack trace (split at
+     *     CR and LF, as a reader of the log sees them)
+     */
+    public List<String> lines() {
+        SimpleFormatter formatter = new SimpleFormatter();
+        return records.stream().flatMap(r -> formatter.format(r).lines()).toList();
+    }
+
+    /**
+     * @return the {@link #lines()} a hostile client's text got into raw: each that starts with {@code forged} (a line
+     *     forged with CR or LF), is {@code maxLength} characters or longer (unbounded), or holds an ESC (a terminal
+     *     escape sequence); each as {@link io.sluice.core.time.LogText#safe(String)} gives it, for the test's report
+     */
+    public List<String> unsafeLines(String forged, int maxLength) {
+        return lines().stream().filter(l -> l.startsWith(forged) || l.length() >= maxLength || l.indexOf('\u001b') >= 0)
+                .map(io.sluice.core.time.LogText::safe)
+                .toList();
     }
 
     /** @return the messages of the {@code WARNING} records so far, as logged */
