@@ -37,7 +37,7 @@ import java.util.Map;
  * Rate limiting for any WAR: declare it in {@code web.xml} with init parameters, or override them with system
  * properties ({@code -Dsluice.limit=100/1m}) and environment variables ({@code SLUICE_LIMIT}); see the README for every
  * parameter. Every response carries the rate-limit headers; a denied request gets 429 (503 when the store is down and
- * a rule denies meanwhile) and never reaches the application.
+ * a rule denies meanwhile, or the filter is being destroyed) and never reaches the application.
  *
  * <pre>
  * &lt;filter&gt;
@@ -183,13 +183,7 @@ public class RateLimitFilter implements Filter {
         if (decision.allowed()) {
             door.allowedHeaders(decision, view, view);       // the headers straight onto the response, no Reply
         } else {
-            Reply reply = door.reply(decision, view);
-            for (Reply.Header h : reply.headers()) {
-                if (!h.onlyIfAbsent() || !response.containsHeader(h.name())) {     // an earlier CORS filter's stands
-                    response.addHeader(h.name(), h.value());
-                }
-            }
-            deny(response, reply);
+            send(response, door.reply(decision, view));
             return;
         }
         if (decision.delayMicros() > 0) {
@@ -251,23 +245,30 @@ public class RateLimitFilter implements Filter {
     }
 
     /**
-     * Answers a queued request of a destroyed filter: 503, and its async cycle completed (its listeners release its
-     * leases). It is not dispatched: containers destroy filters after their servlets or once the application is no
-     * longer mapped, where a dispatch fails (Tomcat: {@code UnsupportedOperationException}, and the request waits for
-     * its async timeout) or reaches a stopped servlet (WildFly, GlassFish, Liberty: an error logged, 500 or 503, or the
-     * connection dropped).
+     * Answers a queued request of a destroyed filter: 503 ({@link FrontDoor#shuttingDown}), and its async cycle
+     * completed (its listeners release its leases). It is not dispatched: containers destroy filters after their
+     * servlets or once the application is no longer mapped, where a dispatch fails (Tomcat:
+     * {@code UnsupportedOperationException}, and the request waits for its async timeout) or reaches a stopped servlet
+     * (WildFly, GlassFish, Liberty: an error logged, 500 or 503, or the connection dropped).
      */
-    private static void unavailable(AsyncContext async) {
-        if (async.getResponse() instanceof HttpServletResponse r) {
-            unavailable(r);
+    private void unavailable(AsyncContext async) {
+        try {
+            if (async.getResponse() instanceof HttpServletResponse r) {
+                unavailable(r);
+            }
+        } catch (IOException clientGone) {
+            // the body could not be written: the cycle is completed all the same
         }
         async.complete();
     }
 
-    private static void unavailable(HttpServletResponse response) {
+    /**
+     * The answer of a destroyed filter to a request it held: 503 with {@code Retry-After}, {@code Cache-Control:
+     * no-store} and the configured body ({@link FrontDoor#shuttingDown}), as its other refusals.
+     */
+    private void unavailable(HttpServletResponse response) throws IOException {
         if (!response.isCommitted()) {
-            response.setStatus(HttpServletResponse.SC_SERVICE_UNAVAILABLE);
-            response.setContentLength(0);
+            send(response, door.shuttingDown());
         }
     }
 
@@ -331,7 +332,13 @@ public class RateLimitFilter implements Filter {
         }
     }
 
-    private static void deny(HttpServletResponse response, Reply reply) throws IOException {
+    /** Sends a refusal: its headers (a configured one the response already has is left as it is), status and body. */
+    private static void send(HttpServletResponse response, Reply reply) throws IOException {
+        for (Reply.Header h : reply.headers()) {
+            if (!h.onlyIfAbsent() || !response.containsHeader(h.name())) {     // an earlier CORS filter's stands
+                response.addHeader(h.name(), h.value());
+            }
+        }
         response.setStatus(reply.status());
         if (reply.body() == null) {
             response.setContentLength(0);

@@ -99,6 +99,31 @@ class ConfigurationIT {
                 + "(java.nio.file.NoSuchFileException: /nonexistent/sluice-rules.yaml), got \"/nonexistent/sluice-rules.yaml\"");
     }
 
+    /**
+     * A queue whose longest wait (19 minutes) outlasts the lease of a concurrency rule (1 minute) when both apply to
+     * every request: a request that waits that long would run no longer counted in flight.
+     */
+    @Test
+    void aQueueThatOutlastsAConcurrencyLeaseStopsStartUp() throws Exception {
+        java.nio.file.Path rules = java.nio.file.Files.createTempFile("rules", ".yaml");
+        try {
+            java.nio.file.Files.writeString(rules, """
+                    rules:
+                      - name: in-flight
+                        limit: 20 concurrent
+                        key: global
+                    """);
+            startUpFails(Map.of("limit", "1/1m burst 20 max-wait 1h", "rules", rules.toString()), "rule \"in-flight\": "
+                    + "its leases expire after 1m, but a request may wait up to 19m holding one in the queue of rule "
+                    + "\"per-ip\" (1/1m burst 20 max-wait 1h), and both rules apply to every request: a request that "
+                    + "waits that long runs no longer counted in flight, so \"in-flight\" admits more than 20; expected a "
+                    + "lease longer than the longest wait plus the longest response time, such as \"20 concurrent lease "
+                    + "20m\", or a max-wait of \"per-ip\" below 1m, got \"20 concurrent\"");
+        } finally {
+            java.nio.file.Files.deleteIfExists(rules);
+        }
+    }
+
     @Test
     void aSystemPropertyOverridesTheInitParameterAndErrorsNameIt() throws Exception {
         System.setProperty("cfgtest.limit", "1/1m");

@@ -98,28 +98,61 @@ class FilterDestroyTest {
         });
     }
 
+    /** A response body: what the filter wrote, read back by {@link #body(HttpServletResponse)}. */
+    private static final class Body extends ServletOutputStream {
+        private final java.io.ByteArrayOutputStream bytes = new java.io.ByteArrayOutputStream();
+
+        @Override
+        public boolean isReady() {
+            return true;
+        }
+
+        @Override
+        public void setWriteListener(WriteListener listener) {}
+
+        @Override
+        public synchronized void write(int b) {
+            bytes.write(b);
+        }
+
+        synchronized String text() {
+            return bytes.toString(java.nio.charset.StandardCharsets.UTF_8);
+        }
+    }
+
+    /**
+     * A response that keeps what the filter sets (status, headers, content type, body: read back through its getters
+     * and {@link #body}), from any thread: the scheduler thread answers queued requests.
+     */
     private static HttpServletResponse response() {
-        int[] status = {200};
+        AtomicInteger status = new AtomicInteger(200);
+        Map<String, List<String>> headers =
+                Collections.synchronizedMap(new java.util.TreeMap<>(String.CASE_INSENSITIVE_ORDER));
+        Map<String, String> contentType = new ConcurrentHashMap<>();
+        Body body = new Body();
         return fake(HttpServletResponse.class, (name, args) -> switch (name) {
             case "setStatus" -> {
-                status[0] = (Integer) args[0];
+                status.set((Integer) args[0]);
                 yield null;
             }
-            case "getStatus" -> status[0];
-            case "getOutputStream" -> new ServletOutputStream() {
-                @Override
-                public boolean isReady() {
-                    return true;
-                }
-
-                @Override
-                public void setWriteListener(WriteListener listener) {}
-
-                @Override
-                public void write(int b) {}
-            };
+            case "getStatus" -> status.get();
+            case "addHeader" -> {
+                headers.computeIfAbsent((String) args[0], k -> new CopyOnWriteArrayList<>()).add((String) args[1]);
+                yield null;
+            }
+            case "containsHeader" -> headers.containsKey((String) args[0]);
+            case "getHeader" -> headers.getOrDefault((String) args[0], List.of()).stream().findFirst().orElse(null);
+            case "getHeaders" -> List.copyOf(headers.getOrDefault((String) args[0], List.of()));
+            case "setContentType" -> contentType.put("value", (String) args[0]);
+            case "getContentType" -> contentType.get("value");
+            case "getOutputStream" -> body;
             default -> null;
         });
+    }
+
+    /** @return the body the filter wrote to a {@link #response()} */
+    private static String body(HttpServletResponse response) throws java.io.IOException {
+        return ((Body) response.getOutputStream()).text();
     }
 
     private static RateLimitFilter started(Map<String, String> parameters) throws Exception {
@@ -192,6 +225,44 @@ class FilterDestroyTest {
         assertThat(schedulerThreads()).isEmpty();
     }
 
+    /** The body of a destroyed filter's 503 in each format of parameter {@code body}: [content type, body]. */
+    private static final Map<String, List<String>> SHUTTING_DOWN = Map.of(
+            "envelope", List.of("application/json", "{\"error\":{\"code\":\"shutting_down\",\"message\":\"The service is "
+                    + "shutting down. Wait 1 second and try again.\",\"context\":{\"renewal\":"
+                    + (ManualClock.START_MICROS / 1_000 + 1_000) + "}}}"),
+            "problem", List.of("application/problem+json", "{\"type\":\"about:blank\",\"title\":\"Service Unavailable\","
+                    + "\"status\":503,\"detail\":\"The service is shutting down. Wait 1 second and try again.\"}"),
+            "none", java.util.Arrays.asList(null, ""));
+
+    /**
+     * A destroyed filter answers as it refuses otherwise: 503 with {@code Retry-After: 1}, {@code Cache-Control:
+     * no-store}, the configured {@code deny-headers} and the configured body (code {@code shutting_down}), nothing of
+     * the request in it; a request queued when destroy() comes and one arriving after alike.
+     */
+    @Test
+    void aDestroyedFiltersAnswerHasRetryAfterNoStoreAndTheConfiguredBody() throws Exception {
+        for (String format : List.of("envelope", "problem", "none")) {
+            RateLimitFilter filter = started(Map.of("limit", "1/1m burst 20 max-wait 1h", "body", format,
+                    "deny-headers", "Access-Control-Allow-Origin: *"));
+            List<Async> cycles = new CopyOnWriteArrayList<>();
+            send(filter, "10.0.0.1", cycles);             // passes at once
+            send(filter, "10.0.0.1", cycles);             // queued for a minute
+            filter.destroy();
+            send(filter, "10.0.0.1", cycles);             // arrives after destroy()
+
+            assertThat(cycles).as(format).hasSize(2);
+            for (Async cycle : cycles) {
+                HttpServletResponse r = cycle.response;
+                assertThat(cycle.answeredUnavailable()).as(format).isTrue();
+                assertThat(r.getHeaders("Retry-After")).as(format).containsExactly("1");
+                assertThat(r.getHeaders("Cache-Control")).as(format).containsExactly("no-store");
+                assertThat(r.getHeaders("Access-Control-Allow-Origin")).as(format).containsExactly("*");
+                assertThat(r.getContentType()).as(format).isEqualTo(SHUTTING_DOWN.get(format).get(0));
+                assertThat(body(r)).as(format).isEqualTo(SHUTTING_DOWN.get(format).get(1)).doesNotContain("10.0.0.1");
+            }
+        }
+    }
+
     /**
      * Requests from several clients, most of them queued, while another thread destroys the filter: no request fails,
      * every queued one is answered exactly once (none is due: each is completed with 503), the count of queued requests ends at zero, no thread is left. Each
@@ -254,14 +325,17 @@ class FilterDestroyTest {
                 .containsOnly(0);
     }
 
-    /** A queueing rule per client and one lease in flight in all: a queued request holds the only lease. */
+    /**
+     * A queueing rule per client and one lease in flight in all: a queued request holds the only lease, which outlasts
+     * the longest wait (19 minutes: start-up refuses a lease that does not).
+     */
     private static final String QUEUE_AND_LEASE = """
             rules:
               - name: queue
                 limit: 1/1m burst 20 max-wait 1h
                 key: ip
               - name: in-flight
-                limit: 1 concurrent
+                limit: 1 concurrent lease 1h
                 key: global
             """;
 
@@ -284,7 +358,7 @@ class FilterDestroyTest {
     @Test
     void aRequestWaitingOnItsThreadThatIsInterruptedIsAnswered503AndReleasesItsLease() throws Exception {
         java.nio.file.Path rules = queueAndLease();
-        RateLimitFilter filter = started(Map.of("rules", rules.toString()));
+        RateLimitFilter filter = started(Map.of("rules", rules.toString(), "body", "problem"));
         try {
             List<Async> cycles = new CopyOnWriteArrayList<>();
             filter.doFilter(request("10.0.0.1", cycles, false), response(), (req, res) -> {});    // passes at once
@@ -300,6 +374,10 @@ class FilterDestroyTest {
                 Thread.interrupted();
             }
             assertThat(response.getStatus()).isEqualTo(503);
+            assertThat(response.getHeaders("Retry-After")).containsExactly("1");
+            assertThat(response.getHeaders("Cache-Control")).containsExactly("no-store");
+            assertThat(response.getContentType()).isEqualTo("application/problem+json");
+            assertThat(body(response)).isEqualTo(SHUTTING_DOWN.get("problem").get(1));
             assertThat(reached).as("not passed on to the application").hasValue(0);
             assertThat(leasesLeft(filter)).as("its lease released").isEqualTo(1);
             assertThat(cycles).isEmpty();
@@ -343,6 +421,9 @@ class FilterDestroyTest {
             assertThat(waiting.isAlive()).as("answered at once, not after its minute").isFalse();
             assertThat(failed).isEmpty();
             assertThat(response.getStatus()).isEqualTo(503);
+            assertThat(response.getHeaders("Retry-After")).containsExactly("1");
+            assertThat(response.getHeaders("Cache-Control")).containsExactly("no-store");
+            assertThat(body(response)).isEqualTo(SHUTTING_DOWN.get("envelope").get(1));
             assertThat(reached).as("not passed on to the stopped application").hasValue(0);
             assertThat(leasesLeft(filter)).as("its lease released").isEqualTo(1);
         } finally {

@@ -73,6 +73,32 @@ class QueueIT {
         }
     }
 
+    /**
+     * Over real HTTP, a queued request of a destroyed filter gets the filter's 503: {@code Retry-After},
+     * {@code Cache-Control: no-store} and the configured body, written by the scheduler's thread.
+     */
+    @Test
+    void aQueuedRequestOfADestroyedFilterGets503WithRetryAfterAndTheConfiguredBody() throws Exception {
+        try (FilterServer server = FilterServer.start(Map.of("limit", "1/1s burst 10 max-wait 2s", "body", "problem"))) {
+            server.client().get("/").then().statusCode(200);
+            CompletableFuture<HttpResponse<String>> queued = HttpClient.newHttpClient().sendAsync(HttpRequest.newBuilder(
+                    URI.create("http://127.0.0.1:" + server.port() + "/app/")).build(), HttpResponse.BodyHandlers.ofString());
+            awaitPending(server, 1);
+            server.filter.destroy();                    // as the container does, with the request still queued
+            server.clock.advance(Duration.ofSeconds(1));
+            assertThat(server.scheduler.runDue()).isEqualTo(1);
+
+            HttpResponse<String> response = queued.get(10, TimeUnit.SECONDS);
+            assertThat(response.statusCode()).isEqualTo(503);
+            assertThat(response.headers().allValues("Retry-After")).containsExactly("1");
+            assertThat(response.headers().allValues("Cache-Control")).containsExactly("no-store");
+            assertThat(response.headers().firstValue("Content-Type")).hasValueSatisfying(
+                    type -> assertThat(type).startsWith("application/problem+json"));
+            assertThat(response.body()).isEqualTo("{\"type\":\"about:blank\",\"title\":\"Service Unavailable\","
+                    + "\"status\":503,\"detail\":\"The service is shutting down. Wait 1 second and try again.\"}");
+        }
+    }
+
     /** @return a rules file: a queue per client (burst 5, waits up to 2 s), and one request in flight at a time */
     private static java.nio.file.Path queueAndOneInFlight() throws java.io.IOException {
         java.nio.file.Path file = java.nio.file.Files.createTempFile("rules", ".yaml");

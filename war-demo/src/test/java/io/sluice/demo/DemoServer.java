@@ -1,5 +1,7 @@
 package io.sluice.demo;
 
+import java.io.PrintStream;
+import java.net.BindException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import org.eclipse.jetty.ee10.annotations.AnnotationConfiguration;
@@ -24,14 +26,17 @@ import org.eclipse.jetty.server.ServerConnector;
  */
 public final class DemoServer implements AutoCloseable {
 
+    /** The port of {@link #main} when none is given, as of {@code -Pdemo} without {@code -Ddemo.port}: {@value}. */
+    static final int DEFAULT_PORT = 8080;
+
     private final Server server;
     private final String contextPath;
     private final int port;
 
     private DemoServer(Path webapp, String contextPath, String host, int requestedPort) throws Exception {
-        if (!Files.isRegularFile(webapp) && !Files.isRegularFile(webapp.resolve("WEB-INF/web.xml"))) {
-            throw new IllegalArgumentException("neither a WAR nor an exploded WAR: " + webapp.toAbsolutePath()
-                    + "; build it first: mvn -pl war-demo -am package");
+        String missing = missingWar(webapp);
+        if (missing != null) {
+            throw new IllegalArgumentException(missing);
         }
         server = new Server();
         ServerConnector connector = new ServerConnector(server);
@@ -45,9 +50,27 @@ public final class DemoServer implements AutoCloseable {
         context.setThrowUnavailableOnStartupException(true);   // a bad configuration fails start-up, not requests
         server.setHandler(context);
         server.setStopAtShutdown(true);
-        server.start();
+        try {
+            server.start();
+        } catch (Exception | Error e) {
+            try {
+                server.stop();      // what did start (its thread pool) must not keep the JVM alive
+            } catch (Exception | Error also) {
+                e.addSuppressed(also);
+            }
+            throw e;
+        }
         port = connector.getLocalPort();
         this.contextPath = contextPath.equals("/") ? "" : contextPath;
+    }
+
+    /** @return why {@code webapp} is neither a WAR nor an exploded WAR, or null when it is one */
+    private static String missingWar(Path webapp) {
+        if (Files.isRegularFile(webapp) || Files.isRegularFile(webapp.resolve("WEB-INF/web.xml"))) {
+            return null;
+        }
+        return "neither a WAR nor an exploded WAR: " + webapp.toAbsolutePath()
+                + "; build it first: mvn -pl war-demo -am package";
     }
 
     /**
@@ -85,18 +108,94 @@ public final class DemoServer implements AutoCloseable {
         server.stop();
     }
 
-    /** {@code DemoServer WAR [PORT]}: runs until the JVM is stopped. */
+    /**
+     * {@code DemoServer WAR [PORT]}: runs until the JVM is stopped. When it cannot start (the port is taken, the WAR is
+     * missing) it says why in one line and exits with status 1 (2 for bad arguments), without a stack trace.
+     */
     public static void main(String[] args) throws Exception {
-        if (args.length < 1 || args.length > 2) {
-            System.err.println("usage: DemoServer WAR [PORT]   (PORT defaults to 8080)");
-            System.exit(2);
+        int status = run(args, System.out, System.err, demo -> demo.server.join());
+        if (status != 0) {
+            System.exit(status);
         }
-        int port = args.length == 2 ? Integer.parseInt(args[1]) : 8080;
-        DemoServer demo = start(Path.of(args[0]), port);
-        System.out.println();
-        System.out.println("Sluice demo: " + demo.baseUri() + "/   (playground; try " + demo.baseUri()
-                + "/api/hello)   Ctrl-C stops it.");
-        System.out.println();
-        demo.server.join();
+    }
+
+    /** What to do with the demo once it is started (the launcher: wait until the JVM is stopped). */
+    @FunctionalInterface
+    interface WhileRunning {
+        void accept(DemoServer demo) throws Exception;
+    }
+
+    /**
+     * Starts the demo of {@code args} ({@code WAR [PORT]}), runs {@code whileRunning}, and stops it.
+     *
+     * @return the exit status: 0 once {@code whileRunning} returned; 1 when the demo could not start, 2 for bad
+     *     arguments; either said on {@code err} in one line
+     */
+    static int run(String[] args, PrintStream out, PrintStream err, WhileRunning whileRunning) throws Exception {
+        if (args.length < 1 || args.length > 2) {
+            err.println("usage: DemoServer WAR [PORT]   (PORT defaults to " + DEFAULT_PORT + ")");
+            return 2;
+        }
+        int port;
+        try {
+            port = args.length == 2 ? Integer.parseInt(args[1].trim()) : DEFAULT_PORT;
+        } catch (NumberFormatException e) {
+            port = -1;
+        }
+        if (port < 0 || port > 65_535) {
+            err.println("Sluice demo: the port must be a number from 0 to 65535, got \"" + args[1] + "\"; choose it with "
+                    + "-Ddemo.port, such as: mvn -pl war-demo -am package -Pdemo -Ddemo.port=" + (DEFAULT_PORT + 1));
+            return 2;
+        }
+        String missing = missingWar(Path.of(args[0]));
+        if (missing != null) {
+            err.println("Sluice demo: " + missing);
+            return 1;
+        }
+        DemoServer demo;
+        try {
+            demo = start(Path.of(args[0]), port);
+        } catch (Exception e) {
+            BindException bind = bindFailure(e);
+            if (bind == null) {
+                throw e;            // anything else is unexpected: its stack trace is the best account of it
+            }
+            err.println(cannotListen(port, bind));
+            return 1;
+        }
+        try {
+            out.println();
+            out.println("Sluice demo: " + demo.baseUri() + "/   (playground; try " + demo.baseUri()
+                    + "/api/hello)   Ctrl-C stops it.");
+            out.println();
+            whileRunning.accept(demo);
+        } finally {
+            demo.close();
+        }
+        return 0;
+    }
+
+    /**
+     * @return one line: the port is taken (or cannot be listened on, with the system's reason), and how to choose
+     *     another: {@code -Ddemo.port} with an example one above it
+     */
+    static String cannotListen(int port, BindException e) {
+        String reason = String.valueOf(e.getMessage());
+        String what = reason.toLowerCase(java.util.Locale.ROOT).contains("in use")
+                ? "port " + port + " is taken (" + reason + ")"
+                : "cannot listen on port " + port + " (" + reason + ")";
+        int other = port >= 1_024 && port < 65_535 ? port + 1 : DEFAULT_PORT + 1;
+        return "Sluice demo: " + what + ". Choose another port with -Ddemo.port, such as: mvn -pl war-demo -am "
+                + "package -Pdemo -Ddemo.port=" + other;
+    }
+
+    /** @return the {@link BindException} that {@code e} is or was caused by, or null */
+    private static BindException bindFailure(Throwable e) {
+        for (Throwable t = e; t != null; t = t.getCause() == t ? null : t.getCause()) {
+            if (t instanceof BindException bind) {
+                return bind;
+            }
+        }
+        return null;
     }
 }

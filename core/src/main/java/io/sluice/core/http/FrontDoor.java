@@ -144,7 +144,11 @@ public final class FrontDoor implements AutoCloseable {
         }
     }
 
-    /** The rule of parameter {@code limit} first, then the file's; shadow forced when configured; allowlist applied. */
+    /**
+     * The rule of parameter {@code limit} first, then the file's; shadow forced when configured; allowlist applied. A
+     * queue and a concurrency limit that defeat each other ({@link QueuedLeases}) are refused, or logged when they may
+     * never meet.
+     */
     private static RuleSet compose(SluiceConfig config, RuleSet file) {
         List<Rule> all = new ArrayList<>();
         if (config.limitRule() != null) {
@@ -152,16 +156,18 @@ public final class FrontDoor implements AutoCloseable {
         }
         all.addAll(file.rules());
         Set<String> names = new HashSet<>();
-        List<Rule> out = new ArrayList<>(all.size());
+        List<Rule> modes = new ArrayList<>(all.size());
         for (Rule r : all) {
             if (!names.add(r.name())) {
                 throw new ConfigException("rules", r.name(), "expected rule names distinct from the rule of parameter "
                         + "\"limit\"; set parameter \"name\" or rename the rule in the file");
             }
-            Rule rule = config.shadow() && !r.shadow() ? r.withMode(Rule.Mode.SHADOW) : r;
-            out.add(file.allowlist().applyTo(rule));
+            modes.add(config.shadow() && !r.shadow() ? r.withMode(Rule.Mode.SHADOW) : r);
         }
-        return new RuleSet(out, file.allowlist());
+        for (String warning : QueuedLeases.check(modes)) {      // the matchers as written, before the allowlist's
+            LOG.log(Level.WARNING, "Sluice rate limiting: " + warning);
+        }
+        return new RuleSet(modes.stream().map(file.allowlist()::applyTo).toList(), file.allowlist());
     }
 
     private static Store store(SluiceConfig config, TimeSource time) {
@@ -219,6 +225,15 @@ public final class FrontDoor implements AutoCloseable {
      */
     public Reply reply(Decision decision, RequestView request) {
         return responder.reply(decision, request, decision.atMicros());
+    }
+
+    /**
+     * @return the answer to a request this front door's owner holds or receives while it stops (a servlet filter being
+     *     destroyed): 503, {@code Retry-After: }{@value Responder#SHUTTING_DOWN_RETRY_SECONDS}, and the configured
+     *     body; see {@link Responder#shuttingDown}
+     */
+    public Reply shuttingDown() {
+        return responder.shuttingDown(engine.timeSource().nowMicros());
     }
 
     /**

@@ -7,7 +7,8 @@ import java.util.List;
  * instead of the application.
  *
  * @param proceed whether the request goes on to the application (the headers are added to its response)
- * @param status when denied: 429, or 503 when the store is unavailable; 0 when the request proceeds
+ * @param status when denied: 429, or 503 when the store is unavailable or the front door is stopping; 0 when the
+ *     request proceeds
  * @param headers response headers in order; a name may repeat
  * @param contentType the body's media type, or null when there is no body
  * @param body the body (UTF-8), or null

@@ -51,6 +51,10 @@ import java.util.regex.Pattern;
  * <p><b>Store unavailable</b> (a rule denies while the store is down): {@code 503} with {@code Retry-After}, code
  * {@code rate_limit_unavailable} or problem type {@value #REDUCED_CAPACITY}; never 429 or 500.
  *
+ * <p><b>Shutting down</b> ({@link #shuttingDown}: a front door that is stopping answers the requests it still holds
+ * or receives): {@code 503} with {@code Retry-After: }{@value #SHUTTING_DOWN_RETRY_SECONDS}, code
+ * {@code shutting_down} or problem type {@code about:blank} ({@code "title":"Service Unavailable"}).
+ *
  * <p><b>Never</b>: a request that can never pass ({@link Outcome#NEVER}, a cost above capacity) is denied with every
  * wait capped at {@value #MAX_WAIT_SECONDS} seconds (366 days, the longest period a policy may have), and a message
  * saying that retrying cannot help. No number overflows.
@@ -68,6 +72,13 @@ public final class Responder {
      * right after another waits 732 days), and a shorter one would send the client back too early.
      */
     public static final long MAX_WAIT_SECONDS = 366L * 86_400;
+
+    /**
+     * The {@code Retry-After} of {@link #shuttingDown}, in seconds: {@value}. Short: behind a load balancer the retry
+     * may reach another instance, or this one once the application is deployed again; how long a stop takes is not
+     * known to the front door.
+     */
+    public static final long SHUTTING_DOWN_RETRY_SECONDS = 1;
 
     private static final long MAX_WAIT_MICROS = MAX_WAIT_SECONDS * 1_000_000;
     private static final BigInteger MAX_SF_INTEGER = BigInteger.valueOf(999_999_999_999_999L);
@@ -181,6 +192,30 @@ public final class Responder {
                     + quote(REDUCED_CAPACITY) + ",\"title\":\"Temporary Reduced Capacity\",\"status\":503,\"detail\":"
                     + quote(message) + ",\"violated-policies\":"
                     + names(decision, o -> o.source() == RuleOutcome.Source.FAILURE_DENIED) + "}");
+            case NONE -> new Reply(false, 503, headers, null, null);
+        };
+    }
+
+    /**
+     * The answer to a request that a stopping front door still holds or receives (a servlet filter being destroyed: the
+     * application is undeployed or the container stops): {@code 503}, {@code Retry-After: }
+     * {@value #SHUTTING_DOWN_RETRY_SECONDS}, {@code Cache-Control: no-store}, the configured extra headers, and the
+     * configured body: code {@code shutting_down}, or problem type {@code about:blank} with title
+     * {@code Service Unavailable}. Nothing of the request is in it.
+     *
+     * @param nowMicros now, for the envelope's {@code renewal}
+     */
+    public Reply shuttingDown(long nowMicros) {
+        List<Reply.Header> headers = new ArrayList<>(2 + denyHeaders.size());
+        denialHeaders(headers, SHUTTING_DOWN_RETRY_SECONDS);
+        String message = "The service is shutting down. Wait " + words(SHUTTING_DOWN_RETRY_SECONDS)
+                + " and try again.";
+        return switch (bodyFormat) {
+            case ENVELOPE -> new Reply(false, 503, headers, "application/json",
+                    "{\"error\":{\"code\":\"shutting_down\",\"message\":" + quote(message) + ",\"context\":{\"renewal\":"
+                    + renewalMillis(nowMicros, SHUTTING_DOWN_RETRY_SECONDS * 1_000_000) + "}}}");
+            case PROBLEM -> new Reply(false, 503, headers, "application/problem+json", "{\"type\":\"about:blank\","
+                    + "\"title\":\"Service Unavailable\",\"status\":503,\"detail\":" + quote(message) + "}");
             case NONE -> new Reply(false, 503, headers, null, null);
         };
     }

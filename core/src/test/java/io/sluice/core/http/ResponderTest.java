@@ -218,6 +218,27 @@ class ResponderTest {
     }
 
     @Test
+    void shuttingDownAnswers503WithRetryAfterNoStoreTheDenyHeadersAndTheConfiguredBody() {
+        Reply envelope = Responder.builder().denyHeader("Access-Control-Allow-Origin", "*").build().shuttingDown(NOW);
+        Reply problem = Responder.builder().body(Responder.BodyFormat.PROBLEM).build().shuttingDown(NOW);
+        Reply none = Responder.builder().body(Responder.BodyFormat.NONE).build().shuttingDown(NOW);
+
+        assertThat(envelope.proceed()).isFalse();
+        assertThat(envelope.status()).isEqualTo(503);
+        assertThat(envelope.headers()).containsExactly(new Reply.Header("Retry-After", "1"),
+                new Reply.Header("Cache-Control", "no-store"), new Reply.Header("Access-Control-Allow-Origin", "*", true));
+        assertThat(envelope.contentType()).isEqualTo("application/json");
+        assertThat(envelope.body()).isEqualTo("{\"error\":{\"code\":\"shutting_down\",\"message\":\"The service is "
+                + "shutting down. Wait 1 second and try again.\",\"context\":{\"renewal\":1699920001250}}}");
+        assertThat(problem.status()).isEqualTo(503);
+        assertThat(problem.contentType()).isEqualTo("application/problem+json");
+        assertThat(problem.body()).isEqualTo("{\"type\":\"about:blank\",\"title\":\"Service Unavailable\",\"status\":"
+                + "503,\"detail\":\"The service is shutting down. Wait 1 second and try again.\"}");
+        assertThat(none).isEqualTo(new Reply(false, 503, List.of(new Reply.Header("Retry-After", "1"),
+                new Reply.Header("Cache-Control", "no-store")), null, null));
+    }
+
+    @Test
     void noRateLimitHeadersForShadowRulesOrWhileTheStoreFailsOpen() {
         Rule shadow = Rule.builder("trial").policy("1/1m").shadow().build();
         Decision shadowDenied = decision(shadow, Outcome.deny(1, 0, 60_000_000, 60_000_000));
