@@ -36,7 +36,8 @@ final class JaxrsFront {
     private final Map<String, String[]> annotationAlgorithms = new HashMap<>();
     /** Per default annotation name (no {@code name}): the one class or method it was given to. */
     private final Map<String, String> defaultNames = new HashMap<>();
-    final RateLimitResponseFilter responses;
+    final RateLimitResponseFilter responses = new RateLimitResponseFilter();
+    final ResponseCompletion completions = new ResponseCompletion();
     /** Removes {@link #checkReloadedRules} from the front door, which may be shared and outlive this application. */
     private final Runnable stopCheckingReloads;
 
@@ -44,7 +45,6 @@ final class JaxrsFront {
         this.door = door;
         this.ownsDoor = ownsDoor;
         this.keyResolvers = Map.copyOf(keyResolvers);
-        this.responses = new RateLimitResponseFilter(door);
         this.stopCheckingReloads = door.checkReloads(this::checkReloadedRules);
     }
 

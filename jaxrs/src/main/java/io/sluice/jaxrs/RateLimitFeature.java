@@ -12,7 +12,8 @@ import java.lang.reflect.Method;
 
 /**
  * Rate limiting for JAX-RS resources: registers, for every resource method, a {@link RateLimitRequestFilter} with the
- * method's {@link RateLimit} rules and the {@link RateLimitResponseFilter}, both at priority {@value #PRIORITY}.
+ * method's {@link RateLimit} rules and the {@link RateLimitResponseFilter}, both at priority {@value #PRIORITY}, and
+ * the {@link ResponseCompletion} that releases concurrency leases, at {@value #COMPLETION_PRIORITY}.
  * Discovered by scanning ({@code @Provider}), or registered explicitly:
  *
  * <pre>
@@ -40,6 +41,12 @@ public class RateLimitFeature implements DynamicFeature {
      * requests refused by either are not counted; before header decorators ({@code 3000}).
      */
     public static final int PRIORITY = Priorities.AUTHORIZATION + 100;
+
+    /**
+     * The priority of {@link ResponseCompletion}, which releases a request's concurrency leases: {@value}, the lowest,
+     * so it runs after every response filter of the application and wraps its every writer interceptor.
+     */
+    public static final int COMPLETION_PRIORITY = Integer.MIN_VALUE;
 
     private final SluiceConfig config;
     private final TimeSource time;
@@ -74,6 +81,7 @@ public class RateLimitFeature implements DynamicFeature {
         context.register(ServletRequestCapture.class, PRIORITY - 1);
         context.register(new RateLimitRequestFilter(f, rules), PRIORITY);
         context.register(f.responses, PRIORITY);
+        context.register(f.completions, COMPLETION_PRIORITY);
     }
 
     /** Classes whose sub-resource locators were scanned. */

@@ -26,12 +26,14 @@ import java.util.Set;
  * annotation rules it could not see are counted, and the decision left in the attribute is the union of both.
  *
  * <p>Denied: the request is aborted with the {@link io.sluice.core.http.Responder}'s reply, the very same status,
- * headers and body as the servlet filter's. Allowed: {@link RateLimitResponseFilter} adds the headers.
+ * headers and body as the servlet filter's. Allowed: {@link RateLimitResponseFilter} adds the headers, and a request
+ * holding concurrency leases (or counted by outcome) leaves a {@link Completion}, which {@link ResponseCompletion}
+ * completes when the response is done, or else {@link RequestEnd} when the servlet request ends.
  */
 public final class RateLimitRequestFilter implements ContainerRequestFilter {
 
-    /** The request property holding what {@link RateLimitResponseFilter} has to do: {@value}. */
-    static final String PENDING = "io.sluice.jaxrs.pending";
+    /** The request property holding the headers that {@link RateLimitResponseFilter} adds when allowed: {@value}. */
+    static final String HEADERS = "io.sluice.jaxrs.headers";
 
     private final JaxrsFront front;
     private final MethodRules rules;
@@ -69,7 +71,10 @@ public final class RateLimitRequestFilter implements ContainerRequestFilter {
             }
             return;
         }
-        request.setProperty(PENDING, new RateLimitResponseFilter.Pending(reply.headers(), ours, view));
+        request.setProperty(HEADERS, reply.headers());
+        if (FrontDoor.awaitsCompletion(ours)) {          // the leases are ours only: the servlet filter's are its own
+            request.setProperty(Completion.PROPERTY, new Completion(door, view, ours));
+        }
         if (ours.delayMicros() > 0) {
             waitInLine(ours.delayMicros());
         }

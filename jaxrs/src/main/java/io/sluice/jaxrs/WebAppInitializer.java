@@ -11,14 +11,17 @@ import java.util.function.Function;
 
 /**
  * Lets the JAX-RS filter (and the CDI engine) read {@code rules=/WEB-INF/...} from the WAR, as the servlet filter does:
- * registers the starting web application with {@link WebApps}, and removes it when the application stops. A container
- * runs it at start-up, before any servlet (so before the JAX-RS application), because {@code sluice-jaxrs} lists it in
+ * registers the starting web application with {@link WebApps}, and removes it when the application stops. Adds the
+ * {@link RequestEnd} listener, which releases, when the servlet request ends, the concurrency leases of a JAX-RS
+ * request whose response Sluice's filters did not see to its end. A container runs it at start-up, before any servlet
+ * (so before the JAX-RS application), because {@code sluice-jaxrs} lists it in
  * {@code META-INF/services/jakarta.servlet.ServletContainerInitializer}.
  */
 public final class WebAppInitializer implements ServletContainerInitializer {
 
     @Override
     public void onStartup(Set<Class<?>> classes, ServletContext context) {
+        context.addListener(new RequestEnd());         // whether or not the context has a class loader of its own
         ClassLoader loader = context.getClassLoader();
         if (loader == null) {
             return;         // an embedded context without a class loader of its own: no way to tell its threads

@@ -135,6 +135,11 @@ final class JaxrsServer implements AutoCloseable {
         return given().baseUri("http://127.0.0.1").port(port).basePath("/app");
     }
 
+    /** @return the port the server listens on (for raw socket clients) */
+    int port() {
+        return port;
+    }
+
     @Override
     public void close() throws Exception {
         server.stop();

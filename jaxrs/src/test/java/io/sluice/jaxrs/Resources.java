@@ -235,6 +235,122 @@ final class Resources {
         }
     }
 
+    /**
+     * One request in flight at a time, streaming its body: it writes a first part, then waits until the test counts
+     * down the latch it hands over through {@link #WRITING}, then writes the rest.
+     */
+    @Path("/streams")
+    public static class Streams {
+        static final java.util.concurrent.BlockingQueue<java.util.concurrent.CountDownLatch> WRITING =
+                new java.util.concurrent.LinkedBlockingQueue<>();
+
+        @GET
+        @RateLimit("1 concurrent")
+        public jakarta.ws.rs.core.StreamingOutput stream() {
+            return out -> {
+                // past any buffer (Jersey's: 8 KiB), so the client sees it while the rest waits
+                out.write(".".repeat(16 * 1024).getBytes(java.nio.charset.StandardCharsets.UTF_8));
+                out.write("start\n".getBytes(java.nio.charset.StandardCharsets.UTF_8));
+                out.flush();
+                java.util.concurrent.CountDownLatch go = new java.util.concurrent.CountDownLatch(1);
+                WRITING.add(go);
+                try {
+                    if (!go.await(10, java.util.concurrent.TimeUnit.SECONDS)) {
+                        throw new java.io.IOException("the test never let the stream finish");
+                    }
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    throw new java.io.InterruptedIOException();
+                }
+                out.write("end".getBytes(java.nio.charset.StandardCharsets.UTF_8));
+            };
+        }
+    }
+
+    /** One request in flight at a time, answered later by the test through {@link #HELD} (JAX-RS async). */
+    @Path("/async-reports")
+    public static class AsyncReports {
+        static final java.util.concurrent.BlockingQueue<jakarta.ws.rs.container.AsyncResponse> HELD =
+                new java.util.concurrent.LinkedBlockingQueue<>();
+
+        @GET
+        @RateLimit("1 concurrent")
+        public void report(@jakarta.ws.rs.container.Suspended jakarta.ws.rs.container.AsyncResponse response) {
+            HELD.add(response);
+        }
+    }
+
+    /** Thrown by {@link ConflictingReports}, answered by {@link ConflictMapper}. */
+    public static class Conflict extends RuntimeException {
+        Conflict(String message) {
+            super(message);
+        }
+    }
+
+    /** Maps {@link Conflict} to 409, with the message as its entity, or without an entity when the message is "". */
+    public static class ConflictMapper implements jakarta.ws.rs.ext.ExceptionMapper<Conflict> {
+        @Override
+        public Response toResponse(Conflict e) {
+            return e.getMessage().isEmpty() ? Response.status(409).build()
+                    : Response.status(409).entity(e.getMessage()).type("text/plain").build();
+        }
+    }
+
+    /** One request in flight at a time, failing with a mapped exception: with an entity, without on {@code ?empty}. */
+    @Path("/conflicting-reports")
+    public static class ConflictingReports {
+        @GET
+        @RateLimit("1 concurrent")
+        public String report(@jakarta.ws.rs.QueryParam("empty") String empty) {
+            throw new Conflict(empty != null ? "" : "conflict");
+        }
+    }
+
+    /**
+     * An application's response filter of a lower priority than Sluice's, so it runs after Sluice's: drops the entity
+     * on {@code X-Drop-Entity}, replaces it on {@code X-Replace-Entity}, sets the status of {@code X-Status}, throws on
+     * {@code X-Fail}.
+     */
+    @Priority(Priorities.AUTHENTICATION)
+    public static class EntityRewriter implements jakarta.ws.rs.container.ContainerResponseFilter {
+        @Override
+        public void filter(ContainerRequestContext request, jakarta.ws.rs.container.ContainerResponseContext response) {
+            if (request.getHeaderString("X-Drop-Entity") != null) {
+                response.setEntity(null);
+            }
+            if (request.getHeaderString("X-Replace-Entity") != null) {
+                response.setEntity("replaced", null, jakarta.ws.rs.core.MediaType.TEXT_PLAIN_TYPE);
+            }
+            if (request.getHeaderString("X-Status") != null) {
+                response.setStatus(Integer.parseInt(request.getHeaderString("X-Status")));
+            }
+            if (request.getHeaderString("X-Fail") != null) {
+                throw new IllegalStateException("the application's response filter failed");
+            }
+
+        }
+    }
+
+    /**
+     * An application's writer interceptor of a lower priority than Sluice's, so it wraps Sluice's: on
+     * {@code X-Own-Writer} it writes the body itself, without calling {@code proceed} (as a cache answering from
+     * memory would).
+     */
+    @Priority(Priorities.AUTHENTICATION)
+    public static class OwnWriter implements jakarta.ws.rs.ext.WriterInterceptor {
+        @Context
+        private jakarta.ws.rs.core.HttpHeaders headers;
+
+        @Override
+        public void aroundWriteTo(jakarta.ws.rs.ext.WriterInterceptorContext context) throws java.io.IOException {
+            if (headers.getHeaderString("X-Own-Writer") == null) {
+                context.proceed();
+                return;
+            }
+            context.getOutputStream().write("own".getBytes(java.nio.charset.StandardCharsets.UTF_8));
+        }
+    }
+
     /** Authenticates {@code X-Test-User} as the JAX-RS principal, as an application's authentication filter would. */
     @Priority(Priorities.AUTHENTICATION)
     public static class Authentication implements ContainerRequestFilter {
