@@ -130,8 +130,9 @@ final class JaxrsFront {
     }
 
     private synchronized void checkSharedNamesNow(MethodRules rules) {
+        // every check first, then the records: a method refused records nothing that would refuse a later one
         for (Map.Entry<String, String> d : rules.defaultNames().entrySet()) {
-            String first = defaultNames.putIfAbsent(d.getKey(), d.getValue());
+            String first = defaultNames.get(d.getKey());
             if (first != null && !first.equals(d.getValue())) {
                 throw new ConfigException("@RateLimit on " + d.getValue() + " (" + d.getKey() + ").name", null,
                         "expected a name: the default one, \"" + d.getKey() + "\", is already that of the annotation "
@@ -149,12 +150,16 @@ final class JaxrsFront {
                                     + "name is one counter, kept by one algorithm; give the annotation another name");
                 }
             }
-            String[] first = annotationAlgorithms.putIfAbsent(r.name(), new String[] {algorithm, rules.where()});
+            String[] first = annotationAlgorithms.get(r.name());
             if (first != null && !first[0].equals(algorithm)) {
                 throw new ConfigException("@RateLimit on " + rules.where() + " (" + r.name() + ").algorithm", algorithm,
                         "expected " + first[0] + ", the algorithm of the annotation of the same name on " + first[1]
                                 + ": one name is one counter, kept by one algorithm; give the two different names");
             }
+        }
+        rules.defaultNames().forEach(defaultNames::putIfAbsent);
+        for (io.sluice.core.Rule r : rules.inlineRules()) {
+            annotationAlgorithms.putIfAbsent(r.name(), new String[] {r.policy().algorithm().id(), rules.where()});
         }
     }
 

@@ -66,6 +66,11 @@ final class MethodRules {
         return new MethodRules(new ArrayList<>(byName.values()), resource.getName() + "." + method.getName());
     }
 
+    /** @return no rules, for the method {@code where} ({@code Class.method}) whose annotations were refused */
+    static MethodRules none(String where) {
+        return new MethodRules(List.of(), where);
+    }
+
     /**
      * The class's annotations: its own or a superclass's, else those of the interfaces it implements, nearest first,
      * as JAX-RS inherits its own annotations.

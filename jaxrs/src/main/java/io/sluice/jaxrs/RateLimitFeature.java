@@ -1,5 +1,6 @@
 package io.sluice.jaxrs;
 
+import io.sluice.core.config.ConfigException;
 import io.sluice.core.config.SluiceConfig;
 import io.sluice.core.time.TimeSource;
 import jakarta.ws.rs.Priorities;
@@ -76,12 +77,67 @@ public class RateLimitFeature implements DynamicFeature {
         }
         JaxrsFront f = front(context.getConfiguration());
         Class<?> resourceClass = unproxied(resource.getResourceClass());
-        scanSubResources(resourceClass, f);
-        MethodRules rules = rulesOf(resourceClass, method, f);
+        MethodRules rules;
+        if (isRoot(resourceClass)) {
+            scanSubResources(resourceClass, f);
+            rules = rulesOf(resourceClass, method, f);                  // at start-up: an error stops it
+        } else {
+            rules = rulesOfSubResource(resourceClass, method, f);
+        }
         context.register(ServletRequestCapture.class, PRIORITY - 1);
         context.register(new RateLimitRequestFilter(f, rules), PRIORITY);
         context.register(f.responses, PRIORITY);
         context.register(f.completions, COMPLETION_PRIORITY);
+    }
+
+    /** The sub-resource methods whose annotations were refused (logged once each). */
+    private final java.util.Set<String> refused = java.util.concurrent.ConcurrentHashMap.newKeySet();
+
+    /**
+     * The rules of a method of a sub-resource, which JAX-RS configures on its first request, long after start-up, when
+     * its class was not read ahead (see {@link #scanSubResources}). A configuration error found there (an unknown rule
+     * reference, a name with two algorithms, an invalid limit) can no longer stop start-up, and it must not fail every
+     * request of the method either (the limiter is never to be the reason a request fails): the method's annotations
+     * are not applied, its requests go on under the configured rules alone, and one error is logged, naming the
+     * annotation and the fix.
+     */
+    private MethodRules rulesOfSubResource(Class<?> resource, Method method, JaxrsFront f) {
+        try {
+            scanSubResources(resource, f);
+        } catch (ConfigException e) {
+            // a sub-resource of this one: reported when JAX-RS configures it, should a request ever reach it
+        }
+        try {
+            return rulesOf(resource, method, f);
+        } catch (ConfigException e) {
+            String where = resource.getName() + "." + method.getName();
+            if (refused.add(where)) {
+                LOG.log(System.Logger.Level.ERROR, "@RateLimit annotations of " + where + " are not applied: "
+                        + e.getMessage() + ". JAX-RS configured this sub-resource on its first request, after start-up,"
+                        + " so its requests go on without these limits (the configured rules still apply by their"
+                        + " paths). Fix the annotation; to have such errors stop start-up instead, let a class with a"
+                        + " resource method of its own return the sub-resource from a locator declared with its type");
+            }
+            return MethodRules.none(where);
+        }
+    }
+
+    /**
+     * @return whether {@code resource} is a root resource ({@code @Path} on it, a superclass or an interface), whose
+     *     methods JAX-RS configures at start-up; a class without is a sub-resource, configured on its first request
+     */
+    private static boolean isRoot(Class<?> resource) {
+        for (Class<?> c = resource; c != null && c != Object.class; c = c.getSuperclass()) {
+            if (c.isAnnotationPresent(jakarta.ws.rs.Path.class)) {
+                return true;
+            }
+            for (Class<?> i : c.getInterfaces()) {
+                if (isRoot(i)) {
+                    return true;
+                }
+            }
+        }
+        return false;
     }
 
     /** Classes whose sub-resource locators were scanned. */
@@ -91,11 +147,11 @@ public class RateLimitFeature implements DynamicFeature {
      * Reads the annotations of the sub-resources that {@code resource}'s locators return, when the first of
      * {@code resource}'s own resource methods is configured (at start-up for a root resource). JAX-RS implementations
      * configure a sub-resource's methods only when a request first reaches them, so without this a rule they reference
-     * would apply everywhere by its paths until then, an unknown reference would fail those requests instead of
-     * start-up, and one annotation name with two algorithms would be found late. Not read ahead: the sub-resources of
-     * a class that has locators only (no resource method of its own, so it is never configured), and a locator
-     * declared to return {@code Object}. An annotation on a locator itself is not applied (the sub-resource's own
-     * are), which is logged.
+     * would apply everywhere by its paths until then, and an unknown reference or one annotation name with two
+     * algorithms would be found late, when it can no longer stop start-up (see {@link #rulesOfSubResource}). Not read
+     * ahead: the sub-resources of a class that has locators only (no resource method of its own, so it is never
+     * configured, and JAX-RS lists no resource classes at start-up), and a locator declared to return {@code Object}.
+     * An annotation on a locator itself is not applied (the sub-resource's own are), which is logged.
      */
     private void scanSubResources(Class<?> resource, JaxrsFront f) {
         if (!scanned.add(resource)) {

@@ -120,6 +120,62 @@ abstract class RateLimitSuite {
         return error;
     }
 
+    /** Rule "shared" of the rules file, and the sub-resources of a class with locators only. */
+    private JaxrsServer startWithOnlyLocators() throws Exception {
+        JaxrsServer.Setup setup = withRules("""
+                rules:
+                  - name: shared
+                    paths: [/api/hello]
+                    limit: 2/1h
+                """);
+        setup.classes.add(Resources.OnlyLocators.class);
+        return start(setup);
+    }
+
+    @Test
+    void anErrorInALazilyConfiguredSubResourceIsLoggedOnceAndItsRequestsGoOnWithoutItsAnnotations() throws Exception {
+        try (LogCapture log = new LogCapture("io.sluice.jaxrs"); JaxrsServer server = startWithOnlyLocators()) {
+            for (int i = 0; i < 3; i++) {                     // past the refused "2/1h": not applied, and not a 500
+                server.client().get("/api/only-locators/shared").then().statusCode(200).body(equalTo("sub"))
+                        .header("RateLimit", (String) null);
+                server.client().get("/api/only-locators/missing").then().statusCode(200).body(equalTo("sub"));
+            }
+            server.client().get("/api/only-locators/fine").then().statusCode(200)
+                    .header("RateLimit-Policy", "\"fine-sub\";q=1;w=3600");
+            server.client().get("/api/only-locators/fine").then().statusCode(429);     // a valid one applies
+
+            assertThat(log.messages().stream().filter(m -> m.startsWith("SEVERE")).toList()).as("once each")
+                    .containsExactlyInAnyOrder("SEVERE io.sluice.jaxrs.RateLimitFeature: @RateLimit annotations of "
+                            + "io.sluice.jaxrs.Resources$SharingSub.get are not applied: @RateLimit on "
+                            + "io.sluice.jaxrs.Resources$SharingSub.get (shared).algorithm: expected gcra, the"
+                            + " algorithm of the configured rule \"shared\" (parameter limit or the rules file): one"
+                            + " name is one counter, kept by one algorithm; give the annotation another name, got"
+                            + " \"fixed-window\"."
+                            + " JAX-RS configured this sub-resource on its first request, after start-up, so its"
+                            + " requests go on without these limits (the configured rules still apply by their paths)."
+                            + " Fix the annotation; to have such errors stop start-up instead, let a class with a"
+                            + " resource method of its own return the sub-resource from a locator declared with its"
+                            + " type",
+                            "SEVERE io.sluice.jaxrs.RateLimitFeature: @RateLimit annotations of "
+                            + "io.sluice.jaxrs.Resources$MissingSub.get are not applied: @RateLimit on "
+                            + "io.sluice.jaxrs.Resources$MissingSub.get.rule: expected the name of a rule of the rules"
+                            + " file, one of [shared], got \"missing\". JAX-RS configured this sub-resource on its"
+                            + " first request, after start-up, so its requests go on without these limits (the"
+                            + " configured rules still apply by their paths). Fix the annotation; to have such errors"
+                            + " stop start-up instead, let a class with a resource method of its own return the"
+                            + " sub-resource from a locator declared with its type");
+        }
+    }
+
+    @Test
+    void aRefusedSubResourceMethodLeavesNoNameBehindThatWouldRefuseAnother() throws Exception {
+        try (JaxrsServer server = startWithOnlyLocators()) {
+            server.client().get("/api/only-locators/partly").then().statusCode(200).header("RateLimit", (String) null);
+            server.client().get("/api/only-locators/partly-again").then().statusCode(200)
+                    .header("RateLimit-Policy", "\"partly\";q=5;w=3600");
+        }
+    }
+
     @Test
     void overloadedMethodsWithUnnamedAnnotationsStopStartUpInsteadOfSharingACounter() throws Exception {
         JaxrsServer.Setup setup = new JaxrsServer.Setup();

@@ -188,6 +188,84 @@ final class Resources {
         }
     }
 
+    /**
+     * A class with sub-resource locators only, so never configured itself: JAX-RS configures its sub-resources on their
+     * first request, and Sluice reads their annotations only then.
+     */
+    @Path("/only-locators")
+    public static class OnlyLocators {
+        @Path("/shared")
+        public SharingSub shared() {
+            return new SharingSub();
+        }
+
+        @Path("/missing")
+        public MissingSub missing() {
+            return new MissingSub();
+        }
+
+        @Path("/fine")
+        public FineSub fine() {
+            return new FineSub();
+        }
+
+        @Path("/partly")
+        public PartlySharingSub partly() {
+            return new PartlySharingSub();
+        }
+
+        @Path("/partly-again")
+        public PartlyAgainSub partlyAgain() {
+            return new PartlyAgainSub();
+        }
+    }
+
+    /** A fixed-window annotation named like rule "shared" of the rules file, which is GCRA: refused. */
+    public static class SharingSub {
+        @GET
+        @RateLimit(name = "shared", value = "2/1h", algorithm = "fixed-window")
+        public String get() {
+            return "sub";
+        }
+    }
+
+    /** A reference to a rule the rules file does not have: refused. */
+    public static class MissingSub {
+        @GET
+        @RateLimit(rule = "missing")
+        public String get() {
+            return "sub";
+        }
+    }
+
+    /** A valid annotation: applied from the first request. */
+    public static class FineSub {
+        @GET
+        @RateLimit(name = "fine-sub", value = "1/1h")
+        public String get() {
+            return "sub";
+        }
+    }
+
+    /** A valid fixed-window annotation "partly" beside a refused one ("shared", as {@link SharingSub}). */
+    public static class PartlySharingSub {
+        @GET
+        @RateLimit(name = "partly", value = "2/1h", algorithm = "fixed-window")
+        @RateLimit(name = "shared", value = "2/1h", algorithm = "fixed-window")
+        public String get() {
+            return "sub";
+        }
+    }
+
+    /** A GCRA annotation "partly": valid, since {@link PartlySharingSub}'s annotations were refused together. */
+    public static class PartlyAgainSub {
+        @GET
+        @RateLimit(name = "partly", value = "5/1h")
+        public String get() {
+            return "sub";
+        }
+    }
+
     /** Applies rule "exports" of the rules file, at its own cost and at cost 2. */
     @Path("/exports")
     public static class Referencing {
