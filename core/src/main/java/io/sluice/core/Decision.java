@@ -12,7 +12,9 @@ import java.util.List;
  * @param binding the rule whose numbers go into the headers: the enforced rule that denied with the longest wait,
  *     else the rule with the least remaining (of two with as much, the one that resets later), a rule that fails open
  *     while the store is unavailable only when no other enforced rule has numbers; null when no rule applied
- * @param delayMicros queue mode: how long to hold the request before it proceeds; 0 otherwise
+ * @param delayMicros queue mode: how long to hold the request before it proceeds, the longest wait of the enforced
+ *     rules that queue it; 0 otherwise. A shadow rule never holds a request: what it would have made it wait is
+ *     {@link #shadowDelayMicros()}
  * @param leases concurrency leases to release when the response completes
  * @param atMicros when the engine decided, by its clock (epoch microseconds): the instant the outcomes' times count
  *     from, so the base of a response's epoch values ({@code X-RateLimit-Reset}, the envelope's {@code renewal}),
@@ -30,7 +32,9 @@ public record Decision(boolean allowed, List<RuleOutcome> outcomes, RuleOutcome 
     }
 
     /**
-     * Builds a decision from the outcomes of one request: derives allowed, binding and delay.
+     * Builds a decision from the outcomes of one request: derives allowed, binding and delay. The delay is that of the
+     * enforced rules only: a shadow rule counts and reports, and never changes what happens to the request, so its
+     * queue (its outcome's {@link Outcome#delayMicros()}) holds nobody; see {@link #shadowDelayMicros()}.
      *
      * @param atMicros when the outcomes were decided (epoch microseconds): see {@link #atMicros()}
      */
@@ -45,7 +49,9 @@ public record Decision(boolean allowed, List<RuleOutcome> outcomes, RuleOutcome 
         for (int i = 0; i < n; i++) {
             RuleOutcome o = outcomes.get(i);
             allowed &= !o.denies();
-            delay = Math.max(delay, o.outcome().allowed() ? o.outcome().delayMicros() : 0);
+            if (!o.rule().shadow() && o.outcome().allowed()) {
+                delay = Math.max(delay, o.outcome().delayMicros());
+            }
         }
         for (int i = 0; i < n; i++) {
             RuleOutcome o = outcomes.get(i);
@@ -86,6 +92,23 @@ public record Decision(boolean allowed, List<RuleOutcome> outcomes, RuleOutcome 
             }
         }
         return false;
+    }
+
+    /**
+     * @return the longest a shadow rule in queue mode ({@code max-wait}) would have held this request, had it been
+     *     enforced; 0 when none would have. The request is not held for it: {@link #delayMicros()} is that of the
+     *     enforced rules only. A shadow rule that would have refused it (a wait above {@code max-wait}) is
+     *     {@link #shadowDenied()} instead.
+     */
+    public long shadowDelayMicros() {
+        long longest = 0;
+        for (int i = 0; i < outcomes.size(); i++) {
+            RuleOutcome o = outcomes.get(i);
+            if (o.rule().shadow() && o.outcome().allowed()) {
+                longest = Math.max(longest, o.outcome().delayMicros());
+            }
+        }
+        return longest;
     }
 
     /** @return whether the request is denied because the store failed and a rule denies meanwhile (answer 503) */

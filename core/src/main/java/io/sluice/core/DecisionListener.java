@@ -29,7 +29,11 @@ public interface DecisionListener {
 
     /** The kinds of decision a listener sees. */
     enum Event {
-        /** Allowed by the store. */
+        /**
+         * Allowed by the store, at once or after {@link Decision#delayMicros()} (queue mode). A shadow queue that would
+         * have delayed the request (and only delayed it) is reported so too: it passed as if the rule were not there,
+         * and {@link Decision#shadowDelayMicros()} says how long it would have waited.
+         */
         ALLOWED,
         /** Denied by the store (429). */
         DENIED,

@@ -114,6 +114,8 @@ public final class Engine implements AutoCloseable {
      *
      * @param queue asked about each decision that is allowed with {@link Decision#delayMicros()} &gt; 0, and about no
      *     other; null queues every such request
+     * @throws IllegalStateException when {@code queue} answers an allowed decision other than the one it was asked
+     *     about (see {@link QueueGate#admit})
      */
     public Decision check(RequestView request, List<Rule> candidates, QueueGate queue) {
         if (candidates.size() == 1) {
@@ -149,23 +151,39 @@ public final class Engine implements AutoCloseable {
 
         /**
          * @param request the request
-         * @param admitted allowed, with {@link Decision#delayMicros()} &gt; 0
-         * @return {@code admitted} itself to queue the request, or the decision that takes its place (a denial)
+         * @param admitted allowed, with {@link Decision#delayMicros()} &gt; 0 (a wait an enforced rule imposes: a
+         *     shadow rule delays nothing)
+         * @return {@code admitted} itself to queue the request (it keeps its concurrency leases), or the denial that
+         *     takes its place (the leases {@code admitted} holds are then released); never another allowed decision
          */
         Decision admit(RequestView request, Decision admitted);
     }
 
     /**
-     * @return {@code decision}, or what {@code queue} answers in its place when it admits the request after a delay;
-     *     the leases of a decision replaced are released
+     * @return {@code decision}, or the denial {@code queue} answers in its place when it admits the request after a
+     *     delay; the leases of a decision replaced are released, whatever the gate answered
+     * @throws IllegalStateException when the gate answers an allowed decision other than {@code decision}: a request
+     *     must neither proceed without the leases its admission took nor leave them held by nobody (an exception of
+     *     the gate is thrown on, {@code decision}'s leases released too)
      */
     private Decision queued(RequestView request, Decision decision, QueueGate queue) {
         if (queue == null || !decision.allowed() || decision.delayMicros() == 0) {
             return decision;
         }
-        Decision answer = queue.admit(request, decision);
-        if (answer != decision) {
-            release(decision);      // refused: it holds nothing
+        Decision answer;
+        try {
+            answer = queue.admit(request, decision);
+        } catch (RuntimeException | Error e) {
+            release(decision);      // not queued: nothing is left to release its leases
+            throw e;
+        }
+        if (answer == decision) {
+            return decision;        // queued: its leases are released when its response completes
+        }
+        release(decision);          // refused: it holds nothing
+        if (answer == null || answer.allowed()) {
+            throw new IllegalStateException("a queue gate answers the admitted decision itself or a denial, got "
+                    + (answer == null ? "null" : "an allowed decision delayed " + answer.delayMicros() + " us"));
         }
         return answer;
     }

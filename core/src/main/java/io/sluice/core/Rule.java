@@ -21,7 +21,7 @@ import java.util.regex.Pattern;
  * @param policy the numbers (the default tier when {@code tiers} is set)
  * @param tiers optional: picks a policy per request from a value such as the attribute {@code plan}
  * @param cost the weight of one request, >= 0
- * @param mode enforce, or shadow (count and report, never deny)
+ * @param mode enforce, or shadow (count and report, never deny or delay: see {@link Decision#shadowDelayMicros()})
  * @param onStoreFailure what happens while the store is unavailable
  * @param onMissingKey what happens to a request whose key cannot be resolved
  * @param countStatuses counting by outcome: when not empty, only responses with one of these statuses are counted
@@ -178,7 +178,7 @@ public record Rule(
         return new Builder(name);
     }
 
-    /** Enforce denies; shadow counts and reports, never denies. */
+    /** Enforce denies (and queues); shadow counts and reports, never denies or delays. */
     public enum Mode { ENFORCE, SHADOW }
 
     /** While the store is unavailable: allow, deny with 503, or fall back to a local limit (this node's share). */

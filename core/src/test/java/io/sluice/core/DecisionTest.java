@@ -23,4 +23,36 @@ class DecisionTest {
         assertThat(Decision.of(List.of(allowed("a", 0, 50_000_000), allowed("b", 0, 10_000_000)), List.of(), 0)
                 .binding().rule().name()).isEqualTo("a");
     }
+
+    /** @return an outcome of a leaky bucket in queue mode that admits the request after {@code delayMicros} */
+    private static RuleOutcome queued(Rule rule, long delayMicros) {
+        return new RuleOutcome(rule, rule.policy(), new Outcome(true, 10, 3, 10_000_000, 0, delayMicros),
+                RuleOutcome.Source.STORE);
+    }
+
+    /**
+     * Shadow mode never changes what happens to a request: a shadow queue's wait holds nobody, and is reported as
+     * {@link Decision#shadowDelayMicros()}; an enforced queue's wait is the decision's delay, as before.
+     */
+    @Test
+    void aShadowQueuesWaitIsReportedAndHoldsNobody() {
+        Rule enforced = Rule.builder("queue").policy("1/1s burst 10 max-wait 1m").build();
+        Rule shadow = Rule.builder("trial-queue").policy("1/1s burst 10 max-wait 1m").shadow().build();
+
+        Decision alone = Decision.of(List.of(queued(shadow, 5_000_000)), List.of(), 0);
+        assertThat(alone.allowed()).isTrue();
+        assertThat(alone.delayMicros()).as("a shadow rule holds no request").isZero();
+        assertThat(alone.shadowDelayMicros()).as("what it would have held it").isEqualTo(5_000_000);
+        assertThat(alone.shadowDenied()).isFalse();
+
+        Decision both = Decision.of(List.of(queued(shadow, 5_000_000), queued(enforced, 2_000_000)), List.of(), 0);
+        assertThat(both.delayMicros()).as("the enforced queue's wait, not the shadow one's longer one")
+                .isEqualTo(2_000_000);
+        assertThat(both.shadowDelayMicros()).isEqualTo(5_000_000);
+        assertThat(both.binding().rule()).as("enforced rules speak first").isSameAs(enforced);
+
+        Decision enforcedOnly = Decision.of(List.of(queued(enforced, 2_000_000)), List.of(), 0);
+        assertThat(enforcedOnly.delayMicros()).isEqualTo(2_000_000);
+        assertThat(enforcedOnly.shadowDelayMicros()).isZero();
+    }
 }

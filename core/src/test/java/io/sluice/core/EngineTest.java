@@ -457,4 +457,92 @@ class EngineTest {
         assertThat(waits.leases()).hasSize(1);
         assertThat(events).endsWith(DecisionListener.Event.ALLOWED, DecisionListener.Event.ALLOWED);
     }
+
+    /**
+     * A shadow queue ({@code max-wait}) whose bucket fills up holds no request: the decision's delay is the enforced
+     * rules' alone, the front door's queue gate is never asked, the concurrency lease is kept, and listeners see the
+     * request as allowed with the wait it would have had ({@link Decision#shadowDelayMicros()}).
+     */
+    @Test
+    void aShadowQueueDelaysNoRequestAndReportsTheWaitItWouldHaveImposed() {
+        List<DecisionListener.Event> events = new java.util.ArrayList<>();
+        Engine engine = Engine.builder().timeSource(time).store(MemoryStore.builder().timeSource(time).build())
+                .rule(Rule.builder("trial-queue").policy("1/1s burst 10 max-wait 1m").key(RequestView::remoteAddress)
+                        .shadow().build())
+                .rule(Rule.builder("in-flight").policy(Policy.concurrent(5)).key(request -> "global").build())
+                .listener((request, decision, event) -> events.add(event))
+                .build();
+        List<Decision> asked = new java.util.ArrayList<>();
+        Engine.QueueGate gate = (request, admitted) -> {
+            asked.add(admitted);
+            return admitted;
+        };
+
+        List<Decision> decisions = new java.util.ArrayList<>();
+        for (int i = 0; i < 4; i++) {                   // at one instant: each would wait one second more
+            decisions.add(engine.check(get("/", "1.2.3.4"), engine.rules(), gate));
+        }
+
+        assertThat(decisions).allSatisfy(d -> {
+            assertThat(d.allowed()).isTrue();
+            assertThat(d.delayMicros()).as("held by nobody").isZero();
+            assertThat(d.leases()).as("its lease kept").hasSize(1);
+            assertThat(d.shadowDenied()).isFalse();
+        });
+        assertThat(decisions).extracting(Decision::shadowDelayMicros)
+                .containsExactly(0L, 1_000_000L, 2_000_000L, 3_000_000L);
+        assertThat(decisions.get(3).outcomes().get(0).outcome().delayMicros()).as("the shadow rule's own outcome")
+                .isEqualTo(3_000_000);
+        assertThat(asked).as("no request to queue: the gate is not asked").isEmpty();
+        assertThat(events).containsOnly(DecisionListener.Event.ALLOWED);
+        assertThat(engine.inspect("in-flight", "global", null).remaining()).as("four requests in flight").isEqualTo(1);
+        decisions.forEach(engine::release);
+        assertThat(engine.inspect("in-flight", "global", null).remaining()).isEqualTo(5);
+    }
+
+    /**
+     * Beside a shadow queue with a longer line, an enforced queue's wait is the request's, as without it; and a gate
+     * that refuses to queue it denies it by the enforced rule, never by the shadow one, the lease released.
+     */
+    @Test
+    void anEnforcedQueueKeepsItsDelayBesideALongerShadowQueue() {
+        Engine engine = Engine.builder().timeSource(time).store(MemoryStore.builder().timeSource(time).build())
+                .rule(Rule.builder("trial-queue").policy("1/1s burst 10 max-wait 1m").key(RequestView::remoteAddress)
+                        .shadow().build())
+                .rule(Rule.builder("queue").policy("2/1s burst 10 max-wait 1m").key(RequestView::remoteAddress).build())
+                .rule(Rule.builder("in-flight").policy(Policy.concurrent(5)).key(request -> "global").build())
+                .build();
+        engine.release(engine.check(get("/", "1.2.3.4")));
+
+        Decision second = engine.check(get("/", "1.2.3.4"));
+        assertThat(second.delayMicros()).as("the enforced queue's turn: 500 ms").isEqualTo(500_000);
+        assertThat(second.shadowDelayMicros()).as("the shadow queue's would-be turn").isEqualTo(1_000_000);
+        engine.release(second);
+    }
+
+    /**
+     * A queue gate answers the admitted decision itself or a denial: anything else (an allowed decision in its place,
+     * or an exception) would let the request pass without the leases its admission took, or leave them held by
+     * nobody. The engine refuses it, and releases the leases.
+     */
+    @Test
+    void aQueueGateThatAnswersAnotherAllowedDecisionOrThrowsLeavesNoLeaseHeld() {
+        Engine engine = Engine.builder().timeSource(time).store(MemoryStore.builder().timeSource(time).build())
+                .rule(Rule.builder("queue").policy("1/1m burst 5 max-wait 5m").key(request -> "global").build())
+                .rule(Rule.builder("in-flight").policy(Policy.concurrent(1)).key(request -> "global").build())
+                .build();
+        engine.release(engine.check(get("/", "1.2.3.4")));                     // its turn now: the gate is not asked
+
+        assertThatThrownBy(() -> engine.check(get("/", "1.2.3.4"), engine.rules(),
+                (request, admitted) -> Decision.of(admitted.outcomes().subList(0, 1), List.of(), admitted.atMicros())))
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessage("a queue gate answers the admitted decision itself or a denial, got an allowed decision "
+                        + "delayed 60000000 us");
+        assertThat(engine.inspect("in-flight", "global", null).remaining()).isEqualTo(1);
+
+        assertThatThrownBy(() -> engine.check(get("/", "1.2.3.4"), engine.rules(), (request, admitted) -> {
+            throw new IllegalArgumentException("the gate failed");
+        })).hasMessage("the gate failed");
+        assertThat(engine.inspect("in-flight", "global", null).remaining()).isEqualTo(1);
+    }
 }

@@ -56,7 +56,8 @@ import java.util.Map;
  * <p>The {@link Decision} is left in request attribute {@value FrontDoor#DECISION_ATTRIBUTE} for later filters and the
  * application. Concurrency leases are released when the response completes, for async requests too.
  *
- * <p>Queueing ({@code max-wait}): a request the engine admits after a delay is put in asynchronous mode
+ * <p>Queueing ({@code max-wait}, enforced rules only: a rule in shadow mode delays nothing, see
+ * {@link Decision#shadowDelayMicros()}): a request the engine admits after a delay is put in asynchronous mode
  * ({@code startAsync}) and dispatched again when its delay has passed, so no request thread waits; the filter and
  * everything before it in the chain must be {@code <async-supported>true</async-supported>}. Where they are not, the
  * request waits on its own thread (at most {@code max-wait}) and a warning says so once.
@@ -286,15 +287,17 @@ public class RateLimitFilter implements Filter {
     }
 
     /**
-     * A request admitted after a delay while {@link #maxQueued} wait already: denied by the rule that queued it, with
-     * its delay as the retry time. The store has already given it its place in the bucket, which is not given back: a
-     * client that comes back then waits about one interval more, or finds a short queue.
+     * A request admitted after a delay while {@link #maxQueued} wait already: denied by the enforced rule that queued
+     * it, with its delay as the retry time. The store has already given it its place in the bucket, which is not given
+     * back: a client that comes back then waits about one interval more, or finds a short queue. A shadow rule is never
+     * that rule: its queue holds nobody ({@link Decision#delayMicros()}), and its denial would deny nothing (the request
+     * would pass without the leases its admission took, which the engine releases on a refusal).
      */
     private static Decision queueFull(Decision admitted) {
         RuleOutcome queuing = admitted.binding();
         for (RuleOutcome o : admitted.outcomes()) {
-            if (o.outcome().delayMicros() == admitted.delayMicros()) {
-                queuing = o;                      // the rule whose turn is furthest away
+            if (!o.rule().shadow() && o.outcome().allowed() && o.outcome().delayMicros() == admitted.delayMicros()) {
+                queuing = o;                      // the enforced rule whose turn is furthest away
                 break;
             }
         }

@@ -34,7 +34,8 @@ import org.eclipse.jetty.server.ServerConnector;
 /**
  * An embedded Jetty 12 on a free loopback port: an identity filter (principal from {@code X-Test-User}, attribute
  * {@code plan} from {@code X-Test-Plan}), then {@link RateLimitFilter} with the given init parameters on a manual
- * clock, then a servlet that answers 200 and reports the decision it sees in {@code X-Decision-*} headers.
+ * clock, then a servlet that answers 200 and reports the decision it sees in {@code X-Decision-*} headers (the
+ * shadow delay in microseconds).
  * {@code /async} starts an async cycle that the test completes through {@link #held}; {@code /expiring} one that
  * times out (after 1 ms) and that nothing answers, so the container does (500).
  */
@@ -178,6 +179,7 @@ final class FilterServer implements AutoCloseable {
             response.setHeader("X-Decision-Allowed", String.valueOf(d.allowed()));
             response.setHeader("X-Decision-Binding", d.binding() == null ? "none" : d.binding().rule().name());
             response.setHeader("X-Decision-Shadow-Denied", String.valueOf(d.shadowDenied()));
+            response.setHeader("X-Decision-Shadow-Delay", String.valueOf(d.shadowDelayMicros()));
             response.setContentType("text/plain");
             response.setContentLength(5);
             response.getWriter().write("hello");

@@ -230,12 +230,110 @@ class QueueIT {
     }
 
     /**
+     * A shadow queue ({@code mode: shadow}) never holds a request: each is answered at once, however far back in its
+     * line it would have been, and keeps its concurrency lease. The manual clock never moves here, so a request held
+     * for its turn would never be answered: each is awaited for a bounded time.
+     */
+    @Test
+    void aShadowQueueAnswersEveryRequestAtOnceAndReportsTheWaitItWouldHaveImposed() throws Exception {
+        java.nio.file.Path file = java.nio.file.Files.createTempFile("rules", ".yaml");
+        java.nio.file.Files.writeString(file, """
+                rules:
+                  - name: trial-queue
+                    limit: 1/1s burst 10 max-wait 1m
+                    key: ip
+                    mode: shadow
+                  - name: in-flight
+                    limit: 5 concurrent
+                    key: global
+                """);
+        try (FilterServer server = FilterServer.start(Map.of("rules", file.toString()));
+                io.sluice.core.testing.LogCapture log = new io.sluice.core.testing.LogCapture(
+                        "io.sluice.core.http.ShadowReport")) {
+            HttpClient http = HttpClient.newHttpClient();
+            for (int i = 0; i < 4; i++) {
+                HttpResponse<String> response = http.sendAsync(HttpRequest.newBuilder(URI.create("http://127.0.0.1:"
+                        + server.port() + "/app/")).build(), HttpResponse.BodyHandlers.ofString())
+                        .get(10, TimeUnit.SECONDS);        // held for its turn, it would never come: time stands still
+                assertThat(response.statusCode()).isEqualTo(200);
+                assertThat(response.headers().firstValue("X-Decision-Shadow-Delay")).as("the wait it would have had")
+                        .hasValue(Long.toString(i * 1_000_000L));
+                assertThat(response.headers().firstValue("RateLimit-Policy")).as("the enforced rule's numbers")
+                        .hasValueSatisfying(policy -> assertThat(policy).startsWith("\"in-flight\""));
+            }
+            assertThat(server.scheduler.pending()).as("nothing queued").isZero();
+            assertThat(server.filter.queued()).isZero();
+            awaitNoThreadInsideTheFilter();
+            awaitNothingInFlight(server, 5);
+            assertThat(log.messages()).singleElement().asString().endsWith("shadow mode: would have delayed "
+                    + "{trial-queue=1 (up to 1s)} (first delay; next report in at most a minute)");
+        } finally {
+            java.nio.file.Files.deleteIfExists(file);
+        }
+    }
+
+    /**
+     * The queue full (here it holds none): a request that an enforced queue admits after a delay is refused by that
+     * rule, not by a shadow queue whose would-be turn is as far away (a shadow refusal denies nothing, and the request
+     * would pass without the lease its admission took); and a request that only a shadow queue would have delayed is
+     * not refused, and keeps its lease while it runs.
+     */
+    @Test
+    void aFullQueueRefusesByTheEnforcedRuleAndAShadowQueueNeverLosesARequestsLease() throws Exception {
+        java.nio.file.Path file = java.nio.file.Files.createTempFile("rules", ".yaml");
+        java.nio.file.Files.writeString(file, """
+                rules:
+                  - name: trial-queue
+                    limit: 2/1s burst 10 max-wait 1m
+                    key: ip
+                    mode: shadow
+                    paths: [/, /async]
+                  - name: queue
+                    limit: 2/1s burst 10 max-wait 1m
+                    key: ip
+                    paths: [/]
+                  - name: in-flight
+                    limit: 1 concurrent
+                    key: global
+                """);
+        try (FilterServer server = FilterServer.start(Map.of("rules", file.toString()), 0)) {
+            server.client().get("/").then().statusCode(200);
+            awaitNothingInFlight(server, 1);
+            server.client().get("/").then().statusCode(429).header("Retry-After", "1")
+                    .body("error.context.policy", org.hamcrest.Matchers.equalTo("queue"));    // would wait 500 ms
+            awaitNothingInFlight(server, 1);
+
+            // only the shadow queue would delay it (1 s): it runs at once, holding the only lease
+            CompletableFuture<HttpResponse<String>> held = HttpClient.newHttpClient().sendAsync(HttpRequest.newBuilder(
+                    URI.create("http://127.0.0.1:" + server.port() + "/app/async")).build(),
+                    HttpResponse.BodyHandlers.ofString());
+            jakarta.servlet.AsyncContext async = server.held.poll(10, TimeUnit.SECONDS);
+            assertThat(async).as("passed to its servlet at once").isNotNull();
+            assertThat(server.filter.frontDoor().inspect("in-flight", "global", null).remaining())
+                    .as("it holds its lease").isZero();
+            server.client().get("/x").then().statusCode(429)
+                    .body("error.context.policy", org.hamcrest.Matchers.equalTo("in-flight"));
+            async.getResponse().getWriter().write("done");
+            async.complete();
+            assertThat(held.get(10, TimeUnit.SECONDS).body()).isEqualTo("done");
+            awaitNothingInFlight(server, 1);
+        } finally {
+            java.nio.file.Files.deleteIfExists(file);
+        }
+    }
+
+    /**
      * Waits (bounded) until the global lease is free: the filter releases it when the response is complete, which with
      * a content length may be just after the client has read the response.
      */
     private static void awaitNothingInFlight(FilterServer server) {
+        awaitNothingInFlight(server, 1);
+    }
+
+    /** ... of a rule {@code in-flight} of {@code limit} concurrent requests. */
+    private static void awaitNothingInFlight(FilterServer server, long limit) {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
-        while (server.filter.frontDoor().inspect("in-flight", "global", null).remaining() != 1) {
+        while (server.filter.frontDoor().inspect("in-flight", "global", null).remaining() != limit) {
             assertThat(System.nanoTime()).as("the lease was released").isLessThan(deadline);
             Thread.onSpinWait();
         }

@@ -84,7 +84,8 @@ public final class RateLimitRequestFilter implements ContainerRequestFilter {
      * Queueing ({@code max-wait}): a JAX-RS request filter cannot suspend the request portably (only a resource can,
      * with {@code AsyncResponse}), so a request admitted after a delay waits its turn on its own thread, at most
      * {@code max-wait}. Install the servlet filter in front for queueing without a waiting thread: it queues in
-     * asynchronous mode, and this side then counts nothing twice.
+     * asynchronous mode, and this side then counts nothing twice. Only enforced rules make a request wait: a shadow
+     * queue's wait is reported ({@link Decision#shadowDelayMicros()}), not waited.
      */
     private static void waitInLine(long delayMicros) {
         try {

@@ -259,6 +259,27 @@ abstract class RateLimitSuite {
         }
     }
 
+    /**
+     * A shadow queue ({@code max-wait}) holds no request: on the JAX-RS side, where a queued request waits its turn on
+     * its own thread (in real time, an hour here for the second request), each is answered at once.
+     */
+    @Test
+    void aShadowQueueHoldsNoRequestOnItsThread() throws Exception {
+        try (JaxrsServer server = start(new JaxrsServer.Setup().property("sluice.limit", "1/1h burst 10 max-wait 2h")
+                .property("sluice.shadow", "true"))) {
+            java.net.http.HttpClient http = java.net.http.HttpClient.newHttpClient();
+            for (int i = 0; i < 3; i++) {
+                java.net.http.HttpResponse<String> response = http.send(java.net.http.HttpRequest.newBuilder(
+                        java.net.URI.create("http://127.0.0.1:" + server.port() + "/app/api/hello"))
+                        .timeout(Duration.ofSeconds(10)).build(), java.net.http.HttpResponse.BodyHandlers.ofString());
+                assertThat(response.statusCode()).isEqualTo(200);
+                assertThat(response.headers().firstValue("X-Decision-Shadow-Delay")).as("the wait it would have had")
+                        .hasValue(Long.toString(i * 3_600_000_000L));
+                assertThat(response.headers().firstValue("RateLimit")).as("no headers for a shadow rule").isEmpty();
+            }
+        }
+    }
+
     @Test
     void aCorsPreflightIsNotCounted() throws Exception {
         try (JaxrsServer server = start(new JaxrsServer.Setup().property("sluice.limit", "1/1m"))) {

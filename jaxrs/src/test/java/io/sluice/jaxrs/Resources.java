@@ -23,12 +23,16 @@ final class Resources {
     /** Every resource class of the suites. */
     static final Set<Class<?>> ALL = Set.of(Hello.class, Limited.class, Users.class, Authentication.class);
 
-    /** Answers 200 "hello" with the decision it sees in {@code X-Decision-Binding}. */
+    /**
+     * Answers 200 "hello" with the decision it sees in {@code X-Decision-Binding}, {@code X-Decision-Shadow-Denied} and
+     * {@code X-Decision-Shadow-Delay} (microseconds).
+     */
     static Response hello(Object decision) {
         Decision d = decision instanceof Decision x ? x : null;
         return Response.ok("hello", "text/plain")
                 .header("X-Decision-Binding", d == null ? "none" : d.binding() == null ? "none" : d.binding().rule().name())
                 .header("X-Decision-Shadow-Denied", d != null && d.shadowDenied())
+                .header("X-Decision-Shadow-Delay", d == null ? 0 : d.shadowDelayMicros())
                 .build();
     }
 

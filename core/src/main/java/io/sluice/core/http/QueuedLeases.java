@@ -17,9 +17,10 @@ import java.util.List;
  * limit: the two rules defeat each other.
  *
  * <p>Rules that both apply to every request (no {@code paths}, no {@code methods}) are refused unless the concurrency
- * rule is in shadow mode (a shadow queue delays requests too); for others (which may never match the same request,
- * or only report) a warning says why. The longest wait is {@code max-wait}, or less where the bucket cannot hold a
- * longer line: {@code (capacity - cost - delay) x interval}.
+ * rule is in shadow mode; for others (which may never match the same request, or only report) a warning says why. A
+ * queue in shadow mode holds no request ({@link io.sluice.core.Decision#delayMicros()}), so it meets no concurrency
+ * rule. The longest wait is {@code max-wait}, or less where the bucket cannot hold a longer line:
+ * {@code (capacity - cost - delay) x interval}.
  */
 final class QueuedLeases {
 
@@ -60,8 +61,14 @@ final class QueuedLeases {
         return warnings;
     }
 
-    /** @return the policy of {@code rule} (its own or a tier's) whose queue is longest, or null when none queues */
+    /**
+     * @return the policy of {@code rule} (its own or a tier's) whose queue is longest, or null when none queues or the
+     *     rule is in shadow mode (it holds no request)
+     */
     private static Policy longestWaiting(Rule rule) {
+        if (rule.shadow()) {
+            return null;
+        }
         Policy longest = null;
         for (Policy p : policies(rule)) {
             if (p.algorithm() == Algorithm.LEAKY_BUCKET && p.queues() && rule.cost() > 0 && (longest == null

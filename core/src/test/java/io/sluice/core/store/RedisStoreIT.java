@@ -368,6 +368,39 @@ class RedisStoreIT {
         }
     }
 
+    /**
+     * On Redis as in memory, a shadow queue's wait comes back as its own check's outcome, and nothing in the script
+     * folds it into another check's: the engine derives the request's delay from the enforced rules alone, so a shadow
+     * queue holds no request, and reports the wait it would have imposed.
+     */
+    @Test
+    void aShadowQueueOnRedisReportsItsWaitAndDelaysNoRequest() {
+        io.sluice.core.testing.ManualTimeSource time = new io.sluice.core.testing.ManualTimeSource();
+        try (RedisStore store = store("shadow-queue")) {
+            io.sluice.core.Engine engine = io.sluice.core.Engine.builder().timeSource(time).store(store)
+                    .rule(io.sluice.core.Rule.builder("trial-queue").policy("1/1s burst 10 max-wait 1m")
+                            .key(request -> "k").shadow().build())
+                    .rule(io.sluice.core.Rule.builder("queue").policy("2/1s burst 10 max-wait 1m")
+                            .key(request -> "k").build())
+                    .rule(io.sluice.core.Rule.builder("in-flight").policy(Policy.concurrent(5))
+                            .key(request -> "global").build())
+                    .build();
+            io.sluice.core.RequestView request = io.sluice.core.RequestView.builder("GET", "/").build();
+            List<io.sluice.core.Decision> decisions = new java.util.ArrayList<>();
+            for (int i = 0; i < 3; i++) {                     // at one instant: the queues fill up
+                decisions.add(engine.check(request));
+            }
+
+            assertThat(decisions).extracting(io.sluice.core.Decision::delayMicros).as("the enforced queue's turns")
+                    .containsExactly(0L, 500_000L, 1_000_000L);
+            assertThat(decisions).extracting(io.sluice.core.Decision::shadowDelayMicros)
+                    .as("the shadow queue's would-be turns").containsExactly(0L, 1_000_000L, 2_000_000L);
+            assertThat(decisions).allSatisfy(d -> assertThat(d.leases()).hasSize(1));
+            decisions.forEach(engine::release);
+            assertThat(engine.inspect("in-flight", "global", null).remaining()).isEqualTo(5);
+        }
+    }
+
     @Test
     void leasesAreReleasedAndResetForgetsAKey() {
         try (RedisStore store = store("leases")) {
