@@ -193,8 +193,11 @@ public class RateLimitFilter implements Filter {
                 return;
             }
             if (!waitOnThisThread(decision.delayMicros())) {       // destroyed or interrupted meanwhile
-                unavailable(response);
-                door.completed(view, decision, HttpServletResponse.SC_SERVICE_UNAVAILABLE);   // as a queued one's
+                try {
+                    unavailable(response);          // writes a body: fails when the client is gone
+                } finally {
+                    door.completed(view, decision, HttpServletResponse.SC_SERVICE_UNAVAILABLE);   // as a queued one's
+                }
                 return;
             }
         }

@@ -388,6 +388,50 @@ class FilterDestroyTest {
     }
 
     /**
+     * As above, the client gone meanwhile: writing the 503's body fails (the connection is closed). The failure goes on
+     * to the container, but the lease the request took before waiting is released all the same, not left to its
+     * timeout (with {@code 1 concurrent}, every request of the key refused until then).
+     */
+    @Test
+    void aRequestWaitingOnItsThreadWhoseClientIsGoneReleasesItsLeaseWhenItsAnswerCannotBeWritten() throws Exception {
+        java.nio.file.Path rules = queueAndLease();
+        RateLimitFilter filter = started(Map.of("rules", rules.toString(), "body", "problem"));
+        try {
+            List<Async> cycles = new CopyOnWriteArrayList<>();
+            filter.doFilter(request("10.0.0.1", cycles, false), response(), (req, res) -> {});    // passes at once
+            HttpServletResponse gone = fake(HttpServletResponse.class, (name, args) -> switch (name) {
+                case "getOutputStream" -> new ServletOutputStream() {
+                    @Override
+                    public boolean isReady() {
+                        return true;
+                    }
+
+                    @Override
+                    public void setWriteListener(WriteListener listener) {}
+
+                    @Override
+                    public void write(int b) throws java.io.IOException {
+                        throw new java.io.IOException("Broken pipe");
+                    }
+                };
+                default -> null;
+            });
+            Thread.currentThread().interrupt();
+            try {
+                org.assertj.core.api.Assertions.assertThatThrownBy(() -> filter.doFilter(
+                        request("10.0.0.1", cycles, false), gone, (req, res) -> {}))
+                        .isInstanceOf(java.io.IOException.class).hasMessage("Broken pipe");
+            } finally {
+                Thread.interrupted();
+            }
+            assertThat(leasesLeft(filter)).as("its lease released").isEqualTo(1);
+        } finally {
+            filter.destroy();
+            java.nio.file.Files.deleteIfExists(rules);
+        }
+    }
+
+    /**
      * destroy() answers a request waiting on its own thread too, at once (503, its lease released), rather than letting
      * it wait up to max-wait and then reach an application the container has stopped.
      */
