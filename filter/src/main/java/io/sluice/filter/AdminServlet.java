@@ -4,7 +4,7 @@ import io.sluice.core.Outcome;
 import io.sluice.core.http.FrontDoor;
 import io.sluice.core.key.KeyResolvers;
 import io.sluice.core.store.StoreException;
-import io.sluice.core.time.LogText;
+import io.sluice.core.log.LogText;
 import jakarta.servlet.ServletException;
 import jakarta.servlet.http.HttpServlet;
 import jakarta.servlet.http.HttpServletRequest;

@@ -28,6 +28,7 @@ import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
 import java.lang.System.Logger.Level;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashMap;
 import java.util.List;
@@ -296,18 +297,24 @@ public class RateLimitFilter implements Filter {
      * that rule: its queue holds nobody ({@link Decision#delayMicros()}), and its denial would deny nothing (the request
      * would pass without the leases its admission took, which the engine releases on a refusal).
      */
-    private static Decision queueFull(Decision admitted) {
-        RuleOutcome queuing = admitted.binding();
-        for (RuleOutcome o : admitted.outcomes()) {
+    static Decision queueFull(Decision admitted) {
+        List<RuleOutcome> outcomes = new ArrayList<>(admitted.outcomes());
+        int at = 0;
+        for (int i = 0; i < outcomes.size(); i++) {
+            RuleOutcome o = outcomes.get(i);
             if (!o.rule().shadow() && o.outcome().allowed() && o.outcome().delayMicros() == admitted.delayMicros()) {
-                queuing = o;                      // the enforced rule whose turn is furthest away
+                at = i;                           // the enforced rule whose turn is furthest away
                 break;
             }
         }
+        RuleOutcome queuing = outcomes.get(at);
         Outcome o = queuing.outcome();
-        return Decision.of(List.of(new RuleOutcome(queuing.rule(), queuing.policy(),
-                Outcome.deny(o.limit(), o.remaining(), o.resetAfterMicros(), admitted.delayMicros()),
-                queuing.source())), List.of(), admitted.atMicros());
+        RuleOutcome refused = new RuleOutcome(queuing.rule(), queuing.policy(),
+                Outcome.deny(o.limit(), o.remaining(), o.resetAfterMicros(), admitted.delayMicros()), queuing.source());
+        // every other rule keeps its outcome (the store charged them): listeners and the shadow report see the whole
+        // request, and the refusal binds, being its only enforced denial
+        outcomes.set(at, refused);
+        return Decision.of(outcomes, List.of(), admitted.atMicros());
     }
 
     /** @return the requests queued now (tests) */

@@ -18,7 +18,7 @@ import io.sluice.core.key.ClientIpResolver;
 import io.sluice.core.store.MemoryStore;
 import io.sluice.core.store.RedisStore;
 import io.sluice.core.store.Store;
-import io.sluice.core.time.LogThrottle;
+import io.sluice.core.log.LogThrottle;
 import io.sluice.core.time.TimeSource;
 import java.lang.System.Logger.Level;
 import java.util.ArrayList;
@@ -292,7 +292,7 @@ public final class FrontDoor implements AutoCloseable {
     /**
      * Logs an unexpected exception with its stack trace at most once a minute per kind, with the count of those not
      * logged since: a failure that a request can cause, a hostile client can cause for every request it sends. Its
-     * messages, which may quote the request, are logged {@link io.sluice.core.time.LogText#safe(Throwable) safe}.
+     * messages, which may quote the request, are logged {@link io.sluice.core.log.LogText#safe(Throwable) safe}.
      */
     private void logThrottled(LogThrottle lines, Level level, String message, RuntimeException e) {
         lines.log(LOG, level, engine.timeSource().nowMicros(), message, e);

@@ -52,7 +52,7 @@ import java.util.regex.Pattern;
  * {@code rate_limit_unavailable} or problem type {@value #REDUCED_CAPACITY}; never 429 or 500.
  *
  * <p><b>Shutting down</b> ({@link #shuttingDown}: a front door that is stopping answers the requests it still holds
- * or receives): {@code 503} with {@code Retry-After: }{@value #SHUTTING_DOWN_RETRY_SECONDS}, code
+ * queued, or receives and would queue): {@code 503} with {@code Retry-After: }{@value #SHUTTING_DOWN_RETRY_SECONDS}, code
  * {@code shutting_down} or problem type {@code about:blank} ({@code "title":"Service Unavailable"}).
  *
  * <p><b>Never</b>: a request that can never pass ({@link Outcome#NEVER}, a cost above capacity) is denied with every

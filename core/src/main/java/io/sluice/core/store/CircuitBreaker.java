@@ -1,7 +1,7 @@
 package io.sluice.core.store;
 
-import io.sluice.core.time.LogText;
-import io.sluice.core.time.LogThrottle;
+import io.sluice.core.log.LogText;
+import io.sluice.core.log.LogThrottle;
 import io.sluice.core.time.TimeSource;
 import java.lang.System.Logger.Level;
 import java.util.concurrent.atomic.AtomicBoolean;

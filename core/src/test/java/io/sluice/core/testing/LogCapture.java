@@ -55,11 +55,11 @@ public final class LogCapture implements AutoCloseable {
     /**
      * @return the {@link #lines()} a hostile client's text got into raw: each that starts with {@code forged} (a line
      *     forged with CR or LF), is {@code maxLength} characters or longer (unbounded), or holds an ESC (a terminal
-     *     escape sequence); each as {@link io.sluice.core.time.LogText#safe(String)} gives it, for the test's report
+     *     escape sequence); each as {@link io.sluice.core.log.LogText#safe(String)} gives it, for the test's report
      */
     public List<String> unsafeLines(String forged, int maxLength) {
         return lines().stream().filter(l -> l.startsWith(forged) || l.length() >= maxLength || l.indexOf('\u001b') >= 0)
-                .map(io.sluice.core.time.LogText::safe)
+                .map(io.sluice.core.log.LogText::safe)
                 .toList();
     }
 

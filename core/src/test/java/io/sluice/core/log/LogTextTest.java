@@ -1,4 +1,4 @@
-package io.sluice.core.time;
+package io.sluice.core.log;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
