@@ -118,9 +118,7 @@ class LogInjectionTest {
     @Test
     void aStoreFailureThatQuotesAKeyIsLoggedEscapedWhenALeaseIsReleased() {
         KeyQuotingStore store = new KeyQuotingStore(memory);
-        Engine engine = Engine.builder().timeSource(time).store(store)
-                .rule(Rule.builder("exports").policy(Policy.concurrent(2)).key(r -> r.header("X-Account")).build())
-                .build();
+        Engine engine = exports(store);
         RequestView hostile = request("X-Account", HOSTILE_KEY);
         try (LogCapture log = new LogCapture(Engine.class.getName())) {
             Decision decision = engine.check(hostile);
@@ -135,9 +133,7 @@ class LogInjectionTest {
     @Test
     void aStoreFailureThatQuotesAKeyIsLoggedEscapedWhenTheLeasesOfFailedCallsAreReleased() {
         KeyQuotingStore store = new KeyQuotingStore(memory);
-        Engine engine = Engine.builder().timeSource(time).store(store)
-                .rule(Rule.builder("exports").policy(Policy.concurrent(2)).key(r -> r.header("X-Account")).build())
-                .build();
+        Engine engine = exports(store);
         RequestView hostile = request("X-Account", HOSTILE_KEY);
         try (LogCapture log = new LogCapture(Engine.class.getName())) {
             store.evaluateFails.set(true);
@@ -150,5 +146,12 @@ class LogInjectionTest {
             assertSafe(log, "could not release 1 concurrency lease(s) of failed store calls",
                     "io.sluice.core.store.StoreException: cannot release key acct\\r\\nFORGED");
         }
+    }
+
+    /** An engine of one concurrency rule, {@code exports}, keyed by the client's {@code X-Account} header. */
+    private Engine exports(io.sluice.core.store.Store store) {
+        return Engine.builder().timeSource(time).store(store)
+                .rule(Rule.builder("exports").policy(Policy.concurrent(2)).key(r -> r.header("X-Account")).build())
+                .build();
     }
 }

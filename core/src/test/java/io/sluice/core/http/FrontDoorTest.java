@@ -52,16 +52,7 @@ class FrontDoorTest {
         ManualTimeSource time = new ManualTimeSource();
         // a request whose reading fails in the container (a malformed header or URI some containers reject only when
         // read): one such failure per request a client sends
-        RequestView odd = new RequestView() {
-            @Override public String method() { return "OPTIONS"; }
-            @Override public String path() { return "/api"; }
-            @Override public String header(String name) { throw new IllegalArgumentException("malformed header"); }
-            @Override public java.util.List<String> headers(String name) { return java.util.List.of(header(name)); }
-            @Override public String remoteAddress() { return "203.0.113.9"; }
-            @Override public String principal() { return null; }
-            @Override public Object attribute(String name) { return null; }
-            @Override public String queryParameter(String name) { return null; }
-        };
+        RequestView odd = headersThrow(name -> new IllegalArgumentException("malformed header"));
         try (FrontDoor door = door(time); io.sluice.core.testing.LogCapture log =
                 new io.sluice.core.testing.LogCapture(FrontDoor.class.getName())) {
             for (int i = 0; i < 100; i++) {
@@ -80,18 +71,8 @@ class FrontDoorTest {
         ManualTimeSource time = new ManualTimeSource();
         String hostile = "GET\r\nFORGED SEVERE: rate limiting disabled\u001b[2J" + "x".repeat(100_000);
         // a container that quotes the header it cannot read in its exception, as sent
-        RequestView odd = new RequestView() {
-            @Override public String method() { return "OPTIONS"; }
-            @Override public String path() { return "/api"; }
-            @Override public String header(String name) {
-                throw new IllegalArgumentException("malformed value of header " + name + ": " + hostile);
-            }
-            @Override public java.util.List<String> headers(String name) { return java.util.List.of(header(name)); }
-            @Override public String remoteAddress() { return "203.0.113.9"; }
-            @Override public String principal() { return null; }
-            @Override public Object attribute(String name) { return null; }
-            @Override public String queryParameter(String name) { return null; }
-        };
+        RequestView odd = headersThrow(
+                name -> new IllegalArgumentException("malformed value of header " + name + ": " + hostile));
         try (FrontDoor door = door(time); io.sluice.core.testing.LogCapture log =
                 new io.sluice.core.testing.LogCapture(FrontDoor.class.getName())) {
             assertThat(door.check(odd)).isSameAs(Decision.NO_RULES);
@@ -103,5 +84,19 @@ class FrontDoorTest {
                             + "GET\\r\\nFORGED SEVERE", "... (" + (57 + hostile.length()) + " characters)",
                     "\tat " + FrontDoor.class.getName() + ".check");
         }
+    }
+
+    /** An {@code OPTIONS /api} request whose headers cannot be read: each read throws what {@code failure} gives. */
+    private static RequestView headersThrow(java.util.function.Function<String, RuntimeException> failure) {
+        return new RequestView() {
+            @Override public String method() { return "OPTIONS"; }
+            @Override public String path() { return "/api"; }
+            @Override public String header(String name) { throw failure.apply(name); }
+            @Override public java.util.List<String> headers(String name) { return java.util.List.of(header(name)); }
+            @Override public String remoteAddress() { return "203.0.113.9"; }
+            @Override public String principal() { return null; }
+            @Override public Object attribute(String name) { return null; }
+            @Override public String queryParameter(String name) { return null; }
+        };
     }
 }
