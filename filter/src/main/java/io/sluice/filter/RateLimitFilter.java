@@ -158,11 +158,11 @@ public class RateLimitFilter implements Filter {
             SluiceConfig sluice = SluiceConfig.load(parameters, value -> rulesSource(config.getServletContext(), value),
                     cdi == null ? Map.of() : cdi.keyResolvers());
             door = cdi == null ? FrontDoor.open(sluice, time)
-                    : FrontDoor.open(sluice, time, cdi.store(), List.of(cdi.events()));
+                    : cdi.open(sluice, time);
             ownsDoor = true;
             config.getServletContext().setAttribute(contextAttribute(name), door);
             LOG.log(Level.INFO, "Sluice rate limiting (filter " + name + "): " + door.rules().summary() + "\n  "
-                    + String.join("\n  ", sluice.description(cdi == null ? null : cdi.store())));
+                    + String.join("\n  ", cdi == null ? sluice.description() : cdi.description(sluice)));
         } catch (ConfigException e) {
             throw new ServletException("Sluice rate limiting (filter " + name + "): invalid configuration: "
                     + e.getMessage(), e);

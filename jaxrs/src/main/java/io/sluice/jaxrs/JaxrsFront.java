@@ -83,9 +83,9 @@ final class JaxrsFront {
                 MicroProfileConfig.addTo(Parameters.of(Parameters.DEFAULT_PREFIX, properties(configuration),
                         "JAX-RS property").ownNamedWithPrefix()), WebApps.rulesSources(), named);
         FrontDoor door = cdi == null ? FrontDoor.open(config, time)
-                : FrontDoor.open(config, time, cdi.store(), List.of(cdi.events()));
+                : cdi.open(config, time);
         LOG.log(Level.INFO, "Sluice rate limiting (JAX-RS): " + door.rules().summary() + " and @RateLimit annotations\n  "
-                + String.join("\n  ", config.description(cdi == null ? null : cdi.store())));
+                + String.join("\n  ", cdi == null ? config.description() : cdi.description(config)));
         return new JaxrsFront(door, true, named);
     }
 

@@ -81,8 +81,8 @@ abstract class CdiSuite {
 
     @Test
     void theExceptionOfAKeyResolverThatQuotesAHostileRequestIsLoggedWithoutForgedLinesAndBounded() throws Exception {
-        // a rule name per implementation: a resolver's failures are logged at most once a minute per rule
-        String rule = "per-account-" + implementation().getClass().getSimpleName().toLowerCase(java.util.Locale.ROOT);
+        // a rule name per test class (two run Jersey): a resolver's failures are logged at most once a minute per rule
+        String rule = "per-account-" + getClass().getSimpleName().toLowerCase(java.util.Locale.ROOT);
         // a forged log line after CR LF, a terminal escape, and as much text as the request line takes
         String hostile = "7\r\nFORGED WARNING: admin logged in\u001b[2J" + "x".repeat(6_000);
         try (LogCapture log = new LogCapture(io.sluice.core.Rule.class.getName());

@@ -3,12 +3,15 @@ package io.sluice.core.cdi;
 import io.sluice.core.DecisionListener;
 import io.sluice.core.http.FrontDoor;
 import io.sluice.core.key.KeyResolver;
+import io.sluice.core.config.SluiceConfig;
 import io.sluice.core.store.Store;
+import io.sluice.core.time.TimeSource;
+import java.util.List;
 import java.util.Map;
 
 /**
- * What a CDI application provides to Sluice's front doors: its {@code @Produces} configuration, store and key
- * resolvers, and the {@link RateLimitedEvent} it observes. Both front doors ask {@link #find()} at start-up.
+ * What a CDI application provides to Sluice's front doors: its {@code @Produces} configuration, store, key
+ * resolvers and Micrometer {@code MeterRegistry}, and the {@link RateLimitedEvent} it observes. Both front doors ask {@link #find()} at start-up.
  *
  * <p>This interface names no CDI type, so a front door can refer to it on a plain servlet container: {@link #find()}
  * loads the one class that touches CDI ({@code CdiLookup}) only after checking that
@@ -34,6 +37,21 @@ public interface CdiIntegration {
 
     /** @return a listener that fires a {@link RateLimitedEvent} for every denied request */
     DecisionListener events();
+
+    /**
+     * Opens a front door of its own for a front door that does not share {@link #sharedFrontDoor()}: deciding in the
+     * produced {@link #store()}, firing {@link #events()}, and, when Micrometer is on the class path and the
+     * application produces a {@code MeterRegistry}, publishing its metrics there.
+     *
+     * @throws io.sluice.core.config.ConfigException when the application produces more than one store or registry
+     */
+    FrontDoor open(SluiceConfig config, TimeSource time);
+
+    /**
+     * @return {@code config}'s {@link SluiceConfig#description(Store)} with the produced store, and a line
+     *     {@code metrics = micrometer (CDI MeterRegistry)} when decisions are published to a produced registry
+     */
+    List<String> description(SluiceConfig config);
 
     /**
      * @return the application's integration, or null when CDI is not on the class path, no container is running, or

@@ -35,7 +35,10 @@ import java.util.Map;
  *       {@code RedisSentinelClient}): every front door decides in a {@code RedisStore} around it, and the application
  *       keeps owning the client;</li>
  *   <li>{@code @Named} {@link KeyResolver}s: {@code @RateLimit(key = "tenant")} uses the one named {@code tenant};</li>
- *   <li>a {@link TimeSource}: the clock of the shared front door (tests and simulations).</li>
+ *   <li>a {@link TimeSource}: the clock of the shared front door (tests and simulations);</li>
+ *   <li>a Micrometer {@code MeterRegistry}, when Micrometer is on the class path: every front door publishes its
+ *       decisions there ({@link io.sluice.core.metrics.MicrometerMetrics}), and the latency of a store other than
+ *       the memory store.</li>
  * </ul>
  *
  * Produces {@link Engine}: the shared front door's engine, or, when the application produces no configuration, an
@@ -58,24 +61,28 @@ public class SluiceBeans implements CdiIntegration {
     Instance<KeyResolver> resolvers;
     @Inject
     Event<RateLimitedEvent> denials;
+    /** Every bean: a {@code MeterRegistry} is looked up in it only when Micrometer is present ({@link CdiMetrics}). */
+    @Inject
+    Instance<Object> beans;
 
     private FrontDoor shared;
     private FrontDoor programmatic;
     /** The produced store, or the {@code RedisStore} around the produced client: asked for once. */
     private Store store;
     private boolean storeResolved;
+    /** The metrics of the produced registry, shared by every front door: asked for once, when found. */
+    private CdiMetrics metrics;
 
     @Override
     public synchronized FrontDoor sharedFrontDoor() {
         if (shared == null) {
             SluiceConfig config = one(visible(configs, SluiceConfig.class), SluiceConfig.class);
             if (config != null) {
-                Store produced = store();
-                shared = FrontDoor.open(config, clock(), produced, List.of(events()));
+                shared = open(config, clock());
                 // once, for every front door that shares it: each of them logs only that it does
                 System.getLogger(SluiceBeans.class.getName()).log(System.Logger.Level.INFO, "Sluice rate limiting"
                         + " (the application's produced SluiceConfig): " + shared.rules().summary() + "\n  "
-                        + String.join("\n  ", config.description(produced)));
+                        + String.join("\n  ", description(config)));
             }
         }
         return shared;
@@ -99,12 +106,47 @@ public class SluiceBeans implements CdiIntegration {
         return store;
     }
 
+    @Override
+    public FrontDoor open(SluiceConfig config, TimeSource time) {
+        Store produced = store();
+        CdiMetrics published = metrics();
+        if (published == null) {
+            return FrontDoor.open(config, time, produced, List.of(events()));
+        }
+        FrontDoor door = FrontDoor.open(config, time, produced, List.of(events(), published.listener()),
+                published::around);
+        published.bind(door.engine());
+        return door;
+    }
+
+    @Override
+    public List<String> description(SluiceConfig config) {
+        List<String> lines = config.description(store());
+        if (metrics() == null) {
+            return lines;
+        }
+        List<String> with = new java.util.ArrayList<>(lines);
+        with.add(CdiMetrics.DESCRIPTION);
+        return with;
+    }
+
+    /**
+     * Asks for the produced {@code MeterRegistry} once found: every front door counts into the same meters (one
+     * {@code MicrometerMetrics}).
+     */
+    private synchronized CdiMetrics metrics() {
+        if (metrics == null) {
+            metrics = CdiMetrics.find(beans);
+        }
+        return metrics;
+    }
+
     /**
      * @return the one bean of {@code instance}, or null when there is none
      * @throws ConfigException when the application produces more than one: naming the type and the beans, rather than
      *     ignoring them all
      */
-    private static <T> T one(Instance<T> instance, Class<T> type) {
+    static <T> T one(Instance<T> instance, Class<T> type) {
         if (instance.isUnsatisfied()) {
             return null;
         }
@@ -168,7 +210,7 @@ public class SluiceBeans implements CdiIntegration {
      * sees none of the application's beans: there the injected {@code Instance} is always unsatisfied, while the
      * application's container sees its producers. Elsewhere the injected one answers and nothing changes.
      */
-    private static <T> Instance<T> visible(Instance<T> injected, Class<T> type,
+    static <T> Instance<T> visible(Instance<T> injected, Class<T> type,
             java.lang.annotation.Annotation... qualifiers) {
         if (!injected.isUnsatisfied()) {
             return injected;

@@ -29,6 +29,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.Consumer;
 import java.util.function.Function;
 import java.util.function.Supplier;
+import java.util.function.UnaryOperator;
 
 /**
  * Everything a front door does with one request, independent of the HTTP API: excluded paths, the allowlist, the
@@ -100,13 +101,25 @@ public final class FrontDoor implements AutoCloseable {
      *     ({@link DecisionListener#onRulesChanged})
      */
     public static FrontDoor open(SluiceConfig config, TimeSource time, Store store, List<DecisionListener> listeners) {
+        return open(config, time, store, listeners, UnaryOperator.identity());
+    }
+
+    /**
+     * {@link #open(SluiceConfig, TimeSource, Store, List)}, the engine deciding in {@code around} the store (metrics:
+     * {@code MicrometerMetrics::instrument}). {@link #store()} and {@link #close()} still see the store itself.
+     *
+     * @param around given the store the front door decides in (the provided one, or else the configured one), returns
+     *     the store the engine calls; {@link UnaryOperator#identity()} for the store itself
+     */
+    public static FrontDoor open(SluiceConfig config, TimeSource time, Store store, List<DecisionListener> listeners,
+            UnaryOperator<Store> around) {
         List<Consumer<RuleSet>> reloadChecks = new CopyOnWriteArrayList<>();
         // copied as a list that takes a null one: the engine's builder refuses it, naming it
         Supplier<RuleSet> rules = rules(config, time, reloadChecks, new ArrayList<>(listeners));
         Store chosen = store != null ? store : store(config, time);
         Engine.Builder engine = Engine.builder()
                 .timeSource(time)
-                .store(chosen)
+                .store(around.apply(chosen))
                 .nodeCount(config.nodeCount())
                 .localMaximumKeys(config.maxKeys())
                 .listener(new ShadowReport(time));
