@@ -7,11 +7,14 @@ import io.sluice.core.config.Parameters;
 import io.sluice.core.config.SluiceConfig;
 import io.sluice.core.config.WebApps;
 import io.sluice.core.http.FrontDoor;
+import io.sluice.core.http.QueuedLeases;
 import io.sluice.core.key.KeyResolver;
 import io.sluice.core.time.TimeSource;
 import jakarta.ws.rs.core.Configuration;
 import java.lang.System.Logger.Level;
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -36,6 +39,10 @@ final class JaxrsFront {
     private final Map<String, String[]> annotationAlgorithms = new HashMap<>();
     /** Per default annotation name (no {@code name}): the one class or method it was given to. */
     private final Map<String, String> defaultNames = new HashMap<>();
+    /** The resource methods whose queues and concurrency limits were checked: a reload is checked against them. */
+    private final List<MethodRules> leaseChecked = new ArrayList<>();
+    /** The warnings of {@link #checkQueuedLeases} logged so far: once each, a sub-resource being read twice. */
+    private final Set<String> leaseWarnings = ConcurrentHashMap.newKeySet();
     final RateLimitResponseFilter responses = new RateLimitResponseFilter();
     final ResponseCompletion completions = new ResponseCompletion();
     /** Removes {@link #checkReloadedRules} from the front door, which may be shared and outlive this application. */
@@ -49,10 +56,15 @@ final class JaxrsFront {
     }
 
     /**
-     * The other side of {@link #checkSharedNames}: a reloaded rules file whose rule takes the name of an annotation
-     * seen so far with another algorithm is refused (the rules in force stay), as it would have stopped start-up.
+     * The other side of {@link #checkSharedNames} and {@link #checkQueuedLeases}: a reloaded rules file whose rule takes
+     * the name of an annotation seen so far with another algorithm, or that makes a queue and a concurrency limit of a
+     * resource method seen so far defeat each other, is refused (the rules in force stay), as it would have stopped
+     * start-up.
      */
     private synchronized void checkReloadedRules(io.sluice.core.config.RuleSet next) {
+        for (MethodRules rules : leaseChecked) {
+            checkQueuedLeases(rules, next);
+        }
         for (io.sluice.core.Rule configured : next.rules()) {
             String[] annotation = annotationAlgorithms.get(configured.name());
             if (annotation != null && !annotation[0].equals(configured.policy().algorithm().id())) {
@@ -129,6 +141,23 @@ final class JaxrsFront {
         door.whileRulesSteady(() -> checkSharedNamesNow(rules));
     }
 
+    /**
+     * The checks of a resource method's rules at once, {@link #checkQueuedLeases} then {@link #checkSharedNames}, while
+     * no rules file is reloaded; a method that passes both is recorded for the checks of later reloads, and a method
+     * refused records nothing.
+     *
+     * @throws ConfigException naming the method
+     */
+    void check(MethodRules rules) {
+        door.whileRulesSteady(() -> {
+            synchronized (this) {
+                checkQueuedLeases(rules);
+                checkSharedNamesNow(rules);
+                leaseChecked.add(rules);
+            }
+        });
+    }
+
     private synchronized void checkSharedNamesNow(MethodRules rules) {
         // every check first, then the records: a method refused records nothing that would refuse a later one
         for (Map.Entry<String, String> d : rules.defaultNames().entrySet()) {
@@ -160,6 +189,34 @@ final class JaxrsFront {
         rules.defaultNames().forEach(defaultNames::putIfAbsent);
         for (io.sluice.core.Rule r : rules.inlineRules()) {
             annotationAlgorithms.putIfAbsent(r.name(), new String[] {r.policy().algorithm().id(), rules.where()});
+        }
+    }
+
+    /**
+     * Checks the queues ({@code max-wait}) and concurrency limits that apply together to the requests of a resource
+     * method, as {@link QueuedLeases} checks the configured rules: the method's own rules (its annotations, a referenced
+     * rule whatever its paths) all apply to each of its requests, the configured rules that no annotation references by
+     * their paths and methods. The JAX-RS filter waits out a queue on the request thread holding the leases its
+     * concurrency rules gave, so a lease shorter than the longest wait expires while the request waits. A pair that
+     * may never meet is logged, once.
+     *
+     * @throws ConfigException naming the method, for such a pair that both apply to its every request, the concurrency
+     *     rule enforcing
+     */
+    private void checkQueuedLeases(MethodRules rules) {
+        checkQueuedLeases(rules, door.rules());
+    }
+
+    private void checkQueuedLeases(MethodRules rules, io.sluice.core.config.RuleSet current) {
+        List<io.sluice.core.Rule> own = rules.resolveQuietly(current);
+        Set<String> names = new HashSet<>();
+        own.forEach(r -> names.add(r.name()));
+        List<io.sluice.core.Rule> configured = current.rules().stream()
+                .filter(r -> !referenced(r.name()) && !names.contains(r.name())).toList();
+        for (String warning : QueuedLeases.checkTogether("@RateLimit on " + rules.where(), own, configured)) {
+            if (leaseWarnings.add(warning)) {
+                LOG.log(Level.WARNING, "Sluice rate limiting (JAX-RS): " + warning);
+            }
         }
     }
 

@@ -239,8 +239,19 @@ final class MethodRules {
 
     /** @return the rules of this method now: references looked up in {@code current}, applying to every request */
     List<Rule> resolve(RuleSet current) {
+        return resolve(current, warnedFor != current);
+    }
+
+    /**
+     * @return the rules of this method under {@code rules}, which may not be in force (a reload being checked): as
+     *     {@link #resolve}, a missing reference skipped without a warning
+     */
+    List<Rule> resolveQuietly(RuleSet rules) {
+        return resolve(rules, false);
+    }
+
+    private List<Rule> resolve(RuleSet current, boolean warn) {
         List<Rule> out = new ArrayList<>(entries.size());
-        boolean warn = warnedFor != current;
         for (Entry e : entries) {
             if (e.inline() != null) {
                 out.add(e.inline());

@@ -182,12 +182,13 @@ public class RateLimitFeature implements DynamicFeature {
     /**
      * @return the rules of a resource method, checked against the rules file and the other annotations, its references
      *     noted
-     * @throws io.sluice.core.config.ConfigException for an unknown reference or a name with two algorithms
+     * @throws io.sluice.core.config.ConfigException for an unknown reference, a name with two algorithms, or a queue
+     *     whose longest wait outlasts the lease of a concurrency limit of the method
      */
     private static MethodRules rulesOf(Class<?> resource, Method method, JaxrsFront f) {
         MethodRules rules = MethodRules.of(resource, method, f.door().clientIp(), f.keyResolvers(), f.door().shadow());
         rules.checkReferences(f.door().rules());
-        f.checkSharedNames(rules);
+        f.check(rules);
         f.reference(rules.references());
         return rules;
     }

@@ -241,6 +241,82 @@ abstract class RateLimitSuite {
         }
     }
 
+    /** The error for a queue "queue" of 1/1m burst 20 max-wait 1h beside "in-flight", 20 concurrent, on {@code where}. */
+    private static String queuedLeaseError(String where) {
+        return "@RateLimit on " + where + ": rule \"in-flight\": its leases expire after 1m, but a request may wait up to"
+                + " 19m holding one in the queue of rule \"queue\" (1/1m burst 20 max-wait 1h), and both rules apply to"
+                + " every request there: a request that waits that long runs no longer counted in flight, so"
+                + " \"in-flight\" admits more than 20; expected a lease longer than the longest wait plus the longest"
+                + " response time, such as \"20 concurrent lease 20m\", or a max-wait of \"queue\" below 1m, got"
+                + " \"20 concurrent\"";
+    }
+
+    @Test
+    void aQueueAnnotationOutlastingTheLeaseOfAConcurrencyAnnotationOfTheMethodStopsStartUp() throws Exception {
+        JaxrsServer.Setup setup = new JaxrsServer.Setup();
+        setup.classes.add(Resources.QueuedInFlight.class);
+        assertThat(deploymentError(setup)).isInstanceOf(io.sluice.core.config.ConfigException.class)
+                .hasMessage(queuedLeaseError("io.sluice.jaxrs.Resources$QueuedInFlight.get"));
+    }
+
+    @Test
+    void aQueueAnnotationOutlastingTheLeaseOfAConfiguredConcurrencyRuleStopsStartUpAndAReloadThatWouldIsRefused()
+            throws Exception {
+        JaxrsServer.Setup refused = withRules("rules: [{name: in-flight, limit: 20 concurrent}]");
+        refused.classes.add(Resources.Queued.class);
+        assertThat(deploymentError(refused)).isInstanceOf(io.sluice.core.config.ConfigException.class)
+                .hasMessage(queuedLeaseError("io.sluice.jaxrs.Resources$Queued.get"));
+
+        JaxrsServer.Setup setup = withRules("rules: [{name: in-flight, limit: 20 concurrent lease 20m}]");
+        setup.classes.add(Resources.Queued.class);
+        try (LogCapture log = new LogCapture("io.sluice.core.config.ReloadingRules");
+                JaxrsServer server = start(setup)) {
+            server.client().get("/api/queued").then().statusCode(200);
+            rewriteRules("rules: [{name: in-flight, limit: 20 concurrent}]");
+            server.clock.advance(Duration.ofSeconds(11));
+            server.client().get("/api/hello").then().statusCode(200);
+            assertThat(server.feature.front().door().rules().rules().get(0).policy().leaseTimeoutMicros())
+                    .as("the rules in force stay").isEqualTo(Duration.ofMinutes(20).toNanos() / 1_000);
+            assertThat(log.warnings()).anySatisfy(line -> assertThat(line).contains("changed but is invalid; keeping the"
+                    + " previous 1 rule(s) [in-flight]: " + queuedLeaseError("io.sluice.jaxrs.Resources$Queued.get")));
+        }
+    }
+
+    @Test
+    void aQueueAnnotationOutlastingTheLeaseOfAConfiguredConcurrencyRuleOfOtherPathsIsAWarning() throws Exception {
+        JaxrsServer.Setup setup = withRules("rules: [{name: in-flight, paths: [/api/hello], limit: 20 concurrent}]");
+        setup.classes.add(Resources.Queued.class);
+        try (LogCapture log = new LogCapture("io.sluice.jaxrs"); JaxrsServer server = start(setup)) {
+            server.client().get("/api/queued").then().statusCode(200);
+            assertThat(log.warnings()).containsExactly("Sluice rate limiting (JAX-RS): @RateLimit on io.sluice.jaxrs.Resources$Queued.get: rule \"in-flight\" (20 concurrent):"
+                    + " its leases expire after 1m, but a request may wait up to 19m holding one in the queue of rule"
+                    + " \"queue\" (1/1m burst 20 max-wait 1h): a request that waits that long runs no longer counted in"
+                    + " flight, so \"in-flight\" admits more than 20. Harmless if no request matches both rules (their"
+                    + " paths or methods differ). Otherwise set a lease longer than the longest wait plus the longest"
+                    + " response time, such as \"20 concurrent lease 20m\", or a max-wait of \"queue\" below 1m");
+        }
+    }
+
+    @Test
+    void aQueueOutlastingTheLeaseInALazilyConfiguredSubResourceIsLoggedAndItsRequestsGoOnWithoutItsAnnotations()
+            throws Exception {
+        JaxrsServer.Setup setup = new JaxrsServer.Setup();
+        setup.classes.add(Resources.QueuedLocator.class);
+        try (LogCapture log = new LogCapture("io.sluice.jaxrs"); JaxrsServer server = start(setup)) {
+            for (int i = 0; i < 2; i++) {                     // past "1 concurrent"? not applied, and not a 500
+                server.client().get("/api/queued-locator/sub").then().statusCode(200).body(equalTo("sub"))
+                        .header("RateLimit", (String) null);
+            }
+            assertThat(log.messages().stream().filter(m -> m.startsWith("SEVERE")).toList()).singleElement()
+                    .asString().startsWith("SEVERE io.sluice.jaxrs.RateLimitFeature: @RateLimit annotations of "
+                            + "io.sluice.jaxrs.Resources$QueuedInFlightSub.get are not applied: @RateLimit on "
+                            + "io.sluice.jaxrs.Resources$QueuedInFlightSub.get: rule \"sub-in-flight\": its leases"
+                            + " expire after 1m, but a request may wait up to 19m holding one in the queue of rule"
+                            + " \"sub-queue\"")
+                    .contains("JAX-RS configured this sub-resource on its first request, after start-up");
+        }
+    }
+
     /** Rewrites the rules file of {@link #withRules}, its modification time an hour after the last (no sleeping). */
     private void rewriteRules(String yaml) throws java.io.IOException {
         Path rules = dir.resolve("rules.yaml");

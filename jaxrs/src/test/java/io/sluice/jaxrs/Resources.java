@@ -466,4 +466,44 @@ final class Resources {
             });
         }
     }
+
+    /** A queue whose longest wait (19 minutes) outlasts the one-minute leases of the method's concurrency limit. */
+    @Path("/queued-in-flight")
+    public static class QueuedInFlight {
+        @GET
+        @RateLimit(name = "queue", value = "1/1m burst 20 max-wait 1h")
+        @RateLimit(name = "in-flight", value = "20 concurrent")
+        public String get() {
+            return "queued";
+        }
+    }
+
+    /** A queue of 19 minutes at most, beside the configured rules. */
+    @Path("/queued")
+    public static class Queued {
+        @GET
+        @RateLimit(name = "queue", value = "1/1m burst 20 max-wait 1h")
+        public String get() {
+            return "queued";
+        }
+    }
+
+    /** A class with a locator only: JAX-RS configures {@link QueuedInFlightSub} on its first request. */
+    @Path("/queued-locator")
+    public static class QueuedLocator {
+        @Path("/sub")
+        public QueuedInFlightSub sub() {
+            return new QueuedInFlightSub();
+        }
+    }
+
+    /** As {@link QueuedInFlight}, as a sub-resource: refused on its first request. */
+    public static class QueuedInFlightSub {
+        @GET
+        @RateLimit(name = "sub-queue", value = "1/1m burst 20 max-wait 1h")
+        @RateLimit(name = "sub-in-flight", value = "1 concurrent")
+        public String get() {
+            return "sub";
+        }
+    }
 }

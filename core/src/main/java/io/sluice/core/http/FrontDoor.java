@@ -377,7 +377,8 @@ public final class FrontDoor implements AutoCloseable {
     /**
      * Adds a check that every rules file loaded from now on must pass, besides its own validity: a reload it refuses
      * (with a {@link ConfigException}) keeps the rules in force and logs why, as an invalid file does. The JAX-RS filter
-     * checks that a reloaded rule named like a {@code @RateLimit} annotation keeps the annotation's algorithm.
+     * checks that a reloaded rule named like a {@code @RateLimit} annotation keeps the annotation's algorithm, and that
+     * no queue of a resource method's rules outlasts the lease of a concurrency limit there ({@link QueuedLeases}).
      *
      * @return removes this check (its owner, say a JAX-RS application on a shared front door, is closed)
      */

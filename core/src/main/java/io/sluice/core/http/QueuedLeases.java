@@ -21,8 +21,11 @@ import java.util.List;
  * queue in shadow mode holds no request ({@link io.sluice.core.Decision#delayMicros()}), so it meets no concurrency
  * rule. The longest wait is {@code max-wait}, or less where the bucket cannot hold a longer line:
  * {@code (capacity - cost - delay) x interval}.
+ *
+ * <p>Public for the JAX-RS front door, whose rules of one resource method ({@link #checkTogether}) all apply to each
+ * of its requests.
  */
-final class QueuedLeases {
+public final class QueuedLeases {
 
     private QueuedLeases() {}
 
@@ -32,25 +35,53 @@ final class QueuedLeases {
      * @throws ConfigException for such a pair that both apply to every request, the concurrency rule enforcing
      */
     static List<String> check(List<Rule> rules) {
+        return check(null, List.of(), rules);
+    }
+
+    /**
+     * The check of {@link QueuedLeases} for the rules of one place, such as a JAX-RS resource method: {@code own} all
+     * apply to every request there whatever their matchers say; {@code others} apply beside them by their matchers.
+     * Pairs of two of {@code others} are not checked (the check of the configured rules did that).
+     *
+     * @param where the place, as errors and warnings name it ({@code @RateLimit on com.example.Api.get})
+     * @param own the rules that apply to every request of {@code where}
+     * @param others the rules that apply there by their matchers, before an allowlist narrows them
+     * @return one warning per pair that may defeat each other, empty when none
+     * @throws ConfigException naming {@code where}, for such a pair that both apply to every request of
+     *     {@code where}, the concurrency rule enforcing
+     */
+    public static List<String> checkTogether(String where, List<Rule> own, List<Rule> others) {
+        return check(where, own, others);
+    }
+
+    private static List<String> check(String where, List<Rule> own, List<Rule> others) {
+        List<Rule> rules = new ArrayList<>(own);
+        rules.addAll(others);
         List<String> warnings = new ArrayList<>();
-        for (Rule queue : rules) {
+        for (int q = 0; q < rules.size(); q++) {
+            Rule queue = rules.get(q);
             Policy queuing = longestWaiting(queue);
             if (queuing == null) {
                 continue;
             }
             long wait = longestWaitMicros(queuing, queue.cost());
-            for (Rule concurrent : rules) {
+            for (int c = 0; c < rules.size(); c++) {
+                Rule concurrent = rules.get(c);
                 Policy leasing = shortestLease(concurrent);
-                if (leasing == null || wait < leasing.leaseTimeoutMicros()) {
+                if (leasing == null || wait < leasing.leaseTimeoutMicros()
+                        || where != null && q >= own.size() && c >= own.size()) {
                     continue;
                 }
-                boolean everyRequest = queue.matcher() == RequestMatcher.ALL && concurrent.matcher() == RequestMatcher.ALL;
+                boolean everyRequest = (q < own.size() || queue.matcher() == RequestMatcher.ALL)
+                        && (c < own.size() || concurrent.matcher() == RequestMatcher.ALL);
+                String at = (where == null ? "" : where + ": ") + "rule \"" + concurrent.name() + "\"";
                 if (everyRequest && !concurrent.shadow()) {
-                    throw new ConfigException("rule \"" + concurrent.name() + "\"", PolicyParser.format(leasing),
-                            expiry(queue, queuing, wait, leasing) + ", and both rules apply to every request: "
-                            + consequence(concurrent, leasing) + "; expected " + remedy(queue, wait, leasing));
+                    throw new ConfigException(at, PolicyParser.format(leasing),
+                            expiry(queue, queuing, wait, leasing) + ", and both rules apply to every request"
+                            + (where == null ? "" : " there") + ": " + consequence(concurrent, leasing) + "; expected "
+                            + remedy(queue, wait, leasing));
                 }
-                warnings.add("rule \"" + concurrent.name() + "\" (" + PolicyParser.format(leasing) + "): "
+                warnings.add(at + " (" + PolicyParser.format(leasing) + "): "
                         + expiry(queue, queuing, wait, leasing) + ": " + consequence(concurrent, leasing) + ". "
                         + (everyRequest ? "It is in shadow mode: nothing is admitted wrongly, but it reports fewer"
                                 + " would-be denials than it would make enforced."

@@ -68,6 +68,22 @@ class QueuedLeasesTest {
     }
 
     @Test
+    void theRulesOfOnePlaceAllApplyToEachOfItsRequestsWhateverTheirMatchers() {
+        Rule apiOnly = new Rule("in-flight", RequestMatcher.of(List.of("/api/**"), Set.of()), IN_FLIGHT.key(),
+                IN_FLIGHT.policy(), null, 1, Rule.Mode.ENFORCE, Rule.FailureMode.ALLOW, Rule.MissingKey.SKIP);
+        assertThatThrownBy(() -> QueuedLeases.checkTogether("@RateLimit on Api.get", List.of(QUEUE, apiOnly), List.of()))
+                .isInstanceOf(ConfigException.class)
+                .hasMessage("@RateLimit on Api.get: rule \"in-flight\": " + EXPIRY + ", and both rules apply to every"
+                        + " request there: " + CONSEQUENCE + "; expected " + REMEDY + ", got \"20 concurrent\"");
+        assertThatThrownBy(() -> QueuedLeases.checkTogether("@RateLimit on Api.get", List.of(QUEUE), List.of(IN_FLIGHT)))
+                .as("beside a rule of every request").isInstanceOf(ConfigException.class);
+        assertThat(QueuedLeases.checkTogether("@RateLimit on Api.get", List.of(QUEUE), List.of(apiOnly)))
+                .as("beside a rule of some paths").containsExactly("@RateLimit on Api.get: " + WARNING);
+        assertThat(QueuedLeases.checkTogether("@RateLimit on Api.get", List.of(), List.of(QUEUE, IN_FLIGHT)))
+                .as("the others among themselves: checked where they are configured").isEmpty();
+    }
+
+    @Test
     void aLeaseLongerThanTheLongestWaitIsFine() {
         assertThat(QueuedLeases.check(List.of(QUEUE, Rule.builder("in-flight").policy("20 concurrent lease 20m").build())))
                 .isEmpty();
