@@ -188,6 +188,15 @@ public final class PolicyParser {
 
     /** @return {@code policy} in the notation {@link #parse} reads */
     public static String format(Policy p) {
+        String numbers = formatWithoutAlgorithm(p);
+        return p.algorithm() == Algorithm.CONCURRENCY ? numbers : numbers + " (" + p.algorithm().id() + ')';
+    }
+
+    /**
+     * @return {@code policy} in the notation {@link #parse} reads, without the algorithm's name in parentheses (where
+     *     the numbers say it, as {@code max-wait} says leaky bucket)
+     */
+    public static String formatWithoutAlgorithm(Policy p) {
         StringBuilder s = new StringBuilder();
         if (p.algorithm() == Algorithm.CONCURRENCY) {
             s.append(p.limit()).append(" concurrent");
@@ -224,7 +233,6 @@ public final class PolicyParser {
         if (p.staggered()) {
             s.append(" staggered");
         }
-        s.append(" (").append(p.algorithm().id()).append(')');
         return s.toString();
     }
 
@@ -238,6 +246,14 @@ public final class PolicyParser {
             }
         }
         return micros + "us";
+    }
+
+    /**
+     * Formats a wait as {@link #formatDuration} does, rounded up to whole milliseconds when it has microseconds (a
+     * queue's wait in log lines and messages): 1500 → {@code 2ms}, 800000 → {@code 800ms}.
+     */
+    public static String formatWait(long micros) {
+        return formatDuration(micros % 1_000 == 0 ? micros : micros - micros % 1_000 + 1_000);
     }
 
     /** Parses a duration such as {@code 2s}, {@code 1500ms}, {@code 1h} (parameter {@code reload-interval}). */

@@ -141,10 +141,9 @@ public final class QueuedLeases {
     }
 
     private static String expiry(Rule queue, Policy queuing, long wait, Policy leasing) {
-        String notation = PolicyParser.format(queuing);          // max-wait says leaky-bucket: not repeated
-        notation = notation.substring(0, notation.length() - queuing.algorithm().id().length() - 3);
+        String notation = PolicyParser.formatWithoutAlgorithm(queuing);     // max-wait says leaky-bucket
         return "its leases expire after " + PolicyParser.formatDuration(leasing.leaseTimeoutMicros())
-                + ", but a request may wait up to " + duration(wait) + " holding one in the queue of rule \""
+                + ", but a request may wait up to " + PolicyParser.formatWait(wait) + " holding one in the queue of rule \""
                 + queue.name() + "\" (" + notation + ")";
     }
 
@@ -158,10 +157,5 @@ public final class QueuedLeases {
         return "a lease longer than the longest wait plus the longest response time, such as \"" + leasing.limit()
                 + " concurrent lease " + PolicyParser.formatDuration(seconds * 1_000_000) + "\", or a max-wait of \""
                 + queue.name() + "\" below " + PolicyParser.formatDuration(leasing.leaseTimeoutMicros());
-    }
-
-    /** A wait as the notation writes it, rounded up to whole milliseconds when it has microseconds. */
-    private static String duration(long micros) {
-        return PolicyParser.formatDuration(micros % 1_000 == 0 ? micros : micros - micros % 1_000 + 1_000);
     }
 }

@@ -90,7 +90,7 @@ final class ShadowReport implements DecisionListener {
             long longest = d.longest().getThenReset();
             long n = d.count().sumThenReset();
             if (n > 0) {
-                delayed.put(rule, n + " (up to " + duration(longest) + ")");
+                delayed.put(rule, n + " (up to " + PolicyParser.formatWait(longest) + ")");
             }
         });
         String what = denied.isEmpty() ? "delayed " + delayed
@@ -101,10 +101,5 @@ final class ShadowReport implements DecisionListener {
                         + "; next report in at most a minute)"
                         : sinceMicros < 0 ? " request(s) since the last report (the clock was set back)"
                         : " request(s) in the last " + sinceMicros / 1_000_000 + " s"));
-    }
-
-    /** A wait as the notation writes it, rounded up to whole milliseconds when it has microseconds. */
-    private static String duration(long micros) {
-        return PolicyParser.formatDuration(micros % 1_000 == 0 ? micros : micros - micros % 1_000 + 1_000);
     }
 }
