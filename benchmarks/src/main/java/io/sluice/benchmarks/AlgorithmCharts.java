@@ -1,11 +1,11 @@
 package io.sluice.benchmarks;
 
-import io.sluice.core.Algorithm;
+import io.sluice.core.policy.Algorithm;
 import io.sluice.core.Decision;
 import io.sluice.core.Engine;
-import io.sluice.core.Outcome;
-import io.sluice.core.Policy;
-import io.sluice.core.RequestView;
+import io.sluice.core.policy.Outcome;
+import io.sluice.core.policy.Policy;
+import io.sluice.core.request.RequestView;
 import io.sluice.core.Rule;
 import io.sluice.core.store.MemoryStore;
 import io.sluice.core.testing.ManualTimeSource;
@@ -72,7 +72,7 @@ public final class AlgorithmCharts {
     /** Allowed and denied per bar for one algorithm. */
     static int[][] shape(Algorithm algorithm, String notation) {
         ManualTimeSource clock = new ManualTimeSource();
-        Policy policy = io.sluice.core.config.PolicyParser.parse("limit", notation,
+        Policy policy = io.sluice.core.policy.PolicyParser.parse("limit", notation,
                 algorithm == Algorithm.CONCURRENCY ? null : algorithm);
         Engine engine = Engine.builder().timeSource(clock).store(MemoryStore.builder().timeSource(clock).build())
                 .denialCacheSize(0).rule(Rule.builder("chart").policy(policy).key(r -> "client").build()).build();

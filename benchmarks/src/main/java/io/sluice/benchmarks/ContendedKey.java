@@ -1,12 +1,12 @@
 package io.sluice.benchmarks;
 
-import io.sluice.core.Algorithm;
+import io.sluice.core.policy.Algorithm;
 import io.sluice.core.Decision;
 import io.sluice.core.Engine;
-import io.sluice.core.Policy;
-import io.sluice.core.RequestView;
+import io.sluice.core.policy.Policy;
+import io.sluice.core.request.RequestView;
 import io.sluice.core.Rule;
-import io.sluice.core.config.PolicyParser;
+import io.sluice.core.policy.PolicyParser;
 import io.sluice.core.store.MemoryStore;
 import java.util.List;
 import java.util.concurrent.atomic.LongAdder;

@@ -1,10 +1,10 @@
 package io.sluice.benchmarks;
 
 import io.sluice.core.Decision;
-import io.sluice.core.RequestView;
-import io.sluice.core.config.Parameters;
-import io.sluice.core.config.SluiceConfig;
-import io.sluice.core.http.FrontDoor;
+import io.sluice.core.request.RequestView;
+import io.sluice.http.Parameters;
+import io.sluice.http.SluiceConfig;
+import io.sluice.http.FrontDoor;
 import io.sluice.core.time.TimeSource;
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadMXBean;

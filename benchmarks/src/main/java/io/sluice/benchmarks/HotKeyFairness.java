@@ -2,7 +2,7 @@ package io.sluice.benchmarks;
 
 import io.sluice.core.Engine;
 import io.sluice.core.KeyLimiter;
-import io.sluice.core.Policy;
+import io.sluice.core.policy.Policy;
 import io.sluice.core.store.MemoryStore;
 import java.util.Arrays;
 

@@ -89,7 +89,7 @@ public final class HttpServers {
                 jakarta.servlet.FilterChain chain) throws IOException, jakarta.servlet.ServletException {
             HttpServletRequest request = (HttpServletRequest) req;
             HttpServletResponse response = (HttpServletResponse) res;
-            request.setAttribute(io.sluice.core.http.FrontDoor.DECISION_ATTRIBUTE, this);
+            request.setAttribute(io.sluice.http.FrontDoor.DECISION_ATTRIBUTE, this);
             String r = Long.toString(900_000_000 + (remaining.getAndDecrement() & 0xffffff));
             response.addHeader("RateLimit-Policy", "\"per-ip\";q=1000000000;w=1");
             response.addHeader("RateLimit", "\"per-ip\";r=" + r + ";t=1");

@@ -1,8 +1,8 @@
 package io.sluice.benchmarks;
 
-import io.sluice.core.Algorithm;
-import io.sluice.core.Outcome;
-import io.sluice.core.Policy;
+import io.sluice.core.policy.Algorithm;
+import io.sluice.core.policy.Outcome;
+import io.sluice.core.policy.Policy;
 import io.sluice.core.algorithm.PrimitiveSteps;
 import io.sluice.core.algorithm.Slots;
 import io.sluice.core.time.TimeSource;

@@ -2,7 +2,7 @@ package io.sluice.benchmarks;
 
 import com.google.common.util.concurrent.RateLimiter;
 import io.github.bucket4j.Bucket;
-import io.sluice.core.Policy;
+import io.sluice.core.policy.Policy;
 import io.sluice.core.store.Check;
 import io.sluice.core.store.MemoryStore;
 import java.lang.management.ManagementFactory;
@@ -80,7 +80,7 @@ public final class MemoryPerKey {
         };
     }
 
-    private static Filler sluice(io.sluice.core.Algorithm algorithm) {
+    private static Filler sluice(io.sluice.core.policy.Algorithm algorithm) {
         // 1000/1h, not the benchmarks' 1e9/s: a state must stay meaningful (not expire) while it is measured
         Policy policy = Policy.of(algorithm, 1_000, Duration.ofHours(1));
         MemoryStore store = MemoryStore.create();

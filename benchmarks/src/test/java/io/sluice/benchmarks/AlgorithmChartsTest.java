@@ -2,7 +2,7 @@ package io.sluice.benchmarks;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.sluice.core.Algorithm;
+import io.sluice.core.policy.Algorithm;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Map;

@@ -1,5 +1,7 @@
 package io.sluice.core;
 
+import io.sluice.core.request.RequestView;
+
 /**
  * Sees every decision of {@link Engine#check}: for logging, metrics, alerting or audit. Called on the request thread
  * after the decision, so keep it fast; an exception it throws is logged and otherwise ignored. The programmatic
@@ -17,7 +19,7 @@ public interface DecisionListener {
     void onDecision(RequestView request, Decision decision, Event event);
 
     /**
-     * The rules in force changed: a {@link io.sluice.core.http.FrontDoor} loaded a changed rules file. Called once per
+     * The rules in force changed: a {@link io.sluice.http.FrontDoor} loaded a changed rules file. Called once per
      * reload that loaded rules, on the thread that reloaded, after the new rules are in force; a decision made under
      * the previous rules may still reach {@link #onDecision} just after. An {@link Engine} built with its own rules
      * never calls it. An exception it throws is logged and otherwise ignored. Default: nothing.

@@ -1,6 +1,10 @@
 package io.sluice.core;
 
-import io.sluice.core.config.PolicyParser;
+import io.sluice.core.policy.Algorithm;
+import io.sluice.core.policy.Policy;
+import io.sluice.core.policy.Outcome;
+import io.sluice.core.request.RequestView;
+import io.sluice.core.policy.PolicyParser;
 import io.sluice.core.store.Check;
 import io.sluice.core.store.CircuitBreaker;
 import io.sluice.core.store.Lease;

@@ -1,5 +1,6 @@
 package io.sluice.core;
 
+import io.sluice.core.policy.Outcome;
 import io.sluice.core.store.MemoryStore;
 
 /**

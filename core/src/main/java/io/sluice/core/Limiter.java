@@ -1,5 +1,7 @@
 package io.sluice.core;
 
+import io.sluice.core.policy.Policy;
+import io.sluice.core.policy.Outcome;
 import java.util.Objects;
 
 /**

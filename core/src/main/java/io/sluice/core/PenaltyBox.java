@@ -1,5 +1,7 @@
 package io.sluice.core;
 
+import io.sluice.core.policy.Policy;
+import io.sluice.core.policy.Outcome;
 import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
 import com.github.benmanes.caffeine.cache.Expiry;

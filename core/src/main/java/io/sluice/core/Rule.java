@@ -1,5 +1,9 @@
 package io.sluice.core;
 
+import io.sluice.core.policy.Algorithm;
+import io.sluice.core.policy.Policy;
+import io.sluice.core.request.RequestView;
+import io.sluice.core.request.RequestMatcher;
 import io.sluice.core.config.ConfigException;
 import io.sluice.core.key.KeyResolver;
 import io.sluice.core.key.KeyResolvers;
@@ -52,7 +56,7 @@ public record Rule(
      * key of its own for them ({@link KeyResolver#keyOnFailure}; the resolvers parsed from configuration append the
      * client's address: {@code #key-failed|203.0.113.9}).
      */
-    public static final String FAILED_KEY = "#key-failed";
+    public static final String FAILED_KEY = KeyResolver.FAILED_KEY;
     private static final Pattern NAME = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._-]{0,63}");
 
     public Rule {

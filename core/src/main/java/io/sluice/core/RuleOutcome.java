@@ -1,5 +1,8 @@
 package io.sluice.core;
 
+import io.sluice.core.policy.Policy;
+import io.sluice.core.policy.Outcome;
+
 /**
  * One rule's part in a decision.
  *

@@ -2,6 +2,9 @@ package io.sluice.core;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.sluice.core.policy.Algorithm;
+import io.sluice.core.policy.Policy;
+import io.sluice.core.policy.Outcome;
 import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.Test;

@@ -3,6 +3,8 @@ package io.sluice.core;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.sluice.core.policy.Policy;
+import io.sluice.core.request.RequestView;
 import io.sluice.core.store.Check;
 import io.sluice.core.store.CircuitBreaker;
 import io.sluice.core.store.MemoryStore;
@@ -53,8 +55,8 @@ class EngineRacesTest {
         }
 
         @Override
-        public List<io.sluice.core.Outcome> evaluate(List<Check> checks, long nowMicros) {
-            List<io.sluice.core.Outcome> out = super.evaluate(checks, nowMicros);
+        public List<io.sluice.core.policy.Outcome> evaluate(List<Check> checks, long nowMicros) {
+            List<io.sluice.core.policy.Outcome> out = super.evaluate(checks, nowMicros);
             if (armed) {
                 armed = false;
                 answered.countDown();

@@ -2,7 +2,11 @@ package io.sluice.core;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.sluice.core.config.PolicyParser;
+import io.sluice.core.policy.Algorithm;
+import io.sluice.core.policy.Policy;
+import io.sluice.core.policy.Outcome;
+import io.sluice.core.request.RequestView;
+import io.sluice.core.policy.PolicyParser;
 import io.sluice.core.store.Check;
 import io.sluice.core.store.MemoryStore;
 import io.sluice.core.store.Store;

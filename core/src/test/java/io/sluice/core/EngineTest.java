@@ -3,8 +3,13 @@ package io.sluice.core;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.sluice.core.policy.Algorithm;
+import io.sluice.core.policy.Policy;
+import io.sluice.core.policy.Outcome;
+import io.sluice.core.request.RequestView;
+import io.sluice.core.request.RequestMatcher;
 import io.sluice.core.config.ConfigException;
-import io.sluice.core.config.PolicyParser;
+import io.sluice.core.policy.PolicyParser;
 import io.sluice.core.key.ClientIpResolver;
 import io.sluice.core.key.KeyResolver;
 import io.sluice.core.key.KeyResolvers;

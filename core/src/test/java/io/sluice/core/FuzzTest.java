@@ -3,9 +3,10 @@ package io.sluice.core;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatCode;
 
+import io.sluice.core.policy.Policy;
+import io.sluice.core.request.RequestView;
 import io.sluice.core.config.ConfigException;
-import io.sluice.core.config.PolicyParser;
-import io.sluice.core.config.RulesFile;
+import io.sluice.core.policy.PolicyParser;
 import io.sluice.core.key.Cidr;
 import io.sluice.core.key.ClientIpResolver;
 import io.sluice.core.key.KeyResolver;
@@ -43,15 +44,6 @@ class FuzzTest {
     }
 
     @Property(tries = 100_000, generation = GenerationMode.RANDOMIZED, shrinking = ShrinkingMode.BOUNDED)
-    void theRulesFileParsesOrFailsWithAConfigException(@ForAll("rulesFiles") String yaml) {
-        try {
-            RulesFile.parse("rules.yaml", yaml, BEHIND_PROXY);
-        } catch (ConfigException e) {
-            assertThat(e.getMessage()).contains("rules.yaml");
-        }
-    }
-
-    @Property(tries = 100_000, generation = GenerationMode.RANDOMIZED, shrinking = ShrinkingMode.BOUNDED)
     void forwardingHeadersNeverThrowAndKeysStayBounded(@ForAll("headerValues") String value) {
         RequestView request = RequestView.builder("GET", "/api?tenant=" + value)
                 .remoteAddress("10.1.2.3")
@@ -80,19 +72,6 @@ class FuzzTest {
                 tokens.list().ofMaxSize(8).map(l -> String.join("", l)),
                 Arbitraries.strings().ofMaxLength(40),
                 Arbitraries.strings().withChars("0123456789/smhd burstconcurent-.").ofMaxLength(30));
-    }
-
-    @Provide
-    Arbitrary<String> rulesFiles() {
-        Arbitrary<String> lines = Arbitraries.of("rules:", "- name: a", "  name: b", "  limit: 10/1m", "  limit: x",
-                "  key: ip", "  key: header:X-Api-Key", "  paths: [/api/**]", "  methods: [GET, POST]", "  cost: 2",
-                "  cost: -1", "  mode: shadow", "  mode: loud", "  on-store-failure: local", "  tiers:", "    by: attribute:plan",
-                "    free: 100/1h", "    pro: 10000/1h", "allowlist:", "  - 10.0.0.0/8", "  - 300.1.1.1/99", "defaults:",
-                "  algorithm: token-bucket", "  algorithm: nope", "- [", "{", "}", ": :", "  - ", "rules: []", "rules: 5",
-                "&a [*a]", "!!java.lang.Runtime {}", "\t", "   ", "---", "...", "key: \"\\u0000\"");
-        return Arbitraries.oneOf(
-                lines.list().ofMaxSize(12).map(l -> String.join("\n", l)),
-                Arbitraries.strings().ofMaxLength(120));
     }
 
     @Provide

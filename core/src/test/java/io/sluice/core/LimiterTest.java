@@ -3,6 +3,9 @@ package io.sluice.core;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.sluice.core.policy.Algorithm;
+import io.sluice.core.policy.Policy;
+import io.sluice.core.policy.Outcome;
 import io.sluice.core.store.MemoryStore;
 import io.sluice.core.store.Store;
 import io.sluice.core.testing.ForwardingStore;

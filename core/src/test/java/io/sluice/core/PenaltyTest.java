@@ -2,6 +2,10 @@ package io.sluice.core;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.sluice.core.policy.Algorithm;
+import io.sluice.core.policy.Policy;
+import io.sluice.core.policy.Outcome;
+import io.sluice.core.request.RequestView;
 import io.sluice.core.store.Check;
 import io.sluice.core.store.Lease;
 import io.sluice.core.store.MemoryStore;
@@ -100,7 +104,7 @@ class PenaltyTest {
         return Engine.builder().timeSource(time).store(MemoryStore.builder().timeSource(time).build())
                 .rule(Rule.builder("a").policy(Policy.of(Algorithm.FIXED_WINDOW, 1, Duration.ofSeconds(10)))
                         .key(RequestView::remoteAddress).build())
-                .rule(Rule.builder("b").policy(io.sluice.core.config.PolicyParser.parse("limit", "2/1m" + bPenalty,
+                .rule(Rule.builder("b").policy(io.sluice.core.policy.PolicyParser.parse("limit", "2/1m" + bPenalty,
                         Algorithm.FIXED_WINDOW)).key(RequestView::remoteAddress).build())
                 .build();
     }

@@ -4,8 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.sluice.core.config.ConfigException;
-import io.sluice.core.config.RulesFile;
-import io.sluice.core.config.SluiceConfig;
+import io.sluice.http.RulesFile;
+import io.sluice.http.SluiceConfig;
 import io.sluice.core.key.ClientIpResolver;
 import io.sluice.jaxrs.RateLimit;
 import java.io.IOException;

@@ -1,7 +1,7 @@
 package io.sluice.filter;
 
-import io.sluice.core.Outcome;
-import io.sluice.core.http.FrontDoor;
+import io.sluice.core.policy.Outcome;
+import io.sluice.http.FrontDoor;
 import io.sluice.core.key.KeyResolvers;
 import io.sluice.core.store.StoreException;
 import io.sluice.core.log.LogText;

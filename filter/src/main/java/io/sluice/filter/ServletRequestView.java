@@ -1,8 +1,8 @@
 package io.sluice.filter;
 
-import io.sluice.core.RequestView;
-import io.sluice.core.http.QueryStrings;
-import io.sluice.core.http.Responder;
+import io.sluice.core.request.RequestView;
+import io.sluice.core.request.QueryStrings;
+import io.sluice.http.Responder;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import java.security.Principal;

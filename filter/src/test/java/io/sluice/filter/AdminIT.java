@@ -8,9 +8,9 @@ import static org.hamcrest.Matchers.not;
 import static io.restassured.RestAssured.given;
 
 import io.restassured.specification.RequestSpecification;
-import io.sluice.core.config.Parameters;
-import io.sluice.core.config.SluiceConfig;
-import io.sluice.core.http.FrontDoor;
+import io.sluice.http.Parameters;
+import io.sluice.http.SluiceConfig;
+import io.sluice.http.FrontDoor;
 import io.sluice.core.store.MemoryStore;
 import io.sluice.core.store.Store;
 import io.sluice.core.store.StoreException;

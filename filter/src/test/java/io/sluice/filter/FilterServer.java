@@ -4,7 +4,7 @@ import static io.restassured.RestAssured.given;
 
 import io.restassured.specification.RequestSpecification;
 import io.sluice.core.Decision;
-import io.sluice.core.http.FrontDoor;
+import io.sluice.http.FrontDoor;
 import jakarta.servlet.AsyncContext;
 import jakarta.servlet.DispatcherType;
 import jakarta.servlet.Filter;

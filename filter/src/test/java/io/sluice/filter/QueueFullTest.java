@@ -3,7 +3,7 @@ package io.sluice.filter;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.sluice.core.Decision;
-import io.sluice.core.Outcome;
+import io.sluice.core.policy.Outcome;
 import io.sluice.core.Rule;
 import io.sluice.core.RuleOutcome;
 import java.util.List;

@@ -249,7 +249,7 @@ class QueueIT {
                 """);
         try (FilterServer server = FilterServer.start(Map.of("rules", file.toString()));
                 io.sluice.core.testing.LogCapture log = new io.sluice.core.testing.LogCapture(
-                        "io.sluice.core.http.ShadowReport")) {
+                        "io.sluice.http.ShadowReport")) {
             HttpClient http = HttpClient.newHttpClient();
             for (int i = 0; i < 4; i++) {
                 HttpResponse<String> response = http.sendAsync(HttpRequest.newBuilder(URI.create("http://127.0.0.1:"

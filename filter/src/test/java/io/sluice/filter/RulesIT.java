@@ -106,7 +106,7 @@ class RulesIT {
     void aShadowRuleCountsAndReportsButNeverDenies() throws Exception {
         List<String> log = new ArrayList<>();
         Handler capture = capture(log);
-        Logger logger = Logger.getLogger("io.sluice.core.http.ShadowReport");
+        Logger logger = Logger.getLogger("io.sluice.http.ShadowReport");
         logger.addHandler(capture);
         try (FilterServer server = start("""
                 rules:
@@ -162,7 +162,7 @@ class RulesIT {
     void aChangedRulesFileIsReloadedAndAnInvalidOneKeepsTheRulesInForce() throws Exception {
         List<String> log = new ArrayList<>();
         Handler capture = capture(log);
-        Logger logger = Logger.getLogger("io.sluice.core.config.ReloadingRules");
+        Logger logger = Logger.getLogger("io.sluice.http.ReloadingRules");
         logger.addHandler(capture);
         try (FilterServer server = start("rules: [{name: old, limit: 1/1m}]", Map.of("reload-interval", "5s"))) {
             server.client().get("/").then().statusCode(200).header("X-Decision-Binding", "old");

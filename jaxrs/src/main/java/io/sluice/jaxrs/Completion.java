@@ -1,8 +1,8 @@
 package io.sluice.jaxrs;
 
 import io.sluice.core.Decision;
-import io.sluice.core.RequestView;
-import io.sluice.core.http.FrontDoor;
+import io.sluice.core.request.RequestView;
+import io.sluice.http.FrontDoor;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**

@@ -1,13 +1,13 @@
 package io.sluice.jaxrs;
 
-import io.sluice.core.cdi.CdiIntegration;
+import io.sluice.cdi.CdiIntegration;
 import io.sluice.core.config.ConfigException;
-import io.sluice.core.config.MicroProfileConfig;
-import io.sluice.core.config.Parameters;
-import io.sluice.core.config.SluiceConfig;
-import io.sluice.core.config.WebApps;
-import io.sluice.core.http.FrontDoor;
-import io.sluice.core.http.QueuedLeases;
+import io.sluice.cdi.MicroProfileConfig;
+import io.sluice.http.Parameters;
+import io.sluice.http.SluiceConfig;
+import io.sluice.http.WebApps;
+import io.sluice.http.FrontDoor;
+import io.sluice.http.QueuedLeases;
 import io.sluice.core.key.KeyResolver;
 import io.sluice.core.time.TimeSource;
 import jakarta.ws.rs.core.Configuration;
@@ -61,7 +61,7 @@ final class JaxrsFront {
      * resource method seen so far defeat each other, is refused (the rules in force stay), as it would have stopped
      * start-up.
      */
-    private synchronized void checkReloadedRules(io.sluice.core.config.RuleSet next) {
+    private synchronized void checkReloadedRules(io.sluice.http.RuleSet next) {
         for (MethodRules rules : leaseChecked) {
             checkQueuedLeases(rules, next);
         }
@@ -207,7 +207,7 @@ final class JaxrsFront {
         checkQueuedLeases(rules, door.rules());
     }
 
-    private void checkQueuedLeases(MethodRules rules, io.sluice.core.config.RuleSet current) {
+    private void checkQueuedLeases(MethodRules rules, io.sluice.http.RuleSet current) {
         List<io.sluice.core.Rule> own = rules.resolveQuietly(current);
         Set<String> names = new HashSet<>();
         own.forEach(r -> names.add(r.name()));

@@ -1,11 +1,11 @@
 package io.sluice.jaxrs;
 
-import io.sluice.core.Algorithm;
-import io.sluice.core.RequestMatcher;
+import io.sluice.core.policy.Algorithm;
+import io.sluice.core.request.RequestMatcher;
 import io.sluice.core.Rule;
 import io.sluice.core.config.ConfigException;
-import io.sluice.core.config.PolicyParser;
-import io.sluice.core.config.RuleSet;
+import io.sluice.core.policy.PolicyParser;
+import io.sluice.http.RuleSet;
 import io.sluice.core.key.ClientIpResolver;
 import io.sluice.core.key.KeyResolver;
 import io.sluice.core.key.KeyResolvers;

@@ -1,7 +1,7 @@
 package io.sluice.jaxrs;
 
 import io.sluice.core.config.ConfigException;
-import io.sluice.core.config.SluiceConfig;
+import io.sluice.http.SluiceConfig;
 import io.sluice.core.time.TimeSource;
 import jakarta.ws.rs.Priorities;
 import jakarta.ws.rs.container.DynamicFeature;

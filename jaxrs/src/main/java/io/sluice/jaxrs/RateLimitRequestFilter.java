@@ -3,9 +3,9 @@ package io.sluice.jaxrs;
 import io.sluice.core.Decision;
 import io.sluice.core.Rule;
 import io.sluice.core.RuleOutcome;
-import io.sluice.core.config.RuleSet;
-import io.sluice.core.http.FrontDoor;
-import io.sluice.core.http.Reply;
+import io.sluice.http.RuleSet;
+import io.sluice.http.FrontDoor;
+import io.sluice.http.Reply;
 import jakarta.ws.rs.container.ContainerRequestContext;
 import jakarta.ws.rs.container.ContainerRequestFilter;
 import jakarta.ws.rs.core.Response;
@@ -25,7 +25,7 @@ import java.util.Set;
  * {@value FrontDoor#DECISION_ATTRIBUTE}), the configured rules and every rule it counted are left out: only the
  * annotation rules it could not see are counted, and the decision left in the attribute is the union of both.
  *
- * <p>Denied: the request is aborted with the {@link io.sluice.core.http.Responder}'s reply, the very same status,
+ * <p>Denied: the request is aborted with the {@link io.sluice.http.Responder}'s reply, the very same status,
  * headers and body as the servlet filter's. Allowed: {@link RateLimitResponseFilter} adds the headers, and a request
  * holding concurrency leases (or counted by outcome) leaves a {@link Completion}, which {@link ResponseCompletion}
  * completes when the response is done, or else {@link RequestEnd} when the servlet request ends.

@@ -1,6 +1,6 @@
 package io.sluice.jaxrs;
 
-import io.sluice.core.http.Reply;
+import io.sluice.http.Reply;
 import jakarta.ws.rs.container.ContainerRequestContext;
 import jakarta.ws.rs.container.ContainerResponseContext;
 import jakarta.ws.rs.container.ContainerResponseFilter;

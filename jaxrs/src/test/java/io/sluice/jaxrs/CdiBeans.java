@@ -1,11 +1,11 @@
 package io.sluice.jaxrs;
 
 import io.sluice.core.Engine;
-import io.sluice.core.Outcome;
-import io.sluice.core.Policy;
-import io.sluice.core.cdi.RateLimitedEvent;
-import io.sluice.core.config.Parameters;
-import io.sluice.core.config.SluiceConfig;
+import io.sluice.core.policy.Outcome;
+import io.sluice.core.policy.Policy;
+import io.sluice.cdi.RateLimitedEvent;
+import io.sluice.http.Parameters;
+import io.sluice.http.SluiceConfig;
 import io.sluice.core.key.KeyResolver;
 import io.sluice.core.store.MemoryStore;
 import io.sluice.core.store.Store;

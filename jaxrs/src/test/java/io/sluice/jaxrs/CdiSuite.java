@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.hamcrest.Matchers.equalTo;
 
 import io.sluice.core.Engine;
-import io.sluice.core.cdi.RateLimitedEvent;
+import io.sluice.cdi.RateLimitedEvent;
 import io.sluice.core.store.MemoryStore;
 import io.sluice.core.store.Store;
 import io.sluice.core.testing.LogCapture;
@@ -42,14 +42,14 @@ abstract class CdiSuite {
 
     @Test
     void theProducedConfigurationIsLoggedOnceWithEverySettingAndItsSource() throws Exception {
-        try (LogCapture log = new LogCapture("io.sluice.core.cdi.SluiceBeans")) {
+        try (LogCapture log = new LogCapture("io.sluice.cdi.SluiceBeans")) {
             try (WeldContainer container = weld(CdiBeans.Configuration.class, CdiBeans.Stores.class);
                     JaxrsServer server = start(container, new JaxrsServer.Setup().servletFilter(Map.of()))) {
                 server.client().get("/api/hello").then().statusCode(200);
             }
             assertThat(log.messages()).as("one line for the two front doors that share it").singleElement()
                     .satisfies(line -> assertThat(line)
-                            .startsWith("INFO io.sluice.core.cdi.SluiceBeans: Sluice rate limiting (the application's"
+                            .startsWith("INFO io.sluice.cdi.SluiceBeans: Sluice rate limiting (the application's"
                                     + " produced SluiceConfig): ")
                             .contains("\n  limit = 2/1h").contains("(from limit (CDI producer)")
                             .contains("\n  store = the application's produced MemoryStore (CDI)")
@@ -128,18 +128,18 @@ abstract class CdiSuite {
         java.nio.file.Files.writeString(war.resolve("WEB-INF/sluice-rules.yaml"), "rules: [{name: from-the-war, limit: 3/1h}]");
         Thread thread = Thread.currentThread();
         ClassLoader before = thread.getContextClassLoader();
-        java.util.function.Function<String, io.sluice.core.config.RulesSource> inWar = value ->
-                io.sluice.core.config.RulesSource.inWebApp(path -> war.resolve(path.substring(1)).toString(), path -> null,
+        java.util.function.Function<String, io.sluice.http.RulesSource> inWar = value ->
+                io.sluice.http.RulesSource.inWebApp(path -> war.resolve(path.substring(1)).toString(), path -> null,
                         value);
         System.setProperty("sluice.rules", "/WEB-INF/sluice-rules.yaml");
         try (java.net.URLClassLoader warLoader = new java.net.URLClassLoader(new java.net.URL[0], before)) {
-            io.sluice.core.config.WebApps.register(warLoader, inWar);
+            io.sluice.http.WebApps.register(warLoader, inWar);
             try (WeldContainer container = weld(CdiBeans.Stores.class, CdiBeans.PartnerQuota.class)) {
                 thread.setContextClassLoader(warLoader);         // as a container sets it while the WAR runs
                 assertThat(container.select(CdiBeans.PartnerQuota.class).get().tryCall("a1")).isTrue();
             } finally {
                 thread.setContextClassLoader(before);
-                io.sluice.core.config.WebApps.remove(warLoader, inWar);
+                io.sluice.http.WebApps.remove(warLoader, inWar);
             }
             try (WeldContainer container = weld(CdiBeans.Stores.class, CdiBeans.PartnerQuota.class)) {
                 org.assertj.core.api.Assertions.assertThatThrownBy(

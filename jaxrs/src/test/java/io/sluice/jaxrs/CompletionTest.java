@@ -3,10 +3,10 @@ package io.sluice.jaxrs;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.sluice.core.Decision;
-import io.sluice.core.RequestView;
-import io.sluice.core.config.Parameters;
-import io.sluice.core.config.SluiceConfig;
-import io.sluice.core.http.FrontDoor;
+import io.sluice.core.request.RequestView;
+import io.sluice.http.Parameters;
+import io.sluice.http.SluiceConfig;
+import io.sluice.http.FrontDoor;
 import io.sluice.core.testing.ManualTimeSource;
 import java.nio.file.Files;
 import java.nio.file.Path;

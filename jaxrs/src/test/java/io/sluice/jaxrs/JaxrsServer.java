@@ -3,7 +3,7 @@ package io.sluice.jaxrs;
 import static io.restassured.RestAssured.given;
 
 import io.restassured.specification.RequestSpecification;
-import io.sluice.core.config.SluiceConfig;
+import io.sluice.http.SluiceConfig;
 import io.sluice.filter.Filters;
 import io.sluice.filter.RateLimitFilter;
 import jakarta.servlet.DispatcherType;

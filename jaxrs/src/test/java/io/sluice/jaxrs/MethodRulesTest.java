@@ -4,9 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.sluice.core.Rule;
-import io.sluice.core.config.Allowlist;
+import io.sluice.http.Allowlist;
 import io.sluice.core.config.ConfigException;
-import io.sluice.core.config.RuleSet;
+import io.sluice.http.RuleSet;
 import io.sluice.core.key.ClientIpResolver;
 import java.util.List;
 import java.util.Map;
@@ -76,7 +76,7 @@ class MethodRulesTest {
         List<Rule> rules = of("references").resolve(new RuleSet(List.of(exports), Allowlist.NONE));
         assertThat(rules).extracting(Rule::name).containsExactly("Api", "burst", "exports");
         assertThat(rules.get(2).cost()).isEqualTo(2);
-        assertThat(rules.get(2).matcher().matches(io.sluice.core.RequestView.builder("GET", "/any").build())).isTrue();
+        assertThat(rules.get(2).matcher().matches(io.sluice.core.request.RequestView.builder("GET", "/any").build())).isTrue();
     }
 
     @Test
@@ -102,7 +102,7 @@ class MethodRulesTest {
         MethodRules rules = MethodRules.of(Api.class, Api.class.getDeclaredMethod("customKey"), IPS,
                 Map.of("tenant", request -> "acme"));
         Rule rule = rules.resolve(NO_RULES).get(2);
-        assertThat(rule.key().resolve(io.sluice.core.RequestView.builder("GET", "/").build())).isEqualTo("acme");
+        assertThat(rule.key().resolve(io.sluice.core.request.RequestView.builder("GET", "/").build())).isEqualTo("acme");
         assertThatThrownBy(() -> of("customKey")).isInstanceOf(ConfigException.class).hasMessageContaining("got \"tenant\"");
     }
 
@@ -113,7 +113,7 @@ class MethodRulesTest {
                     throw new IllegalStateException("no tenant");
                 }));
         Rule rule = rules.resolve(NO_RULES).get(2);
-        assertThat(rule.resolveKey(io.sluice.core.RequestView.builder("GET", "/").remoteAddress("198.51.100.7").build()))
+        assertThat(rule.resolveKey(io.sluice.core.request.RequestView.builder("GET", "/").remoteAddress("198.51.100.7").build()))
                 .isEqualTo(Rule.FAILED_KEY + "|198.51.100.7");
     }
 }

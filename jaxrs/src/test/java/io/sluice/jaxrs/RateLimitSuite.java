@@ -5,7 +5,7 @@ import static org.hamcrest.Matchers.equalTo;
 import static org.hamcrest.Matchers.startsWith;
 
 import io.restassured.response.Response;
-import io.sluice.core.config.WebApps;
+import io.sluice.http.WebApps;
 import io.sluice.core.testing.LogCapture;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -224,7 +224,7 @@ abstract class RateLimitSuite {
                 rules: [{name: shared, paths: [/api/hello], limit: 2/1h, algorithm: fixed-window}]
                 """);
         setup.classes.add(Resources.SharedWithTheRulesFile.class);           // fixed-window, as the file's rule
-        try (LogCapture log = new LogCapture("io.sluice.core.config.ReloadingRules");
+        try (LogCapture log = new LogCapture("io.sluice.http.ReloadingRules");
                 JaxrsServer server = start(setup)) {
             server.client().get("/api/hello").then().statusCode(200).header("RateLimit-Policy", "\"shared\";q=2;w=3600");
 
@@ -269,7 +269,7 @@ abstract class RateLimitSuite {
 
         JaxrsServer.Setup setup = withRules("rules: [{name: in-flight, limit: 20 concurrent lease 20m}]");
         setup.classes.add(Resources.Queued.class);
-        try (LogCapture log = new LogCapture("io.sluice.core.config.ReloadingRules");
+        try (LogCapture log = new LogCapture("io.sluice.http.ReloadingRules");
                 JaxrsServer server = start(setup)) {
             server.client().get("/api/queued").then().statusCode(200);
             rewriteRules("rules: [{name: in-flight, limit: 20 concurrent}]");

@@ -1,7 +1,7 @@
 package io.sluice.jaxrs;
 
 import io.sluice.core.Decision;
-import io.sluice.core.http.FrontDoor;
+import io.sluice.http.FrontDoor;
 import jakarta.annotation.Priority;
 import jakarta.ws.rs.GET;
 import jakarta.ws.rs.POST;

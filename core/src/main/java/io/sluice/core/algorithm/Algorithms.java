@@ -1,7 +1,7 @@
 package io.sluice.core.algorithm;
 
-import io.sluice.core.Algorithm;
-import io.sluice.core.Policy;
+import io.sluice.core.policy.Algorithm;
+import io.sluice.core.policy.Policy;
 
 /** Finds the step function of each algorithm; the stores' only way in to this package. */
 public final class Algorithms {

@@ -1,8 +1,8 @@
 package io.sluice.core.algorithm;
 
-import io.sluice.core.Algorithm;
-import io.sluice.core.Outcome;
-import io.sluice.core.Policy;
+import io.sluice.core.policy.Algorithm;
+import io.sluice.core.policy.Outcome;
+import io.sluice.core.policy.Policy;
 
 /**
  * GCRA, the generic cell rate algorithm: one number per key, the theoretical arrival time {@code TAT} of the next

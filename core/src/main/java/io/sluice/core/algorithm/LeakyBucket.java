@@ -1,7 +1,7 @@
 package io.sluice.core.algorithm;
 
-import io.sluice.core.Outcome;
-import io.sluice.core.Policy;
+import io.sluice.core.policy.Outcome;
+import io.sluice.core.policy.Policy;
 
 /**
  * Leaky bucket: a level that drains at a constant rate, one unit every {@code I = P / L} microseconds, in a bucket of

@@ -1,8 +1,8 @@
 package io.sluice.core.algorithm;
 
-import io.sluice.core.Algorithm;
-import io.sluice.core.Outcome;
-import io.sluice.core.Policy;
+import io.sluice.core.policy.Algorithm;
+import io.sluice.core.policy.Outcome;
+import io.sluice.core.policy.Policy;
 
 /**
  * Allocation-free steps of {@link Algorithm#GCRA}, {@link Algorithm#TOKEN_BUCKET}, {@link Algorithm#FIXED_WINDOW} and

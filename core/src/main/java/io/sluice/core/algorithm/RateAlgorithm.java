@@ -1,6 +1,6 @@
 package io.sluice.core.algorithm;
 
-import io.sluice.core.Policy;
+import io.sluice.core.policy.Policy;
 
 /**
  * One rate-limiting algorithm as a pure function: {@code (state, now, cost, policy) -> (state', outcome)}.

@@ -1,8 +1,8 @@
 package io.sluice.core.algorithm;
 
-import io.sluice.core.Algorithm;
-import io.sluice.core.Outcome;
-import io.sluice.core.Policy;
+import io.sluice.core.policy.Algorithm;
+import io.sluice.core.policy.Outcome;
+import io.sluice.core.policy.Policy;
 
 /**
  * Sliding window counter: the fixed window's counter plus the previous window's, weighted by how much of the

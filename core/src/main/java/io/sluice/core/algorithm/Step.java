@@ -1,6 +1,6 @@
 package io.sluice.core.algorithm;
 
-import io.sluice.core.Outcome;
+import io.sluice.core.policy.Outcome;
 
 /**
  * The result of one algorithm step: the outcome, and the state to store if the request is admitted by every rule.

@@ -1,8 +1,8 @@
 package io.sluice.core.algorithm;
 
-import io.sluice.core.Algorithm;
-import io.sluice.core.Outcome;
-import io.sluice.core.Policy;
+import io.sluice.core.policy.Algorithm;
+import io.sluice.core.policy.Outcome;
+import io.sluice.core.policy.Policy;
 
 /**
  * Token bucket: a bucket of capacity {@code C} (the burst, else the limit) refilled with one token every

@@ -1,7 +1,7 @@
 package io.sluice.core.algorithm;
 
-import io.sluice.core.Outcome;
-import io.sluice.core.Policy;
+import io.sluice.core.policy.Outcome;
+import io.sluice.core.policy.Policy;
 
 /**
  * Warm-up: Guava's {@code SmoothWarmingUp}, step for step. A cold limiter admits requests at the cold interval

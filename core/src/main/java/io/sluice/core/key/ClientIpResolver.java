@@ -1,6 +1,6 @@
 package io.sluice.core.key;
 
-import io.sluice.core.RequestView;
+import io.sluice.core.request.RequestView;
 import io.sluice.core.config.ConfigException;
 import java.util.List;
 import java.util.Locale;

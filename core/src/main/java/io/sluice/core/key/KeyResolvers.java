@@ -1,10 +1,9 @@
 package io.sluice.core.key;
 
-import io.sluice.core.RequestMatcher;
-import io.sluice.core.RequestView;
-import io.sluice.core.Rule;
+import io.sluice.core.request.RequestMatcher;
+import io.sluice.core.request.RequestView;
 import io.sluice.core.config.ConfigException;
-import io.sluice.core.http.QueryStrings;
+import io.sluice.core.request.QueryStrings;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
@@ -101,7 +100,7 @@ public final class KeyResolvers {
      * {@code #query-too-long|203.0.113.9}, not under one key for every client: one client that keeps sending such
      * requests exhausts only its own share. {@link #parse} applies it to every key it parses.
      *
-     * <p>A {@code keyOnFailure} of {@code resolver}'s own (other than {@link Rule#FAILED_KEY}) is kept. {@link #parse}
+     * <p>A {@code keyOnFailure} of {@code resolver}'s own (other than {@link KeyResolver#FAILED_KEY}) is kept. {@link #parse}
      * applies this to every key it parses, with the IPv6 grouping of the key's coarsest {@code ip/BITS} part.
      *
      * @param ips finds the client's address, as the {@code ip} key does (IPv6 grouped by its /64)
@@ -131,7 +130,7 @@ public final class KeyResolvers {
             } catch (RuntimeException e) {
                 own = null;
             }
-            return own != null && !own.equals(Rule.FAILED_KEY) ? own : withClient(Rule.FAILED_KEY, request);
+            return own != null && !own.equals(KeyResolver.FAILED_KEY) ? own : withClient(KeyResolver.FAILED_KEY, request);
         }
 
         private String withClient(String marker, RequestView request) {
@@ -337,7 +336,7 @@ public final class KeyResolvers {
 
     /**
      * {@code resolver}, with every key it gives held in the form {@link #stored} gives: trimmed, null when blank, and
-     * hashed when longer than {@value #MAX_RAW_LENGTH} characters or starting with {@code #}. {@link Rule} applies this
+     * hashed when longer than {@value #MAX_RAW_LENGTH} characters or starting with {@code #}. {@link io.sluice.core.Rule} applies this
      * to every key resolver of the application's, so a resolver that returns text a client sent (a token's subject, a
      * header) can neither make memory grow with the client's text nor give one of Sluice's own keys
      * ({@code #key-failed|<client>}, an allowlisted key's hash) as a client's key. Sluice's own resolvers ({@link #parse}

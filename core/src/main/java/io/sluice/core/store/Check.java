@@ -1,6 +1,6 @@
 package io.sluice.core.store;
 
-import io.sluice.core.Policy;
+import io.sluice.core.policy.Policy;
 
 /**
  * One rule's part of a request, as a store sees it.

@@ -1,6 +1,6 @@
 package io.sluice.core.store;
 
-import io.sluice.core.Policy;
+import io.sluice.core.policy.Policy;
 
 /**
  * A concurrency lease taken by an admitted request; release it when the response completes.

@@ -1,6 +1,6 @@
 package io.sluice.core.store;
 
-import io.sluice.core.Outcome;
+import io.sluice.core.policy.Outcome;
 import io.sluice.core.time.TimeSource;
 import java.util.List;
 

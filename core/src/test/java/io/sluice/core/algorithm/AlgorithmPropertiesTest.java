@@ -2,9 +2,9 @@ package io.sluice.core.algorithm;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.sluice.core.Algorithm;
-import io.sluice.core.Outcome;
-import io.sluice.core.Policy;
+import io.sluice.core.policy.Algorithm;
+import io.sluice.core.policy.Outcome;
+import io.sluice.core.policy.Policy;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -304,7 +304,7 @@ class AlgorithmPropertiesTest {
                 "sliding-log|3/1ms min-interval 366d", "sliding-log|100000/1ms",
                 "warm-up|1000000/1s warm-up 366d cold-factor 1000", "warm-up|1/366d warm-up 366d cold-factor 1000",
                 "warm-up|1000000000/366d warm-up 1ms", "warm-up|1000/1ms warm-up 1ms cold-factor 1000")
-                .map(spec -> io.sluice.core.config.PolicyParser.parse("limit", spec.substring(spec.indexOf('|') + 1),
+                .map(spec -> io.sluice.core.policy.PolicyParser.parse("limit", spec.substring(spec.indexOf('|') + 1),
                         Algorithm.fromId("algorithm", spec.substring(0, spec.indexOf('|')))));
         return policies.flatMap(p -> {
             long interval = p.intervalMicros();

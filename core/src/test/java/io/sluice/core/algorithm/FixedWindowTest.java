@@ -2,7 +2,7 @@ package io.sluice.core.algorithm;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.sluice.core.Policy;
+import io.sluice.core.policy.Policy;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashSet;
@@ -70,7 +70,7 @@ class FixedWindowTest {
 
     @Test
     void staggeredWindowsAreOffsetPerKeyWithinThePeriod() {
-        Policy staggered = Policy.parse("10/1m staggered").withAlgorithm(io.sluice.core.Algorithm.FIXED_WINDOW);
+        Policy staggered = Policy.parse("10/1m staggered").withAlgorithm(io.sluice.core.policy.Algorithm.FIXED_WINDOW);
         Set<Long> offsets = new HashSet<>();
         for (int i = 0; i < 100; i++) {
             long offset = Algorithms.staggerOffsetMicros("client-" + i, staggered);
@@ -89,7 +89,7 @@ class FixedWindowTest {
     }
 
     static Policy fixed(String notation) {
-        return Policy.parse(notation).withAlgorithm(io.sluice.core.Algorithm.FIXED_WINDOW);
+        return Policy.parse(notation).withAlgorithm(io.sluice.core.policy.Algorithm.FIXED_WINDOW);
     }
 
     /** {@code n} events at the same time. */

@@ -2,9 +2,9 @@ package io.sluice.core.algorithm;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.sluice.core.Algorithm;
-import io.sluice.core.Outcome;
-import io.sluice.core.Policy;
+import io.sluice.core.policy.Algorithm;
+import io.sluice.core.policy.Outcome;
+import io.sluice.core.policy.Policy;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;

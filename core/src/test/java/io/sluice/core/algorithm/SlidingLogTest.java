@@ -3,7 +3,7 @@ package io.sluice.core.algorithm;
 import static io.sluice.core.algorithm.FixedWindowTest.times;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.sluice.core.Policy;
+import io.sluice.core.policy.Policy;
 import org.junit.jupiter.api.Test;
 
 class SlidingLogTest {

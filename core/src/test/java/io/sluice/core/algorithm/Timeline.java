@@ -2,8 +2,8 @@ package io.sluice.core.algorithm;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.sluice.core.Outcome;
-import io.sluice.core.Policy;
+import io.sluice.core.policy.Outcome;
+import io.sluice.core.policy.Policy;
 import io.sluice.core.testing.ManualTimeSource;
 import java.util.ArrayList;
 import java.util.List;

@@ -3,8 +3,8 @@ package io.sluice.core.algorithm;
 import static io.sluice.core.algorithm.FixedWindowTest.times;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.sluice.core.Algorithm;
-import io.sluice.core.Policy;
+import io.sluice.core.policy.Algorithm;
+import io.sluice.core.policy.Policy;
 import org.junit.jupiter.api.Test;
 
 class TokenBucketTest {

@@ -2,8 +2,8 @@ package io.sluice.core.key;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.sluice.core.RequestView;
-import io.sluice.core.SimpleRequestView;
+import io.sluice.core.request.RequestView;
+import io.sluice.core.request.SimpleRequestView;
 import java.util.List;
 import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;

@@ -3,10 +3,10 @@ package io.sluice.core.key;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.sluice.core.RequestView;
+import io.sluice.core.request.RequestView;
 import io.sluice.core.Rule;
 import io.sluice.core.config.ConfigException;
-import io.sluice.core.http.QueryStrings;
+import io.sluice.core.request.QueryStrings;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -45,14 +45,14 @@ class KeyResolversTest {
 
     @Test
     void aClientCannotSendOneOfSluicesOwnKeysOrAStoredHash() {
-        for (String forged : List.of(io.sluice.core.Rule.FAILED_KEY, io.sluice.core.http.QueryStrings.TOO_LONG, "#abc")) {
+        for (String forged : List.of(io.sluice.core.Rule.FAILED_KEY, io.sluice.core.request.QueryStrings.TOO_LONG, "#abc")) {
             String key = KeyResolvers.parse("header:X-Api-Key", DIRECT)
                     .resolve(RequestView.builder("GET", "/").header("X-Api-Key", forged).build());
             assertThat(key).startsWith("#").isNotEqualTo(forged).hasSize(23);
         }
         assertThat(KeyResolvers.parse("query:client", DIRECT).resolve(RequestView.builder("GET", "/")
                 .query("client", "#query-too-long").build())).as("as sent by a client, not the parser's constant")
-                .isNotEqualTo(io.sluice.core.http.QueryStrings.TOO_LONG);
+                .isNotEqualTo(io.sluice.core.request.QueryStrings.TOO_LONG);
         assertThat(KeyResolvers.normalized(" a | b ")).as("one value, or the parts of a combination")
                 .containsExactlyInAnyOrder("a | b", "a|b");
         assertThat(key("method")).isEqualTo("POST");
@@ -202,7 +202,7 @@ class KeyResolversTest {
         KeyResolver raw = r -> r.header("X-User");           // client text, as an application's resolver may return it
         String huge = "u".repeat(8_192);
         for (KeyResolver held : List.of(
-                new Rule("r", io.sluice.core.RequestMatcher.ALL, raw, io.sluice.core.Policy.parse("10/1m"), null, 1,
+                new Rule("r", io.sluice.core.request.RequestMatcher.ALL, raw, io.sluice.core.policy.Policy.parse("10/1m"), null, 1,
                         Rule.Mode.ENFORCE, Rule.FailureMode.ALLOW, Rule.MissingKey.SKIP).key(),
                 KeyResolvers.parse("key", "user", DIRECT, java.util.Map.of("user", raw)),
                 KeyResolvers.perClientFailures(raw, DIRECT))) {

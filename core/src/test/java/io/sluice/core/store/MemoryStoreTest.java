@@ -3,10 +3,10 @@ package io.sluice.core.store;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.sluice.core.Algorithm;
-import io.sluice.core.Outcome;
-import io.sluice.core.Policy;
-import io.sluice.core.config.PolicyParser;
+import io.sluice.core.policy.Algorithm;
+import io.sluice.core.policy.Outcome;
+import io.sluice.core.policy.Policy;
+import io.sluice.core.policy.PolicyParser;
 import io.sluice.core.testing.ManualTimeSource;
 import java.time.Duration;
 import java.util.ArrayList;

@@ -1,6 +1,6 @@
 package io.sluice.core.testing;
 
-import io.sluice.core.Outcome;
+import io.sluice.core.policy.Outcome;
 import io.sluice.core.store.Check;
 import io.sluice.core.store.Lease;
 import io.sluice.core.store.MemoryStore;

@@ -1,8 +1,8 @@
 package io.sluice.examples.api;
 
 import io.sluice.core.Engine;
-import io.sluice.core.Outcome;
-import io.sluice.core.Policy;
+import io.sluice.core.policy.Outcome;
+import io.sluice.core.policy.Policy;
 import java.time.Duration;
 import java.time.temporal.ChronoUnit;
 import java.util.Optional;

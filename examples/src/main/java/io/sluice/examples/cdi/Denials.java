@@ -1,6 +1,6 @@
 package io.sluice.examples.cdi;
 
-import io.sluice.core.cdi.RateLimitedEvent;
+import io.sluice.cdi.RateLimitedEvent;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Observes;
 import java.util.Map;

@@ -1,7 +1,7 @@
 package io.sluice.examples.cdi;
 
-import io.sluice.core.config.Parameters;
-import io.sluice.core.config.SluiceConfig;
+import io.sluice.http.Parameters;
+import io.sluice.http.SluiceConfig;
 import io.sluice.core.key.KeyResolver;
 import io.sluice.core.store.MemoryStore;
 import io.sluice.core.store.Store;

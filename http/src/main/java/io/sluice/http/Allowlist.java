@@ -1,0 +1,69 @@
+package io.sluice.http;
+
+import io.sluice.core.request.RequestMatcher;
+import io.sluice.core.Rule;
+import io.sluice.core.key.Cidr;
+import io.sluice.core.key.KeyResolvers;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * Requests that are never limited: clients whose IP lies in one of {@code addresses} bypass every rule, and a rule
+ * skips a request whose key under that rule is one of {@code keys} (an API key of the monitoring system, say).
+ *
+ * @param addresses client address blocks that are never limited
+ * @param keys key values that no rule limits, in the form resolvers give them ({@link KeyResolvers#normalized}: a key
+ *     over 64 characters as its hash); the rules file's {@code allowlist.keys} are normalized when read
+ */
+public record Allowlist(List<Cidr> addresses, Set<String> keys) {
+
+    /** Nothing is allowlisted. */
+    public static final Allowlist NONE = new Allowlist(List.of(), Set.of());
+
+    public Allowlist {
+        addresses = List.copyOf(addresses);
+        keys = Set.copyOf(keys);
+    }
+
+    /** @return whether a client IP (as {@link io.sluice.core.key.ClientIpResolver} resolves it) is never limited */
+    public boolean containsAddress(String clientIp) {
+        if (clientIp == null) {
+            return false;
+        }
+        for (Cidr c : addresses) {
+            if (c.contains(clientIp)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** @return {@code rule}, skipping requests whose key under it is allowlisted; {@code rule} itself when no key is */
+    public Rule applyTo(Rule rule) {
+        if (keys.isEmpty()) {
+            return rule;
+        }
+        RequestMatcher matcher = rule.matcher();
+        RequestMatcher unlessAllowed = request -> {
+            if (!matcher.matches(request)) {
+                return false;
+            }
+            String key = rule.resolveKey(request);
+            return key == null || !keys.contains(key);
+        };
+        return new Rule(rule.name(), unlessAllowed, rule.key(), rule.policy(), rule.tiers(), rule.cost(), rule.mode(),
+                rule.onStoreFailure(), rule.onMissingKey(), rule.countStatuses(), rule.denialCache());
+    }
+
+    /** @return the allowlist of both */
+    public Allowlist and(Allowlist other) {
+        if (other.equals(NONE)) {
+            return this;
+        }
+        List<Cidr> a = new java.util.ArrayList<>(addresses);
+        a.addAll(other.addresses);
+        Set<String> k = new java.util.HashSet<>(keys);
+        k.addAll(other.keys);
+        return new Allowlist(a, k);
+    }
+}

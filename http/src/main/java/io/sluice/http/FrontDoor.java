@@ -1,0 +1,427 @@
+package io.sluice.http;
+
+import io.sluice.core.Decision;
+import io.sluice.core.DecisionListener;
+import io.sluice.core.Engine;
+import io.sluice.core.request.PathGlob;
+import io.sluice.core.request.RequestMatcher;
+import io.sluice.core.request.RequestView;
+import io.sluice.core.RuleOutcome;
+import io.sluice.core.Rule;
+import io.sluice.core.config.ConfigException;
+import io.sluice.core.key.ClientIpResolver;
+import io.sluice.core.store.MemoryStore;
+import io.sluice.core.store.Store;
+import io.sluice.core.store.StoreProvider;
+import io.sluice.core.log.LogThrottle;
+import io.sluice.core.time.TimeSource;
+import java.lang.System.Logger.Level;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.Consumer;
+import java.util.function.Function;
+import java.util.function.Supplier;
+import java.util.function.UnaryOperator;
+
+/**
+ * Everything a front door does with one request, independent of the HTTP API: excluded paths, the allowlist, the
+ * current rules (reloaded from the rules file), the engine, and the {@link Responder}. The servlet filter and the
+ * JAX-RS filter only adapt their request to a {@link RequestView} and apply what the door answers.
+ *
+ * <pre>
+ * Decision decision = door.check(view);
+ * if (decision.allowed()) door.allowedHeaders(decision, view, sink);   // the headers, straight onto the response
+ * else apply door.reply(decision, view);                                // status, headers and body
+ * ... when the response completes, if awaitsCompletion(decision): door.completed(view, decision, status);
+ * </pre>
+ *
+ * <p>The limiter must never be the reason a request fails by accident: an unexpected exception inside
+ * {@link #check} is logged and the request allowed.
+ */
+public final class FrontDoor implements AutoCloseable {
+
+    /** The request attribute (JAX-RS: property) holding the {@link Decision}: {@value}. */
+    public static final String DECISION_ATTRIBUTE = "io.sluice.decision";
+
+    private static final System.Logger LOG = System.getLogger(FrontDoor.class.getName());
+
+    private final Engine engine;
+    private final Store store;
+    private final Supplier<RuleSet> rules;
+    /** What a reloaded rules file must pass besides its own validity ({@link #checkReloads}). */
+    private final List<Consumer<RuleSet>> reloadChecks;
+    private final List<PathGlob> exclude;
+    private final ClientIpResolver clientIp;
+    private final Responder responder;
+    private final boolean ownsStore;
+    private final boolean shadow;
+    /** Unexpected exceptions of {@link #check}: logged at most once a minute, as each request may cause one. */
+    private final LogThrottle checkFailures = new LogThrottle(60_000_000);
+    /** Unexpected exceptions of {@link #release} and {@link #charge}: logged at most once a minute. */
+    private final LogThrottle completionFailures = new LogThrottle(60_000_000);
+
+    private FrontDoor(Engine engine, Store store, Supplier<RuleSet> rules, List<Consumer<RuleSet>> reloadChecks,
+            List<PathGlob> exclude, ClientIpResolver clientIp, Responder responder, boolean ownsStore, boolean shadow) {
+        this.reloadChecks = reloadChecks;
+        this.ownsStore = ownsStore;
+        this.shadow = shadow;
+        this.engine = engine;
+        this.store = store;
+        this.rules = rules;
+        this.exclude = exclude;
+        this.clientIp = clientIp;
+        this.responder = responder;
+    }
+
+    /**
+     * Opens the store, reads the rules file, and builds the engine.
+     *
+     * @param time the clock of every decision (tests pass a manual one)
+     * @throws ConfigException when the rules file cannot be read or is invalid, or the store cannot be opened
+     */
+    public static FrontDoor open(SluiceConfig config, TimeSource time) {
+        return open(config, time, null, List.of());
+    }
+
+    /**
+     * {@link #open(SluiceConfig, TimeSource)} with a store the application provides (a CDI-produced one), and
+     * listeners of every decision.
+     *
+     * @param store the store to decide in instead of the configured one, or null; the application keeps owning it:
+     *     {@link #close()} does not close it
+     * @param listeners see every decision, after the shadow-mode report, and every reload of the rules file
+     *     ({@link DecisionListener#onRulesChanged})
+     */
+    public static FrontDoor open(SluiceConfig config, TimeSource time, Store store, List<DecisionListener> listeners) {
+        return open(config, time, store, listeners, UnaryOperator.identity());
+    }
+
+    /**
+     * {@link #open(SluiceConfig, TimeSource, Store, List)}, the engine deciding in {@code around} the store (metrics:
+     * {@code MicrometerMetrics::instrument}). {@link #store()} and {@link #close()} still see the store itself.
+     *
+     * @param around given the store the front door decides in (the provided one, or else the configured one), returns
+     *     the store the engine calls; {@link UnaryOperator#identity()} for the store itself
+     */
+    public static FrontDoor open(SluiceConfig config, TimeSource time, Store store, List<DecisionListener> listeners,
+            UnaryOperator<Store> around) {
+        List<Consumer<RuleSet>> reloadChecks = new CopyOnWriteArrayList<>();
+        // copied as a list that takes a null one: the engine's builder refuses it, naming it
+        Supplier<RuleSet> rules = rules(config, time, reloadChecks, new ArrayList<>(listeners));
+        Store chosen = store != null ? store : store(config, time);
+        Engine.Builder engine = Engine.builder()
+                .timeSource(time)
+                .store(around.apply(chosen))
+                .nodeCount(config.nodeCount())
+                .localMaximumKeys(config.maxKeys())
+                .listener(new ShadowReport(time));
+        listeners.forEach(engine::listener);
+        List<PathGlob> exclude = config.exclude().stream().map(RequestMatcher::glob).toList();
+        return new FrontDoor(engine.build(), chosen, rules, reloadChecks, exclude, config.clientIp(), config.responder(),
+                store == null, config.shadow());
+    }
+
+    private static Supplier<RuleSet> rules(SluiceConfig config, TimeSource time, List<Consumer<RuleSet>> reloadChecks,
+            List<DecisionListener> listeners) {
+        if (config.rules() == null) {
+            RuleSet only = compose(config, new RuleSet(List.of(), Allowlist.NONE));
+            return () -> only;
+        }
+        String name = config.rules().name();
+        return new ReloadingRules(config.rulesParameter(), config.rules(),
+                text -> {
+                    RuleSet next = compose(config, RulesFile.parse(name, text, config.clientIp(), config.namedKeys()));
+                    reloadChecks.forEach(check -> check.accept(next));      // none yet at start-up
+                    return next;
+                },
+                config.reloadIntervalMicros(), time, (before, after) -> rulesChanged(listeners, before, after));
+    }
+
+    /** Tells each listener of a reload; one that throws is logged, and the others are told all the same. */
+    private static void rulesChanged(List<DecisionListener> listeners, RuleSet before, RuleSet after) {
+        for (DecisionListener listener : listeners) {
+            try {
+                listener.onRulesChanged(before.rules(), after.rules());
+            } catch (RuntimeException e) {      // a reload is rare: logged each time
+                LOG.log(Level.WARNING, "decision listener " + listener.getClass().getName()
+                        + " failed on the rules reloaded", e);
+            }
+        }
+    }
+
+    /**
+     * The rule of parameter {@code limit} first, then the file's; shadow forced when configured; allowlist applied. A
+     * queue and a concurrency limit that defeat each other ({@link QueuedLeases}) are refused, or logged when they may
+     * never meet.
+     */
+    private static RuleSet compose(SluiceConfig config, RuleSet file) {
+        List<Rule> all = new ArrayList<>();
+        if (config.limitRule() != null) {
+            all.add(config.limitRule());
+        }
+        all.addAll(file.rules());
+        Set<String> names = new HashSet<>();
+        List<Rule> modes = new ArrayList<>(all.size());
+        for (Rule r : all) {
+            if (!names.add(r.name())) {
+                throw new ConfigException("rules", r.name(), "expected rule names distinct from the rule of parameter "
+                        + "\"limit\"; set parameter \"name\" or rename the rule in the file");
+            }
+            modes.add(config.shadow() && !r.shadow() ? r.withMode(Rule.Mode.SHADOW) : r);
+        }
+        for (String warning : QueuedLeases.check(modes)) {      // the matchers as written, before the allowlist's
+            LOG.log(Level.WARNING, "Sluice rate limiting: " + warning);
+        }
+        return new RuleSet(modes.stream().map(file.allowlist()::applyTo).toList(), file.allowlist());
+    }
+
+    private static Store store(SluiceConfig config, TimeSource time) {
+        if (config.store().equals("memory")) {
+            return MemoryStore.builder().maximumKeys(config.maxKeys()).timeSource(time).build();
+        }
+        return StoreProvider.find(config.store()).orElseThrow(() -> new ConfigException("store", config.store(),
+                "no store on the class path opens this URL")).open(config.store());
+    }
+
+    /**
+     * Decides a request: {@link Decision#NO_RULES} when its path is excluded or its client allowlisted, else the
+     * engine's decision under the current rules.
+     */
+    public Decision check(RequestView request) {
+        return check(request, RuleSet::rules);
+    }
+
+    /**
+     * {@link #check(RequestView)} under rules chosen from the rules in force (the JAX-RS front door adds a resource
+     * method's annotation rules, and leaves out rules the servlet filter already counted).
+     */
+    public Decision check(RequestView request, Function<RuleSet, List<Rule>> select) {
+        return check(request, select, null);
+    }
+
+    /**
+     * {@link #check(RequestView)} with a last word on a decision that admits the request after a delay: see
+     * {@link Engine#check(RequestView, List, Engine.QueueGate)}. The servlet filter refuses to queue a request when
+     * as many wait already as it may hold, and its listeners then see that 429, not an allowed request.
+     */
+    public Decision check(RequestView request, Engine.QueueGate queue) {
+        return check(request, RuleSet::rules, queue);
+    }
+
+    private Decision check(RequestView request, Function<RuleSet, List<Rule>> select, Engine.QueueGate queue) {
+        try {
+            if (excluded(request) || preflight(request)) {
+                return Decision.NO_RULES;
+            }
+            RuleSet current = rules.get();
+            if (!current.allowlist().addresses().isEmpty()
+                    && current.allowlist().containsAddress(clientIp.resolve(request))) {
+                return Decision.NO_RULES;
+            }
+            return engine.check(request, select.apply(current), queue);
+        } catch (RuntimeException e) {
+            logThrottled(checkFailures, Level.ERROR, "rate limiting failed unexpectedly; allowing the request", e);
+            return Decision.NO_RULES;
+        }
+    }
+
+    /**
+     * @return the headers, and when denied the status and body, for {@code decision}; its epoch values count from
+     *     {@link Decision#atMicros()}
+     */
+    public Reply reply(Decision decision, RequestView request) {
+        return responder.reply(decision, request, decision.atMicros());
+    }
+
+    /**
+     * @return the answer to a request this front door's owner holds or receives while it stops (a servlet filter being
+     *     destroyed): 503, {@code Retry-After: }{@value Responder#SHUTTING_DOWN_RETRY_SECONDS}, and the configured
+     *     body; see {@link Responder#shuttingDown}
+     */
+    public Reply shuttingDown() {
+        return responder.shuttingDown(engine.timeSource().nowMicros());
+    }
+
+    /**
+     * The headers {@link #reply} would hold for an allowed decision, added to {@code sink} in the same order, without
+     * building a {@link Reply}: the path of every admitted request.
+     *
+     * @throws IllegalArgumentException when {@code decision} is not allowed (use {@link #reply})
+     */
+    public void allowedHeaders(Decision decision, RequestView request, Responder.HeaderSink sink) {
+        responder.allowedHeaders(decision, request, decision.atMicros(), sink);
+    }
+
+    /**
+     * @return whether parameter {@code shadow} is on: every rule counts and reports but never denies, those of a front
+     *     door's own (the JAX-RS annotations) too
+     */
+    public boolean shadow() {
+        return shadow;
+    }
+
+    /** Releases the concurrency leases of {@code decision}: call once when the response completes, on every path. */
+    public void release(Decision decision) {
+        try {
+            engine.release(decision);
+        } catch (RuntimeException e) {
+            logThrottled(completionFailures, Level.WARNING,
+                    "releasing concurrency leases failed unexpectedly; they expire on their own", e);
+        }
+    }
+
+    /**
+     * The response is complete: releases the decision's leases and charges the rules that count by outcome for
+     * {@code status}. Call once, on every path.
+     */
+    public void completed(RequestView request, Decision decision, int status) {
+        release(decision);
+        charge(request, decision, status);
+    }
+
+    /**
+     * {@link #completed} without the release: charges the rules that count by outcome for {@code status}, for a front
+     * door that released the leases earlier (an async request that timed out or failed, whose status the container
+     * sets afterwards).
+     */
+    public void charge(RequestView request, Decision decision, int status) {
+        if (!countsByOutcome(decision)) {
+            return;
+        }
+        try {
+            engine.charge(request, decision, status);
+        } catch (RuntimeException e) {
+            logThrottled(completionFailures, Level.WARNING, "charging a rule that counts by outcome failed", e);
+        }
+    }
+
+    /**
+     * Logs an unexpected exception with its stack trace at most once a minute per kind, with the count of those not
+     * logged since: a failure that a request can cause, a hostile client can cause for every request it sends. Its
+     * messages, which may quote the request, are logged {@link io.sluice.core.log.LogText#safe(Throwable) safe}.
+     */
+    private void logThrottled(LogThrottle lines, Level level, String message, RuntimeException e) {
+        lines.log(LOG, level, engine.timeSource().nowMicros(), message, e);
+    }
+
+    /**
+     * @return whether {@link #completed} has anything to do for {@code decision}: it holds concurrency leases, or a
+     *     rule of it counts by outcome. When not, a front door need not follow the response to its end.
+     */
+    public static boolean awaitsCompletion(Decision decision) {
+        return !decision.leases().isEmpty() || countsByOutcome(decision);
+    }
+
+    private static boolean countsByOutcome(Decision decision) {
+        List<RuleOutcome> outcomes = decision.outcomes();
+        for (int i = 0; i < outcomes.size(); i++) {
+            if (outcomes.get(i).rule().countsByOutcome()) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
+     * @return whether {@code request} is a CORS preflight ({@code OPTIONS} with {@code Access-Control-Request-Method}):
+     *     a browser sends one before a cross-origin call on its own, so it is not counted, and a 429 to it would reach
+     *     the script as a CORS error rather than a 429
+     */
+    static boolean preflight(RequestView request) {
+        return "OPTIONS".equals(request.method()) && request.header("Access-Control-Request-Method") != null;
+    }
+
+    private boolean excluded(RequestView request) {
+        if (exclude.isEmpty()) {
+            return false;       // without patterns the path is not even built
+        }
+        String path = io.sluice.core.request.RequestMatcher.normalized(request.path());   // as rules match it
+        for (PathGlob p : exclude) {
+            if (p.matches(path)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
+     * Admin: the state of {@code key} under the rule named {@code ruleName}, without consuming.
+     *
+     * @return null when no rule in force has that name
+     */
+    public io.sluice.core.policy.Outcome inspect(String ruleName, String key, String tier) {
+        for (io.sluice.core.Rule r : rules.get().rules()) {
+            if (r.name().equals(ruleName)) {
+                return engine.inspect(r, key, tier);
+            }
+        }
+        return null;
+    }
+
+    /** Admin: forgets (resets, unblocks) {@code key} under the rule named {@code ruleName}; false when no such rule. */
+    public boolean reset(String ruleName, String key) {
+        if (rules.get().rules().stream().noneMatch(r -> r.name().equals(ruleName))) {
+            return false;
+        }
+        engine.reset(ruleName, key);
+        return true;
+    }
+
+    /**
+     * Adds a check that every rules file loaded from now on must pass, besides its own validity: a reload it refuses
+     * (with a {@link ConfigException}) keeps the rules in force and logs why, as an invalid file does. The JAX-RS filter
+     * checks that a reloaded rule named like a {@code @RateLimit} annotation keeps the annotation's algorithm, and that
+     * no queue of a resource method's rules outlasts the lease of a concurrency limit there ({@link QueuedLeases}).
+     *
+     * @return removes this check (its owner, say a JAX-RS application on a shared front door, is closed)
+     */
+    public Runnable checkReloads(Consumer<RuleSet> check) {
+        Consumer<RuleSet> registered = check::accept;        // an identity of its own: removes this registration only
+        reloadChecks.add(registered);
+        return () -> reloadChecks.remove(registered);
+    }
+
+    /**
+     * Runs {@code action} while no rules file is being reloaded and none can start: what it reads of {@link #rules()}
+     * stays in force until it returns, so a state it records and a {@link #checkReloads} check reads is seen by every
+     * later reload (a reload checked before it, published after, would otherwise slip through).
+     */
+    public void whileRulesSteady(Runnable action) {
+        if (rules instanceof io.sluice.http.ReloadingRules reloading) {
+            reloading.whileNotReloading(action);
+        } else {
+            action.run();
+        }
+    }
+
+    /** @return the rules in force now */
+    public RuleSet rules() {
+        return rules.get();
+    }
+
+    /** @return the engine (for the programmatic API and administration) */
+    public Engine engine() {
+        return engine;
+    }
+
+    /** @return the store decisions are made in (for administration and tests: {@link MemoryStore#trackedKeys()}) */
+    public Store store() {
+        return store;
+    }
+
+    /** @return how client addresses are found (for keys of rules a front door builds itself) */
+    public ClientIpResolver clientIp() {
+        return clientIp;
+    }
+
+    /** Closes the engine and the store, unless the application provided the store. */
+    @Override
+    public void close() {
+        if (ownsStore) {
+            engine.close();
+        }
+    }
+}

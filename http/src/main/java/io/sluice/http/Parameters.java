@@ -1,0 +1,227 @@
+package io.sluice.http;
+
+import io.sluice.core.config.ConfigException;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import java.util.function.Function;
+
+/**
+ * Configuration parameters from three layers, so one WAR runs unchanged in many environments. For parameter
+ * {@code trusted-proxies} with prefix {@code sluice}, the first non-blank of:
+ *
+ * <ol>
+ *   <li>system property {@code sluice.trusted-proxies}</li>
+ *   <li>environment variable {@code SLUICE_TRUSTED_PROXIES} (upper case, {@code -} and {@code .} become {@code _})</li>
+ *   <li>when added with {@link #withConfig}: a configuration service such as MicroProfile Config, property
+ *       {@code sluice.trusted-proxies}</li>
+ *   <li>the front door's own setting, such as the filter's {@code <init-param>trusted-proxies}</li>
+ * </ol>
+ *
+ * The environment outranks the packaged configuration: operators override what the WAR ships with.
+ */
+public final class Parameters {
+
+    /** The default prefix: {@value}. */
+    public static final String DEFAULT_PREFIX = "sluice";
+
+    private final String prefix;
+    private final Function<String, String> systemProperties;
+    private final Function<String, String> environment;
+    private final Map<String, String> own;
+    private final String ownLabel;
+    private final Function<String, String> config;
+    private final String configLabel;
+    /** Whether the system properties and environment are the real ones, which can be listed. */
+    private final boolean system;
+    /** Whether the front door's own settings are named with the prefix ({@code sluice.limit}), as JAX-RS properties. */
+    private final boolean ownPrefixed;
+
+    private Parameters(String prefix, Function<String, String> systemProperties, Function<String, String> environment,
+            Map<String, String> own, String ownLabel, Function<String, String> config, String configLabel,
+            boolean system, boolean ownPrefixed) {
+        this.prefix = prefix;
+        this.systemProperties = systemProperties;
+        this.environment = environment;
+        this.own = Map.copyOf(own);
+        this.ownLabel = ownLabel;
+        this.config = config;
+        this.configLabel = configLabel;
+        this.system = system;
+        this.ownPrefixed = ownPrefixed;
+    }
+
+    /**
+     * @param prefix of system properties and environment variables, such as {@code sluice}
+     * @param own the front door's settings (such as filter init parameters)
+     * @param ownLabel how errors name them, such as {@code init-param}
+     */
+    public static Parameters of(String prefix, Map<String, String> own, String ownLabel) {
+        return new Parameters(checked(prefix), System::getProperty, System::getenv, own, ownLabel, null, null, true,
+                false);
+    }
+
+    /** {@link #of(String, Map, String)} with the system properties and environment given (for tests). */
+    public static Parameters of(String prefix, Function<String, String> systemProperties,
+            Function<String, String> environment, Map<String, String> own, String ownLabel) {
+        return new Parameters(checked(prefix), systemProperties, environment, own, ownLabel, null, null, false, false);
+    }
+
+    private static String checked(String prefix) {
+        if (prefix == null || !prefix.matches("[A-Za-z][A-Za-z0-9-]{0,31}")) {
+            throw new ConfigException("config-prefix", prefix, "expected letters, digits or '-', such as \"sluice\"");
+        }
+        return prefix;
+    }
+
+    /**
+     * @param lookup a configuration service, asked for the property name ({@code sluice.limit}); consulted after the
+     *     system properties and the environment, before the front door's own settings
+     * @param label how errors name it, such as {@code MicroProfile Config}
+     * @return these parameters with that layer added
+     */
+    public Parameters withConfig(Function<String, String> lookup, String label) {
+        return new Parameters(prefix, systemProperties, environment, own, ownLabel, lookup, label, system, ownPrefixed);
+    }
+
+    /**
+     * @return these parameters, with the front door's own settings named in messages as they are written, with the
+     *     prefix: {@code sluice.limit (JAX-RS property)} rather than {@code limit (JAX-RS property)}
+     */
+    public Parameters ownNamedWithPrefix() {
+        return new Parameters(prefix, systemProperties, environment, own, ownLabel, config, configLabel, system, true);
+    }
+
+    /** @return the value of {@code name} and where it came from, or null when no layer sets it */
+    public Parameter get(String name) {
+        String property = prefix + "." + name;
+        String value = systemProperties.apply(property);
+        if (!isBlank(value)) {
+            return new Parameter(name, value.trim(), property + " (system property)");
+        }
+        String variable = environmentName(name);
+        value = environment.apply(variable);
+        if (!isBlank(value)) {
+            return new Parameter(name, value.trim(), variable + " (environment variable)");
+        }
+        if (config != null) {
+            value = config.apply(property);
+            if (!isBlank(value)) {
+                return new Parameter(name, value.trim(), property + " (" + configLabel + ")");
+            }
+        }
+        value = own.get(name);
+        if (!isBlank(value)) {
+            return new Parameter(name, value.trim(), ownSource(name));
+        }
+        return null;
+    }
+
+    /** @return the names the front door's own settings use, to reject unknown ones */
+    public Set<String> ownNames() {
+        return own.keySet();
+    }
+
+    /** @return how errors name the front door's own setting {@code name}: {@code limit (init-param)} */
+    public String ownSource(String name) {
+        return (ownPrefixed ? propertyName(name) : name) + " (" + ownLabel + ")";
+    }
+
+    /**
+     * The typos among the system properties ({@code sluice.*}) and environment variables ({@code SLUICE_*}) of this
+     * prefix: names that are no parameter of {@code read} but nearly one ({@code sluice.limt}, {@code
+     * SLUICE_TRUSTED_PROXY}). Other names of the prefix are left alone: another program's {@code SLUICE_REDIS_URL}, or
+     * the variables Kubernetes defines for a service named {@code sluice}.
+     *
+     * @param read the parameters read from system properties and the environment
+     * @return each such name with its kind and the parameter it resembles, sorted; none when the system properties and
+     *     the environment were given (tests)
+     */
+    public java.util.List<String> misspeltOverrides(java.util.Collection<String> read) {
+        if (!system) {
+            return java.util.List.of();
+        }
+        java.util.List<String> found = new java.util.ArrayList<>();
+        typos(System.getProperties().stringPropertyNames(), prefix + ".", this::propertyName, "system property", read,
+                found);
+        typos(System.getenv().keySet(), environmentName(""), this::environmentName, "environment variable", read, found);
+        java.util.Collections.sort(found);
+        return found;
+    }
+
+    /**
+     * Adds to {@code found} each of {@code names} that starts with {@code namePrefix} and nearly spells, but is not,
+     * the name ({@code spell}) of one of {@code read}.
+     */
+    private static void typos(Set<String> names, String namePrefix, java.util.function.UnaryOperator<String> spell,
+            String kind, java.util.Collection<String> read, java.util.List<String> found) {
+        for (String name : names) {
+            if (name.startsWith(namePrefix)) {
+                nearest(name.substring(namePrefix.length()), read).filter(n -> !spell.apply(n).equals(name))
+                        .ifPresent(n -> found.add(name + " (" + kind + ") is not a parameter; did you mean "
+                                + spell.apply(n) + "?"));
+            }
+        }
+    }
+
+    /** @return the parameter {@code rest} (a name after the prefix, any case, {@code _} for {@code -}) nearly spells */
+    private static java.util.Optional<String> nearest(String rest, java.util.Collection<String> names) {
+        String r = rest.toLowerCase(Locale.ROOT).replace('_', '-').replace('.', '-');
+        String best = null;
+        int bestDistance = Integer.MAX_VALUE;
+        for (String name : names) {
+            int d = distance(r, name);
+            if (d <= Math.max(1, Math.min(3, name.length() / 4)) && d < bestDistance) {
+                best = name;
+                bestDistance = d;
+            }
+        }
+        return java.util.Optional.ofNullable(best);
+    }
+
+    /** @return the Levenshtein distance of two short strings (at most 64 characters of each are compared) */
+    static int distance(String a, String b) {
+        String x = a.length() > 64 ? a.substring(0, 64) : a;
+        String y = b.length() > 64 ? b.substring(0, 64) : b;
+        int[] previous = new int[y.length() + 1];
+        int[] current = new int[y.length() + 1];
+        for (int j = 0; j <= y.length(); j++) {
+            previous[j] = j;
+        }
+        for (int i = 1; i <= x.length(); i++) {
+            current[0] = i;
+            for (int j = 1; j <= y.length(); j++) {
+                int substitute = previous[j - 1] + (x.charAt(i - 1) == y.charAt(j - 1) ? 0 : 1);
+                current[j] = Math.min(substitute, Math.min(previous[j], current[j - 1]) + 1);
+            }
+            int[] t = previous;
+            previous = current;
+            current = t;
+        }
+        return previous[y.length()];
+    }
+
+    /** @return the environment variable of parameter {@code name}: {@code SLUICE_TRUSTED_PROXIES} */
+    public String environmentName(String name) {
+        return (prefix + "_" + name).toUpperCase(Locale.ROOT).replace('-', '_').replace('.', '_');
+    }
+
+    /** @return the system property of parameter {@code name}: {@code sluice.trusted-proxies} */
+    public String propertyName(String name) {
+        return prefix + "." + name;
+    }
+
+    private static boolean isBlank(String s) {
+        return s == null || s.isBlank();
+    }
+
+    /**
+     * One parameter's value.
+     *
+     * @param name the parameter, such as {@code limit}
+     * @param value the value, trimmed, never blank
+     * @param source where it came from, as errors name it: {@code sluice.limit (system property)},
+     *     {@code SLUICE_LIMIT (environment variable)} or {@code limit (init-param)}
+     */
+    public record Parameter(String name, String value, String source) {}
+}

@@ -1,0 +1,174 @@
+package io.sluice.http;
+
+import io.sluice.core.config.ConfigException;
+import io.sluice.core.time.TimeSource;
+import java.io.IOException;
+import java.lang.System.Logger.Level;
+import java.util.Objects;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.BiConsumer;
+import java.util.function.Function;
+import java.util.function.Supplier;
+
+/**
+ * The rules of a file, reloaded when it changes. No thread: on the request path, at most once per
+ * {@code intervalMicros} (by the {@link TimeSource}), one request examines the file's {@link RulesSource#stamp()}
+ * (modification time and size: one {@code stat}); only when it changed is the file read and parsed, on that request.
+ * Every other request reads a volatile field.
+ *
+ * <p>An invalid new file keeps the previous rules and logs why, once per version of the file. An interval of 0
+ * turns reloading off.
+ */
+public final class ReloadingRules implements Supplier<RuleSet> {
+
+    private static final System.Logger LOG = System.getLogger(ReloadingRules.class.getName());
+
+    private final RulesSource source;
+    private final Function<String, RuleSet> parser;
+    private final long intervalMicros;
+    private final TimeSource time;
+    private final AtomicLong lastCheckMicros;
+    private volatile RuleSet current;
+    private final BiConsumer<RuleSet, RuleSet> reloaded;
+    private volatile Object stamp;
+    /** The last failure to examine the file, logged once: null while it can be examined. */
+    private volatile String lastFailure;
+    /**
+     * Held by the one reload at a time: two that overlapped (a reload slower than the interval, a clock read out of
+     * order) could each load a version, the older one last, and keep it until the file changed again.
+     */
+    private final java.util.concurrent.locks.ReentrantLock reloading = new java.util.concurrent.locks.ReentrantLock();
+
+    /**
+     * Reads and parses the file now.
+     *
+     * @param parameter names the configuration parameter in errors, such as {@code rules (init-param)}
+     * @param parser turns the text into rules, throwing {@link ConfigException} when it is invalid
+     * @throws ConfigException when the file cannot be read or is invalid: start-up must fail
+     */
+    public ReloadingRules(String parameter, RulesSource source, Function<String, RuleSet> parser, long intervalMicros,
+            TimeSource time) {
+        this(parameter, source, parser, intervalMicros, time, (before, after) -> {});
+    }
+
+    /**
+     * {@link #ReloadingRules(String, RulesSource, Function, long, TimeSource)}, telling {@code reloaded} of every
+     * reload that loads rules: with the rules in force until then and those in force from then on, once the new ones
+     * are, on the thread that reloaded and before another reload can start.
+     */
+    public ReloadingRules(String parameter, RulesSource source, Function<String, RuleSet> parser, long intervalMicros,
+            TimeSource time, BiConsumer<RuleSet, RuleSet> reloaded) {
+        this.reloaded = reloaded;
+        this.source = source;
+        this.parser = parser;
+        this.intervalMicros = intervalMicros;
+        this.time = time;
+        try {
+            this.stamp = source.stamp();
+            this.current = parser.apply(source.read());
+        } catch (IOException e) {
+            throw new ConfigException(parameter, source.name(), "cannot read the rules file (" + e + ")");
+        }
+        this.lastCheckMicros = new AtomicLong(time.nowMicros());
+    }
+
+    /** @return the current rules; examines the file first when the interval has passed since the last look */
+    @Override
+    public RuleSet get() {
+        if (intervalMicros > 0) {
+            long now = time.nowMicros();
+            long last = lastCheckMicros.get();
+            boolean due = now - last >= intervalMicros || now < last;     // a clock set back must not stop reloads
+            if (due && lastCheckMicros.compareAndSet(last, now) && reloading.tryLock()) {
+                try {       // a request never waits for a reload: while one runs, the others use the rules in force
+                    reload();
+                } finally {
+                    reloading.unlock();
+                }
+            }
+        }
+        return current;
+    }
+
+    /**
+     * Examines the file now and loads it when it changed.
+     *
+     * @return whether new rules were loaded
+     */
+    public boolean reloadIfChanged() {
+        reloading.lock();           // after a reload that is running: it may have loaded an older version
+        try {
+            return reload();
+        } finally {
+            reloading.unlock();
+        }
+    }
+
+    /** Runs {@code action} while no reload runs (blocking until one running ends); it may call {@link #get}. */
+    public void whileNotReloading(Runnable action) {
+        reloading.lock();
+        try {
+            action.run();
+        } finally {
+            reloading.unlock();
+        }
+    }
+
+    /** {@link #reloadIfChanged()}, under {@link #reloading}. */
+    private boolean reload() {
+        Object now;
+        try {
+            now = source.stamp();
+        } catch (IOException e) {
+            String failure = String.valueOf(e);
+            if (!failure.equals(lastFailure)) {       // once per kind of failure, not at every look (8,640 a day)
+                lastFailure = failure;
+                LOG.log(Level.WARNING, "rules file " + source.name() + " cannot be examined; keeping the previous rules"
+                        + " until it can (logged once): " + e);
+            }
+            return false;
+        }
+        if (lastFailure != null) {
+            lastFailure = null;
+            LOG.log(Level.INFO, "rules file " + source.name() + " can be examined again");
+        }
+        if (Objects.equals(now, stamp)) {
+            return false;
+        }
+        stamp = now;      // a bad version is reported once, not at every look
+        RuleSet before = current;
+        RuleSet next;
+        try {
+            String text = source.read();
+            Object after;
+            try {
+                after = source.stamp();
+            } catch (IOException gone) {
+                after = null;             // cannot be examined just now: look again next time
+            }
+            if (!Objects.equals(now, after)) {
+                stamp = null;             // written to while read (in place, not renamed): read it again next time
+                return false;
+            }
+            next = parser.apply(text);
+            current = next;
+        } catch (RuntimeException | IOException e) {     // a bug in parsing must not fail requests either
+            LOG.log(Level.WARNING, "rules file " + source.name() + " changed but is invalid; keeping the previous "
+                    + current.rules().size() + " rule(s) " + current.names() + ": " + e.getMessage());
+            return false;
+        }
+        LOG.log(Level.INFO, "rules reloaded from " + source.name() + ": " + next.rules().size() + " rule(s) "
+                + next.summary());
+        try {
+            reloaded.accept(before, next);
+        } catch (RuntimeException e) {      // loaded all the same: the new rules are in force
+            LOG.log(Level.WARNING, "rules reloaded from " + source.name() + ", but telling of it failed", e);
+        }
+        return true;
+    }
+
+    /** @return where the rules come from */
+    public RulesSource source() {
+        return source;
+    }
+}

@@ -1,0 +1,513 @@
+package io.sluice.http;
+
+import io.sluice.core.policy.Algorithm;
+import io.sluice.core.Decision;
+import io.sluice.core.policy.Outcome;
+import io.sluice.core.policy.Policy;
+import io.sluice.core.request.RequestView;
+import io.sluice.core.Rule;
+import io.sluice.core.RuleOutcome;
+import io.sluice.core.config.ConfigException;
+import java.math.BigInteger;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Base64;
+import java.util.List;
+import java.util.Locale;
+import java.util.Set;
+import java.util.regex.Pattern;
+
+/**
+ * Turns a {@link Decision} into headers, a status and a body, the same for every front door.
+ *
+ * <p><b>Headers</b> describe the binding rule (the one that denied, else the enforced one with least remaining), in
+ * the fields of draft-ietf-httpapi-ratelimit-headers-11 and/or the common {@code X-RateLimit-*} ones. With {@code t}
+ * the wait in whole seconds rounded up (the reset time when allowed, the retry time when denied):
+ *
+ * <pre>
+ * RateLimit-Policy: "per-ip";q=100;w=60          q = limit, w = period in seconds
+ * RateLimit: "per-ip";r=42;t=17                  r = remaining
+ * X-RateLimit-Limit: 100
+ * X-RateLimit-Remaining: 42
+ * X-RateLimit-Reset: 1700000017                   epoch seconds of now + t (or t itself: ResetFormat.DELTA_SECONDS)
+ * </pre>
+ *
+ * A concurrency policy has {@code qu="concurrent-requests"} and no {@code w}. A period that is not whole seconds is
+ * advertised over the next whole second: {@code 5/500ms} is {@code q=10;w=1}. No rate-limit headers are sent when only
+ * shadow rules applied, or while the store is unavailable (the numbers would be invented). With
+ * {@link Builder#partitionKey(boolean)} both fields carry {@code pk=:...:}, the first 16 bytes of SHA-256 of the
+ * rule name and key: never the key itself.
+ *
+ * <p><b>Denied</b>: {@code 429}, {@code Retry-After: max(1, t)} (so never earlier than {@code t}),
+ * {@code Cache-Control: no-store}, the configured extra headers, and a body: the error envelope
+ * {@code {"error":{"code":"rate_limited","message":"Request quota exceeded. Wait 3 minutes and try again.",
+ * "context":{"renewal":1700000180000,"policy":"per-ip","limit":100,"remaining":0}}}} ({@code renewal}: epoch
+ * milliseconds when the request may pass), or RFC 9457 {@code application/problem+json} of type
+ * {@value #QUOTA_EXCEEDED}. The body holds the rule name and numbers only, never the key or anything from the request.
+ *
+ * <p><b>Store unavailable</b> (a rule denies while the store is down): {@code 503} with {@code Retry-After}, code
+ * {@code rate_limit_unavailable} or problem type {@value #REDUCED_CAPACITY}; never 429 or 500.
+ *
+ * <p><b>Shutting down</b> ({@link #shuttingDown}: a front door that is stopping answers the requests it still holds
+ * queued, or receives and would queue): {@code 503} with {@code Retry-After: }{@value #SHUTTING_DOWN_RETRY_SECONDS}, code
+ * {@code shutting_down} or problem type {@code about:blank} ({@code "title":"Service Unavailable"}).
+ *
+ * <p><b>Never</b>: a request that can never pass ({@link Outcome#NEVER}, a cost above capacity) is denied with every
+ * wait capped at {@value #MAX_WAIT_SECONDS} seconds (366 days, the longest period a policy may have), and a message
+ * saying that retrying cannot help. No number overflows.
+ */
+public final class Responder {
+
+    /** The problem type of a denied request (draft-ietf-httpapi-ratelimit-headers-11, section 5.1). */
+    public static final String QUOTA_EXCEEDED = "https://iana.org/assignments/http-problem-types#quota-exceeded";
+    /** The problem type while the store is unavailable (draft-ietf-httpapi-ratelimit-headers-11, section 5.2). */
+    public static final String REDUCED_CAPACITY =
+            "https://iana.org/assignments/http-problem-types#temporary-reduced-capacity";
+    /**
+     * The wait headers and body state for a request that can never pass ({@link Outcome#NEVER}), in seconds: {@value}
+     * (366 days). Any other wait is stated as it is: a bucket's can be longer (a cost of 20 on {@code 10/366d burst 20}
+     * right after another waits 732 days), and a shorter one would send the client back too early.
+     */
+    public static final long MAX_WAIT_SECONDS = 366L * 86_400;
+
+    /**
+     * The {@code Retry-After} of {@link #shuttingDown}, in seconds: {@value}. Short: behind a load balancer the retry
+     * may reach another instance, or this one once the application is deployed again; how long a stop takes is not
+     * known to the front door.
+     */
+    public static final long SHUTTING_DOWN_RETRY_SECONDS = 1;
+
+    private static final long MAX_WAIT_MICROS = MAX_WAIT_SECONDS * 1_000_000;
+    private static final BigInteger MAX_SF_INTEGER = BigInteger.valueOf(999_999_999_999_999L);
+    private static final Set<String> OWN_HEADERS = Set.of("retry-after", "cache-control", "content-type",
+            "content-length", "ratelimit", "ratelimit-policy", "x-ratelimit-limit", "x-ratelimit-remaining",
+            "x-ratelimit-reset");
+    private static final Pattern TOKEN = Pattern.compile("[!#$%&'*+.^_`|~0-9A-Za-z-]+");
+    private static final Pattern VALUE = Pattern.compile("[\\t\\x20-\\x7e\\x80-\\xff]*");
+
+    /** Which rate-limit header fields to send. */
+    public enum HeaderStyle {
+        /** {@code RateLimit-Policy} and {@code RateLimit}. */
+        IETF,
+        /** {@code X-RateLimit-Limit}, {@code X-RateLimit-Remaining}, {@code X-RateLimit-Reset}. */
+        LEGACY,
+        /** Both sets. */
+        BOTH,
+        /** No rate-limit headers ({@code Retry-After} is still sent when denied). */
+        NONE
+    }
+
+    /** The body of a denied request. */
+    public enum BodyFormat {
+        /** {@code {"error":{"code":"rate_limited","message":...,"context":{...}}}}, {@code application/json}. */
+        ENVELOPE,
+        /** RFC 9457 {@code application/problem+json}. */
+        PROBLEM,
+        /** No body. */
+        NONE
+    }
+
+    /** What {@code X-RateLimit-Reset} holds. */
+    public enum ResetFormat {
+        /** The epoch second at which the wait ends: {@code 1700000017}. */
+        EPOCH_SECONDS,
+        /** The wait in seconds: {@code 17}. */
+        DELTA_SECONDS
+    }
+
+    private final HeaderStyle headerStyle;
+    private final BodyFormat bodyFormat;
+    private final ResetFormat resetFormat;
+    private final boolean partitionKey;
+    private final List<Reply.Header> denyHeaders;
+    private final Formatted[] formatted = new Formatted[16];
+
+    private Responder(Builder b) {
+        this.headerStyle = b.headerStyle;
+        this.bodyFormat = b.bodyFormat;
+        this.resetFormat = b.resetFormat;
+        this.partitionKey = b.partitionKey;
+        this.denyHeaders = List.copyOf(b.denyHeaders);
+    }
+
+    /** @return a builder with the defaults: both header styles, the error envelope, epoch-second resets, no pk */
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /**
+     * @param decision the engine's decision
+     * @param request the request (read only to compute {@code pk} when enabled)
+     * @param nowMicros the time of the decision, for epoch values ({@code X-RateLimit-Reset}, {@code renewal})
+     */
+    public Reply reply(Decision decision, RequestView request, long nowMicros) {
+        if (decision.storeUnavailable()) {
+            return unavailable(decision, nowMicros);
+        }
+        List<Reply.Header> headers = new ArrayList<>(decision.allowed() ? 5 : 6 + denyHeaders.size());
+        HeaderSink toList = (name, value) -> headers.add(new Reply.Header(name, value));
+        RuleOutcome binding = decision.binding();
+        if (binding != null && reported(binding)) {
+            Outcome o = binding.outcome();
+            long waitMicros = decision.allowed() ? o.resetAfterMicros() : o.retryAfterMicros();
+            rateLimitHeaders(toList, binding, waitMicros, request, nowMicros);
+        }
+        if (decision.allowed()) {
+            return new Reply(true, 0, headers, null, null);
+        }
+        long retryMicros = decision.retryAfterMicros();
+        long retrySeconds = Math.max(1, seconds(retryMicros));
+        denialHeaders(headers, retrySeconds);
+        Outcome o = binding.outcome();
+        String message = o.never()
+                ? "Request quota exceeded. This request costs more than the quota allows, so retrying cannot help."
+                : "Request quota exceeded. Wait " + words(retrySeconds) + " and try again.";
+        return switch (bodyFormat) {
+            case ENVELOPE -> new Reply(false, 429, headers, "application/json", "{\"error\":{\"code\":\"rate_limited\","
+                    + "\"message\":" + quote(message) + ",\"context\":{\"renewal\":" + renewalMillis(nowMicros, retryMicros)
+                    + ",\"policy\":" + quote(binding.rule().name()) + ",\"limit\":" + o.limit()
+                    + ",\"remaining\":" + o.remaining() + "}}}");
+            case PROBLEM -> new Reply(false, 429, headers, "application/problem+json", "{\"type\":" + quote(QUOTA_EXCEEDED)
+                    + ",\"title\":\"Quota Exceeded\",\"status\":429,\"detail\":" + quote(message)
+                    + ",\"violated-policies\":" + names(decision, RuleOutcome::denies) + "}");
+            case NONE -> new Reply(false, 429, headers, null, null);
+        };
+    }
+
+    private Reply unavailable(Decision decision, long nowMicros) {
+        List<Reply.Header> headers = new ArrayList<>();
+        long retryMicros = decision.retryAfterMicros();
+        long retrySeconds = Math.max(1, seconds(retryMicros));
+        denialHeaders(headers, retrySeconds);
+        String message = "The rate limiter is temporarily unavailable. Wait " + words(retrySeconds) + " and try again.";
+        return switch (bodyFormat) {
+            case ENVELOPE -> new Reply(false, 503, headers, "application/json",
+                    "{\"error\":{\"code\":\"rate_limit_unavailable\",\"message\":" + quote(message)
+                    + ",\"context\":{\"renewal\":" + renewalMillis(nowMicros, retryMicros) + ",\"policy\":"
+                    + quote(decision.binding().rule().name()) + "}}}");
+            case PROBLEM -> new Reply(false, 503, headers, "application/problem+json", "{\"type\":"
+                    + quote(REDUCED_CAPACITY) + ",\"title\":\"Temporary Reduced Capacity\",\"status\":503,\"detail\":"
+                    + quote(message) + ",\"violated-policies\":"
+                    + names(decision, o -> o.source() == RuleOutcome.Source.FAILURE_DENIED) + "}");
+            case NONE -> new Reply(false, 503, headers, null, null);
+        };
+    }
+
+    /**
+     * The answer to a request that a stopping front door still holds or receives (a servlet filter being destroyed: the
+     * application is undeployed or the container stops): {@code 503}, {@code Retry-After: }
+     * {@value #SHUTTING_DOWN_RETRY_SECONDS}, {@code Cache-Control: no-store}, the configured extra headers, and the
+     * configured body: code {@code shutting_down}, or problem type {@code about:blank} with title
+     * {@code Service Unavailable}. Nothing of the request is in it.
+     *
+     * @param nowMicros now, for the envelope's {@code renewal}
+     */
+    public Reply shuttingDown(long nowMicros) {
+        List<Reply.Header> headers = new ArrayList<>(2 + denyHeaders.size());
+        denialHeaders(headers, SHUTTING_DOWN_RETRY_SECONDS);
+        String message = "The service is shutting down. Wait " + words(SHUTTING_DOWN_RETRY_SECONDS)
+                + " and try again.";
+        return switch (bodyFormat) {
+            case ENVELOPE -> new Reply(false, 503, headers, "application/json",
+                    "{\"error\":{\"code\":\"shutting_down\",\"message\":" + quote(message) + ",\"context\":{\"renewal\":"
+                    + renewalMillis(nowMicros, SHUTTING_DOWN_RETRY_SECONDS * 1_000_000) + "}}}");
+            case PROBLEM -> new Reply(false, 503, headers, "application/problem+json", "{\"type\":\"about:blank\","
+                    + "\"title\":\"Service Unavailable\",\"status\":503,\"detail\":" + quote(message) + "}");
+            case NONE -> new Reply(false, 503, headers, null, null);
+        };
+    }
+
+    private static boolean reported(RuleOutcome o) {
+        return !o.rule().shadow()
+                && (o.source() == RuleOutcome.Source.STORE || o.source() == RuleOutcome.Source.LOCAL_FALLBACK);
+    }
+
+    /**
+     * The headers of an allowed decision, without building a {@link Reply}: adds to {@code sink}, in order, exactly
+     * the headers {@link #reply} would hold. The servlet filter's path for every admitted request.
+     *
+     * @throws IllegalArgumentException when {@code decision} is not allowed (use {@link #reply})
+     */
+    public void allowedHeaders(Decision decision, RequestView request, long nowMicros, HeaderSink sink) {
+        if (!decision.allowed()) {
+            throw new IllegalArgumentException("a denied decision needs a reply: status, headers and body");
+        }
+        RuleOutcome binding = decision.binding();
+        if (binding != null && reported(binding)) {
+            rateLimitHeaders(sink, binding, binding.outcome().resetAfterMicros(), request, nowMicros);
+        }
+    }
+
+    /** Receives response headers, in order; a name may repeat. */
+    @FunctionalInterface
+    public interface HeaderSink {
+        /** Adds one header field. */
+        void add(String name, String value);
+    }
+
+    private void rateLimitHeaders(HeaderSink headers, RuleOutcome b, long waitMicros, RequestView request,
+            long nowMicros) {
+        Outcome o = b.outcome();
+        long t = seconds(waitMicros);
+        // an admitted concurrency limit has no reset: its room comes back when a request completes, so neither t
+        // (optional in the draft) nor X-RateLimit-Reset is sent; "t=0" would say the quota is back in full now
+        boolean timed = waitMicros > 0 || b.policy().algorithm() != Algorithm.CONCURRENCY;
+        Formatted f = formatted(b.rule(), b.policy(), o.limit());
+        String remaining = Numbers.text(o.remaining());        // formatted once for both styles
+        if (headerStyle == HeaderStyle.IETF || headerStyle == HeaderStyle.BOTH) {
+            String rateLimit = timed ? f.rateLimitPrefix + remaining + ";t=" + t : f.rateLimitPrefix + remaining;
+            if (partitionKey) {
+                String pk = ";pk=:" + partitionKey(b.rule(), request) + ":";
+                headers.add("RateLimit-Policy", f.policyField + pk);
+                headers.add("RateLimit", rateLimit + pk);
+            } else {
+                headers.add("RateLimit-Policy", f.policyField);
+                headers.add("RateLimit", rateLimit);
+            }
+        }
+        if (headerStyle == HeaderStyle.LEGACY || headerStyle == HeaderStyle.BOTH) {
+            headers.add("X-RateLimit-Limit", f.limitText);
+            headers.add("X-RateLimit-Remaining", remaining);
+            if (timed) {
+                long reset = resetFormat == ResetFormat.DELTA_SECONDS ? t
+                        : ceilDiv(nowMicros + stated(waitMicros), 1_000_000);
+                headers.add("X-RateLimit-Reset", Numbers.text(reset));
+            }
+        }
+    }
+
+    /**
+     * The text of a rule's headers that depends only on the rule, its policy and the limit, formatted once:
+     * {@code RateLimit-Policy} (without {@code pk}), the start of {@code RateLimit} and {@code X-RateLimit-Limit}.
+     * Immutable (final fields), so it is shared between threads through the plain array {@link #formatted} safely.
+     */
+    static final class Formatted {
+        final Rule rule;
+        final Policy policy;
+        final long limit;
+        /** {@code "per-ip";q=100;w=60} */
+        final String policyField;
+        /** {@code "per-ip";r=} */
+        final String rateLimitPrefix;
+        /** {@code 100} */
+        final String limitText;
+
+        Formatted(Rule rule, Policy policy, long limit) {
+            this.rule = rule;
+            this.policy = policy;
+            this.limit = limit;
+            String name = quote(rule.name());
+            this.policyField = name + quota(policy, limit);
+            this.rateLimitPrefix = name + ";r=";
+            this.limitText = Long.toString(limit);
+        }
+
+        boolean isFor(Rule r, Policy p, long l) {
+            // the local fallback builds its share's policy per request: equal policies share the text too
+            return rule == r && limit == l && (policy == p || policy.equals(p));
+        }
+    }
+
+    /**
+     * @return the constant text of {@code rule}'s headers: from a small cache indexed by rule name (rules and policies
+     *     are immutable; a reload brings new instances, which replace the old ones' slots)
+     */
+    Formatted formatted(Rule rule, Policy policy, long limit) {
+        int slot = rule.name().hashCode() & (formatted.length - 1);
+        Formatted f = formatted[slot];
+        if (f == null || !f.isFor(rule, policy, limit)) {
+            f = new Formatted(rule, policy, limit);
+            formatted[slot] = f;          // a benign race: whichever write wins, every entry is complete and checked
+        }
+        return f;
+    }
+
+    /**
+     * {@code ;q=100;w=60}; a period of whole seconds is stated as is, another one scaled to the next whole second. A
+     * bucket with a burst ({@code 5/10s burst 20}: GCRA, token and leaky bucket, whose {@code limit} here is the
+     * capacity) is stated as its capacity over the time it takes to fill from empty, rounded up to whole seconds
+     * ({@code q=20;w=40}; {@code 2/1s burst 5}: {@code q=5;w=3}): the sustained rate or a little less, and {@code r}
+     * (what is left of the capacity) and {@code t} (the time until it is full again) stay within {@code q} and
+     * {@code w}. Stated over the policy's own period ({@code q=20;w=10}) it would claim four times the rate.
+     */
+    static String quota(Policy policy, long limit) {
+        if (policy.algorithm() == Algorithm.CONCURRENCY) {
+            return ";q=" + limit + ";qu=\"concurrent-requests\"";
+        }
+        if (limit == policy.capacity() && limit != policy.limit() && refills(policy.algorithm())) {     // a burst
+            // capacity x interval is at most 2^52 µs (Policy checks it)
+            return ";q=" + limit + ";w=" + ceilDiv(policy.capacity() * policy.intervalMicros(), 1_000_000);
+        }
+        long period = policy.periodMicros();
+        if (period % 1_000_000 == 0) {
+            return ";q=" + limit + ";w=" + period / 1_000_000;
+        }
+        long w = ceilDiv(period, 1_000_000);
+        BigInteger q = BigInteger.valueOf(limit).multiply(BigInteger.valueOf(w * 1_000_000))
+                .divide(BigInteger.valueOf(period));
+        return ";q=" + q.min(MAX_SF_INTEGER) + ";w=" + w;        // structured-field integers have at most 15 digits
+    }
+
+    private static boolean refills(Algorithm a) {
+        return a == Algorithm.GCRA || a == Algorithm.TOKEN_BUCKET || a == Algorithm.LEAKY_BUCKET;
+    }
+
+    private void denialHeaders(List<Reply.Header> headers, long retrySeconds) {
+        headers.add(new Reply.Header("Retry-After", Numbers.text(retrySeconds)));
+        headers.add(new Reply.Header("Cache-Control", "no-store"));
+        headers.addAll(denyHeaders);
+    }
+
+    /** @return whole seconds, rounded up; {@value #MAX_WAIT_SECONDS} for {@link Outcome#NEVER} */
+    static long seconds(long micros) {
+        return ceilDiv(stated(micros), 1_000_000);
+    }
+
+    /**
+     * The wait as headers and body state it: {@link Outcome#NEVER} as 366 days, any other as it is, at most 2^53 µs
+     * (285 years; a policy's spans stay below 2^52) so that no sum with the time overflows.
+     */
+    private static long stated(long micros) {
+        return micros == Outcome.NEVER ? MAX_WAIT_MICROS : Math.min(micros, Policy.MAX_EXACT_MICROS);
+    }
+
+    private static long renewalMillis(long nowMicros, long retryMicros) {
+        return ceilDiv(nowMicros + stated(retryMicros), 1_000);
+    }
+
+    /** The wait in words, rounded up to the unit shown: 1 second, 45 seconds, 3 minutes, 2 hours, 4 days. */
+    static String words(long seconds) {
+        if (seconds < 60) {
+            return plural(seconds, "second");
+        }
+        long minutes = ceilDiv(seconds, 60);
+        if (minutes < 60) {
+            return plural(minutes, "minute");
+        }
+        long hours = ceilDiv(seconds, 3_600);         // 59 min 1 s rounds up to "1 hour", not "60 minutes"
+        if (hours < 24) {
+            return plural(hours, "hour");
+        }
+        return plural(ceilDiv(seconds, 86_400), "day");
+    }
+
+    private static String plural(long n, String unit) {
+        return n + " " + unit + (n == 1 ? "" : "s");
+    }
+
+    private static String names(Decision decision, java.util.function.Predicate<RuleOutcome> which) {
+        StringBuilder s = new StringBuilder("[");
+        for (RuleOutcome o : decision.outcomes()) {
+            if (which.test(o)) {
+                s.append(s.length() > 1 ? "," : "").append(quote(o.rule().name()));
+            }
+        }
+        return s.append(']').toString();
+    }
+
+    private static String partitionKey(Rule rule, RequestView request) {
+        String key = rule.resolveKey(request);
+        try {
+            MessageDigest sha = MessageDigest.getInstance("SHA-256");
+            sha.update(rule.name().getBytes(StandardCharsets.UTF_8));
+            sha.update((byte) 0);
+            sha.update((key == null ? Rule.ANONYMOUS_KEY : key).getBytes(StandardCharsets.UTF_8));
+            return Base64.getEncoder().encodeToString(Arrays.copyOf(sha.digest(), 16));
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("every Java platform has SHA-256", e);
+        }
+    }
+
+    /** A JSON string, which is also a valid structured-field string for the rule names Sluice allows. */
+    static String quote(String s) {
+        StringBuilder out = new StringBuilder(s.length() + 2).append('"');
+        for (int i = 0; i < s.length(); i++) {
+            char c = s.charAt(i);
+            if (c == '"' || c == '\\') {
+                out.append('\\').append(c);
+            } else if (c < 0x20) {
+                out.append(String.format(Locale.ROOT, "\\u%04x", (int) c));
+            } else {
+                out.append(c);
+            }
+        }
+        return out.append('"').toString();
+    }
+
+    private static long ceilDiv(long a, long b) {
+        return -Math.floorDiv(-a, b);
+    }
+
+    @Override
+    public String toString() {
+        return "headers=" + lower(headerStyle) + (partitionKey ? " with pk" : "") + ", reset-format=" + lower(resetFormat)
+                + ", body=" + lower(bodyFormat) + ", deny-headers=" + denyHeaders.stream().map(Reply.Header::name).toList();
+    }
+
+    private static String lower(Enum<?> e) {
+        return e.name().toLowerCase(Locale.ROOT).replace('_', '-');
+    }
+
+    /** Builds a {@link Responder}. */
+    public static final class Builder {
+        private HeaderStyle headerStyle = HeaderStyle.BOTH;
+        private BodyFormat bodyFormat = BodyFormat.ENVELOPE;
+        private ResetFormat resetFormat = ResetFormat.EPOCH_SECONDS;
+        private boolean partitionKey;
+        private final List<Reply.Header> denyHeaders = new ArrayList<>();
+
+        Builder() {}
+
+        /** Which rate-limit headers to send (default both). */
+        public Builder headers(HeaderStyle style) {
+            this.headerStyle = style;
+            return this;
+        }
+
+        /** The body of a denied request (default the error envelope). */
+        public Builder body(BodyFormat format) {
+            this.bodyFormat = format;
+            return this;
+        }
+
+        /** What {@code X-RateLimit-Reset} holds (default epoch seconds). */
+        public Builder reset(ResetFormat format) {
+            this.resetFormat = format;
+            return this;
+        }
+
+        /** Whether the IETF fields carry {@code pk}, a hash of rule and key (default false). */
+        public Builder partitionKey(boolean on) {
+            this.partitionKey = on;
+            return this;
+        }
+
+        /**
+         * Adds a header to every denied response (429 and 503), such as {@code Access-Control-Allow-Origin: *} so that
+         * browser clients can read the denial.
+         *
+         * @throws ConfigException for an invalid name or value, or a header Sluice sets itself
+         */
+        public Builder denyHeader(String name, String value) {
+            if (name == null || !TOKEN.matcher(name).matches()) {
+                throw new ConfigException("deny-headers", name, "expected a header name such as \"Access-Control-Allow-Origin\"");
+            }
+            if (OWN_HEADERS.contains(name.toLowerCase(Locale.ROOT))) {
+                throw new ConfigException("deny-headers", name, "Sluice sets this header itself; expected another header");
+            }
+            if (value == null || !VALUE.matcher(value).matches()) {
+                throw new ConfigException("deny-headers", name + ": " + value, "expected a value without line breaks");
+            }
+            denyHeaders.add(new Reply.Header(name, value.trim(), true));
+            return this;
+        }
+
+        /** @return the responder; immutable and thread-safe */
+        public Responder build() {
+            return new Responder(this);
+        }
+    }
+}

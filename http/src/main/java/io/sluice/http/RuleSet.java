@@ -1,0 +1,46 @@
+package io.sluice.http;
+
+import io.sluice.core.Rule;
+import java.util.List;
+
+/**
+ * What a rules file says: rules in evaluation order, and what is never limited.
+ *
+ * @param rules the rules, names unique
+ * @param allowlist addresses and key values that are never limited
+ */
+public record RuleSet(List<Rule> rules, Allowlist allowlist) {
+
+    public RuleSet {
+        rules = List.copyOf(rules);
+    }
+
+    /** @return the rule names in order, for logs */
+    public List<String> names() {
+        return rules.stream().map(Rule::name).toList();
+    }
+
+    /**
+     * @return for logs: the rule names in order, a rule with tiers followed by its selector and tier names, and the
+     *     allowlist's size when it has entries, such as {@code [login, api (tiers by attribute:plan: free, pro)],
+     *     allowlist: 2 address blocks, 1 key}
+     */
+    public String summary() {
+        StringBuilder b = new StringBuilder("[");
+        for (Rule r : rules) {
+            b.append(b.length() > 1 ? ", " : "").append(r.name());
+            if (r.tiers() != null) {
+                b.append(" (tiers by ").append(r.tiers().selector()).append(": ")
+                        .append(String.join(", ", new java.util.TreeSet<>(r.tiers().policies().keySet()))).append(')');
+            }
+        }
+        b.append(']');
+        int addresses = allowlist.addresses().size();
+        int keys = allowlist.keys().size();
+        if (addresses + keys > 0) {
+            b.append(", allowlist: ").append(addresses).append(addresses == 1 ? " address block, " : " address blocks, ")
+                    .append(keys).append(keys == 1 ? " key" : " keys");
+        }
+        return b.toString();
+    }
+}

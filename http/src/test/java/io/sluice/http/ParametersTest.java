@@ -1,0 +1,64 @@
+package io.sluice.http;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.sluice.core.config.ConfigException;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+class ParametersTest {
+
+    private static Parameters layers(Map<String, String> properties, Map<String, String> environment,
+            Map<String, String> own) {
+        return Parameters.of("sluice", properties::get, environment::get, own, "init-param");
+    }
+
+    @Test
+    void systemPropertiesBeatTheEnvironmentWhichBeatsTheFrontDoorsOwnSettings() {
+        Parameters p = layers(Map.of("sluice.limit", "1/s"), Map.of("SLUICE_LIMIT", "2/s", "SLUICE_TRUSTED_PROXIES", "10.0.0.0/8"),
+                Map.of("limit", "3/s", "trusted-proxies", "127.0.0.1", "exclude", "/health"));
+
+        assertThat(p.get("limit")).isEqualTo(new Parameters.Parameter("limit", "1/s", "sluice.limit (system property)"));
+        assertThat(p.get("trusted-proxies")).isEqualTo(new Parameters.Parameter("trusted-proxies", "10.0.0.0/8",
+                "SLUICE_TRUSTED_PROXIES (environment variable)"));
+        assertThat(p.get("exclude")).isEqualTo(new Parameters.Parameter("exclude", "/health", "exclude (init-param)"));
+        assertThat(p.get("store")).isNull();
+    }
+
+    @Test
+    void blankValuesCountAsUnsetAndValuesAreTrimmed() {
+        Parameters p = layers(Map.of("sluice.limit", " "), Map.of("SLUICE_LIMIT", ""), Map.of("limit", " 5/s "));
+
+        assertThat(p.get("limit").value()).isEqualTo("5/s");
+    }
+
+    @Test
+    void thePrefixNamesBothPropertyAndVariable() {
+        Parameters p = Parameters.of("api-limits", Map.of("api-limits.reload-interval", "1s")::get, k -> null, Map.of(),
+                "init-param");
+
+        assertThat(p.propertyName("reload-interval")).isEqualTo("api-limits.reload-interval");
+        assertThat(p.environmentName("reload-interval")).isEqualTo("API_LIMITS_RELOAD_INTERVAL");
+        assertThat(p.get("reload-interval").value()).isEqualTo("1s");
+    }
+
+    @Test
+    void aBadPrefixIsAConfigurationError() {
+        assertThatThrownBy(() -> Parameters.of("my prefix", Map.of(), "init-param"))
+                .isInstanceOf(ConfigException.class)
+                .hasMessage("config-prefix: expected letters, digits or '-', such as \"sluice\", got \"my prefix\"");
+    }
+
+    @Test
+    void aConfigurationServiceComesAfterTheEnvironmentAndBeforeTheOwnSettings() {
+        Map<String, String> service = Map.of("sluice.limit", "4/s", "sluice.exclude", "/metrics", "sluice.store", " ");
+        Parameters p = layers(Map.of(), Map.of("SLUICE_LIMIT", "2/s"), Map.of("limit", "3/s", "exclude", "/health",
+                "store", "memory")).withConfig(service::get, "MicroProfile Config");
+
+        assertThat(p.get("limit").source()).isEqualTo("SLUICE_LIMIT (environment variable)");
+        assertThat(p.get("exclude")).isEqualTo(new Parameters.Parameter("exclude", "/metrics",
+                "sluice.exclude (MicroProfile Config)"));
+        assertThat(p.get("store").source()).isEqualTo("store (init-param)");
+    }
+}

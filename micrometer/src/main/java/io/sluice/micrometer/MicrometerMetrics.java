@@ -1,0 +1,201 @@
+package io.sluice.micrometer;
+
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.Meter;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
+import io.sluice.core.Decision;
+import io.sluice.core.DecisionListener;
+import io.sluice.core.Engine;
+import io.sluice.core.policy.Outcome;
+import io.sluice.core.request.RequestView;
+import io.sluice.core.Rule;
+import io.sluice.core.RuleOutcome;
+import io.sluice.core.store.Check;
+import io.sluice.core.store.Lease;
+import io.sluice.core.store.Store;
+import io.sluice.core.time.TimeSource;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Publishes Sluice's decisions to Micrometer. Loaded only when the application has Micrometer on its classpath;
+ * tags carry rule names and outcomes, never keys.
+ *
+ * <ul>
+ *   <li>{@code sluice.decisions} (counter; tags {@code rule}, {@code outcome} = allowed, near_limit, denied,
+ *       shadow_denied, fallback): one per rule per decision; {@code near_limit} is allowed with at most
+ *       {@value #NEAR_LIMIT_PERCENT}% of the limit remaining</li>
+ *   <li>{@code sluice.denial.cache.hits} (counter): denials answered from the local cache, without a store call</li>
+ *   <li>{@code sluice.store.failures} (counter): decisions answered by failure modes (store down or circuit open)</li>
+ *   <li>{@code sluice.store.latency} (timer): each store call, through {@link #instrument(Store)}</li>
+ *   <li>{@code sluice.store.circuit} (gauge; 0 closed, 1 half-open, 2 open), through {@link #bindCircuit(Engine)}</li>
+ * </ul>
+ *
+ * <p>A rule a reloaded rules file no longer has loses its {@code sluice.decisions} meters at that reload (a listener of
+ * a {@link io.sluice.http.FrontDoor}: {@link #onRulesChanged}); a rule that stays, its policy changed or not,
+ * keeps them and counts on. A request decided under the removed rule just before the reload is not counted, so that it
+ * does not register them again; a rule of that name added back later counts from zero.
+ *
+ * <pre>
+ * MicrometerMetrics metrics = new MicrometerMetrics(registry);
+ * Engine engine = Engine.builder().store(metrics.instrument(store)).listener(metrics)...build();
+ * metrics.bindCircuit(engine);
+ * </pre>
+ */
+public final class MicrometerMetrics implements DecisionListener {
+
+    /** An allowed decision with at most this share of the limit left counts as near the limit: {@value}%. */
+    public static final int NEAR_LIMIT_PERCENT = 10;
+
+    private final MeterRegistry registry;
+    private final Counter cacheHits;
+    private final Counter storeFailures;
+    private final Timer storeLatency;
+    /**
+     * The rules reloads removed, by name, the very rule objects: a decision under one of them (made just before its
+     * reload) is not counted, as it would register the meters removed again. Replaced whole by each reload that
+     * changes it; empty (a read and nothing else per decision) until a reload removes a rule. Bounded by the rule
+     * names ever configured.
+     */
+    private volatile Map<String, Rule> retired = Map.of();
+
+    public MicrometerMetrics(MeterRegistry registry) {
+        this.registry = registry;
+        this.cacheHits = Counter.builder("sluice.denial.cache.hits")
+                .description("Denials answered from the local cache without a store call").register(registry);
+        this.storeFailures = Counter.builder("sluice.store.failures")
+                .description("Decisions answered by failure modes: store down or circuit open").register(registry);
+        this.storeLatency = Timer.builder("sluice.store.latency").description("Store calls")
+                .publishPercentiles(0.5, 0.99).register(registry);
+    }
+
+    @Override
+    public void onDecision(RequestView request, Decision decision, Event event) {
+        if (event == Event.DENIED_FROM_CACHE) {
+            cacheHits.increment();
+        } else if (event == Event.STORE_FAILURE) {
+            storeFailures.increment();
+        }
+        Map<String, Rule> removed = retired;
+        for (RuleOutcome o : decision.outcomes()) {
+            if (!removed.isEmpty() && removed.get(o.rule().name()) == o.rule()) {
+                continue;
+            }
+            registry.counter("sluice.decisions", "rule", o.rule().name(), "outcome", outcome(o)).increment();
+        }
+        if (retired != removed) {
+            removeRetiredMeters(decision);       // a reload removed a rule meanwhile: it may have been after the count
+        }
+    }
+
+    /**
+     * Removes the {@code sluice.decisions} meters of the rules the reloaded file no longer has, and counts no decision
+     * made under them from now on; a rule that stays (its policy changed or not) keeps its meters. A name in force
+     * again counts again (from zero).
+     */
+    @Override
+    public synchronized void onRulesChanged(List<Rule> before, List<Rule> after) {
+        Set<String> inForce = new HashSet<>();
+        after.forEach(r -> inForce.add(r.name()));
+        Map<String, Rule> next = new HashMap<>(retired);
+        next.keySet().removeAll(inForce);
+        List<String> removed = new ArrayList<>();
+        for (Rule r : before) {
+            if (!inForce.contains(r.name())) {
+                next.put(r.name(), r);
+                removed.add(r.name());
+            }
+        }
+        retired = Map.copyOf(next);           // first: a decision that reads it from now on registers nothing again
+        removed.forEach(this::removeMeters);
+    }
+
+    /** After a count that a reload may have overtaken: removes the meters of the rules of {@code decision} retired. */
+    private void removeRetiredMeters(Decision decision) {
+        Map<String, Rule> removed = retired;
+        for (RuleOutcome o : decision.outcomes()) {
+            if (removed.get(o.rule().name()) == o.rule()) {
+                removeMeters(o.rule().name());
+            }
+        }
+    }
+
+    private void removeMeters(String rule) {
+        for (Meter m : registry.find("sluice.decisions").tag("rule", rule).meters()) {
+            registry.remove(m);
+        }
+    }
+
+    private static String outcome(RuleOutcome o) {
+        Outcome out = o.outcome();
+        if (o.source() != RuleOutcome.Source.STORE) {
+            return "fallback";
+        }
+        if (!out.allowed()) {
+            return o.rule().shadow() ? "shadow_denied" : "denied";
+        }
+        return out.remaining() * 100 <= out.limit() * NEAR_LIMIT_PERCENT ? "near_limit" : "allowed";
+    }
+
+    /** @return {@code store}, timing every call into {@code sluice.store.latency} */
+    public Store instrument(Store store) {
+        return new Store() {
+            @Override
+            public List<Outcome> evaluate(List<Check> checks, long nowMicros) {
+                long start = System.nanoTime();
+                try {
+                    return store.evaluate(checks, nowMicros);
+                } finally {
+                    storeLatency.record(System.nanoTime() - start, TimeUnit.NANOSECONDS);
+                }
+            }
+
+            @Override
+            public List<Outcome> evaluate(List<Check> checks, long nowMicros, TimeSource clock) {
+                long start = System.nanoTime();
+                try {
+                    return store.evaluate(checks, nowMicros, clock);   // the store may reuse the clock read
+                } finally {
+                    storeLatency.record(System.nanoTime() - start, TimeUnit.NANOSECONDS);
+                }
+            }
+
+            @Override
+            public void release(List<Lease> leases, long nowMicros) {
+                store.release(leases, nowMicros);
+            }
+
+            @Override
+            public void reset(String rule, String key) {
+                store.reset(rule, key);
+            }
+
+            @Override
+            public void close() {
+                store.close();
+            }
+        };
+    }
+
+    /** Publishes the engine's circuit state as {@code sluice.store.circuit}: 0 closed, 1 half-open, 2 open. */
+    public void bindCircuit(Engine engine) {
+        Gauge.builder("sluice.store.circuit", engine, e -> switch (e.storeCircuit()) {
+            case CLOSED -> 0;
+            case HALF_OPEN -> 1;
+            case OPEN -> 2;
+        }).description("Circuit breaker around the store: 0 closed, 1 half-open, 2 open").register(registry);
+    }
+
+    @Override
+    public String toString() {
+        return "MicrometerMetrics[" + registry.getClass().getSimpleName().toLowerCase(Locale.ROOT) + "]";
+    }
+}

@@ -1,0 +1,199 @@
+package io.sluice.micrometer;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.Meter;
+import io.micrometer.core.instrument.config.MeterFilter;
+import io.micrometer.core.instrument.config.MeterFilterReply;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.sluice.core.policy.Algorithm;
+import io.sluice.core.Decision;
+import io.sluice.core.DecisionListener;
+import io.sluice.core.Engine;
+import io.sluice.core.policy.Outcome;
+import io.sluice.core.request.RequestView;
+import io.sluice.core.Rule;
+import io.sluice.core.RuleOutcome;
+import io.sluice.http.Parameters;
+import io.sluice.core.policy.PolicyParser;
+import io.sluice.http.SluiceConfig;
+import io.sluice.http.FrontDoor;
+import io.sluice.core.store.MemoryStore;
+import io.sluice.core.testing.ManualTimeSource;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.FileTime;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class MicrometerMetricsTest {
+
+    @Test
+    void countsDecisionsByRuleAndOutcomeWithoutKeys() {
+        ManualTimeSource time = new ManualTimeSource();
+        SimpleMeterRegistry registry = new SimpleMeterRegistry();
+        MicrometerMetrics metrics = new MicrometerMetrics(registry);
+        Engine engine = Engine.builder().timeSource(time)
+                .store(metrics.instrument(MemoryStore.builder().timeSource(time).build()))
+                .rule(Rule.builder("per-ip").policy(PolicyParser.parse("limit", "10/1m", Algorithm.FIXED_WINDOW))
+                        .key(RequestView::remoteAddress).build())
+                .listener(metrics)
+                .build();
+        metrics.bindCircuit(engine);
+        RequestView request = RequestView.builder("GET", "/").remoteAddress("203.0.113.9").build();
+
+        for (int i = 0; i < 12; i++) {
+            engine.check(request);
+        }
+
+        assertThat(registry.counter("sluice.decisions", "rule", "per-ip", "outcome", "allowed").count()).isEqualTo(8);
+        assertThat(registry.counter("sluice.decisions", "rule", "per-ip", "outcome", "near_limit").count()).isEqualTo(2);
+        assertThat(registry.counter("sluice.decisions", "rule", "per-ip", "outcome", "denied").count()).as("one from the store, one from the denial cache").isEqualTo(2);
+        assertThat(registry.counter("sluice.denial.cache.hits").count()).isEqualTo(1);
+        assertThat(registry.timer("sluice.store.latency").count()).isEqualTo(11);
+        assertThat(registry.get("sluice.store.circuit").gauge().value()).isZero();
+        assertThat(registry.getMeters()).flatExtracting(m -> m.getId().getTags())
+                .noneMatch(tag -> tag.getValue().contains("203.0.113.9"));
+        assertThat(registry.getMeters()).extracting(Meter::getId).isNotEmpty();
+    }
+
+    private static double decisions(SimpleMeterRegistry registry, String rule, String outcome) {
+        Counter c = registry.find("sluice.decisions").tags("rule", rule, "outcome", outcome).counter();
+        return c == null ? 0 : c.count();
+    }
+
+    /** The {@code rule} tags of the {@code sluice.decisions} meters registered. */
+    private static Set<String> ruleTags(SimpleMeterRegistry registry) {
+        return registry.find("sluice.decisions").meters().stream().map(m -> m.getId().getTag("rule"))
+                .collect(Collectors.toSet());
+    }
+
+    /**
+     * The servlet filter's queue full (its {@link Engine.QueueGate} refuses to queue a request admitted after a delay):
+     * the 429 counts as denied, once, and not as allowed; a request queued counts as allowed.
+     */
+    @Test
+    void aRequestRefusedBecauseTheQueueIsFullCountsAsDeniedNotAsAllowed() {
+        ManualTimeSource time = new ManualTimeSource();
+        SimpleMeterRegistry registry = new SimpleMeterRegistry();
+        MicrometerMetrics metrics = new MicrometerMetrics(registry);
+        SluiceConfig config = SluiceConfig.load(Parameters.of("sluice",
+                Map.of("limit", "1/1m burst 2 max-wait 5m", "name", "queue"), "test"), SluiceConfig.files());
+        Engine.QueueGate full = (request, admitted) -> {      // as the filter's queueFull: denied by the queuing rule
+            RuleOutcome q = admitted.binding();
+            Outcome o = q.outcome();
+            return Decision.of(List.of(new RuleOutcome(q.rule(), q.policy(),
+                    Outcome.deny(o.limit(), o.remaining(), o.resetAfterMicros(), admitted.delayMicros()), q.source())),
+                    List.of(), admitted.atMicros());
+        };
+        Engine.QueueGate room = (request, admitted) -> admitted;
+        try (FrontDoor door = FrontDoor.open(config, time, null, List.of(metrics))) {
+            RequestView a = RequestView.builder("GET", "/").remoteAddress("203.0.113.9").build();
+            RequestView b = RequestView.builder("GET", "/").remoteAddress("203.0.113.10").build();
+
+            assertThat(door.check(a, full).delayMicros()).as("its turn now").isZero();
+            assertThat(door.check(a, full).allowed()).as("it would wait a minute: refused").isFalse();
+            assertThat(door.check(b, room).allowed()).isTrue();
+            assertThat(door.check(b, room).delayMicros()).as("queued").isEqualTo(60_000_000);
+
+            assertThat(decisions(registry, "queue", "denied")).as("the refusal").isEqualTo(1);
+            assertThat(decisions(registry, "queue", "allowed") + decisions(registry, "queue", "near_limit"))
+                    .as("the three others, the refusal not among them").isEqualTo(3);
+            assertThat(registry.find("sluice.decisions").counters().stream().mapToDouble(Counter::count).sum())
+                    .as("one count per decision").isEqualTo(4);
+        }
+    }
+
+    /**
+     * A reload that removes a rule removes its meters: a dashboard shows no rule that is gone. A rule whose policy
+     * changed keeps its meters and counts on; a decision made under the removed rule just before the reload, and
+     * reported after it, does not register them again; a rule of that name added back counts from zero.
+     */
+    @Test
+    void aReloadThatRemovesARuleRemovesItsMeters(@TempDir Path dir) throws IOException {
+        ManualTimeSource time = new ManualTimeSource();
+        SimpleMeterRegistry registry = new SimpleMeterRegistry();
+        MicrometerMetrics metrics = new MicrometerMetrics(registry);
+        Path file = dir.resolve("rules.yaml");
+        long[] mtime = {1_700_000_000_000L};
+        IoWrite write = yaml -> {
+            Files.writeString(file, yaml);
+            mtime[0] += 1_000;        // a new modification time, set explicitly: no sleeping for the clock to tick
+            Files.setLastModifiedTime(file, FileTime.fromMillis(mtime[0]));
+        };
+        write.to("rules: [{name: kept, limit: 10/1m}, {name: dropped, limit: 10/1m}]");
+        SluiceConfig config = SluiceConfig.load(Parameters.of("sluice",
+                Map.of("rules", file.toString(), "reload-interval", "10s"), "test"), SluiceConfig.files());
+        RequestView client = RequestView.builder("GET", "/").remoteAddress("203.0.113.9").build();
+        try (FrontDoor door = FrontDoor.open(config, time, null, List.of(metrics))) {
+            door.check(client);
+            Decision underTheOldRules = door.check(client);
+            assertThat(ruleTags(registry)).containsExactlyInAnyOrder("kept", "dropped");
+
+            write.to("rules: [{name: kept, limit: 20/1m}]");     // "kept" with another policy, "dropped" gone
+            time.advanceMicros(10_000_000);
+            door.check(client);                                  // reloads, then decides under the new rules
+
+            assertThat(door.rules().names()).containsExactly("kept");
+            assertThat(ruleTags(registry)).as("the removed rule's meters are gone").containsExactly("kept");
+            assertThat(decisions(registry, "kept", "allowed")).as("counting on across the reload").isEqualTo(3);
+
+            // reported only now (its thread was slow): counted under "kept", not registering "dropped" again
+            metrics.onDecision(client, underTheOldRules, DecisionListener.Event.ALLOWED);
+            assertThat(ruleTags(registry)).containsExactly("kept");
+            assertThat(decisions(registry, "kept", "allowed")).isEqualTo(4);
+
+            write.to("rules: [{name: kept, limit: 20/1m}, {name: dropped, limit: 10/1m}]");
+            time.advanceMicros(10_000_000);
+            door.check(client);
+            assertThat(ruleTags(registry)).as("back in the file: counted again")
+                    .containsExactlyInAnyOrder("kept", "dropped");
+            assertThat(decisions(registry, "dropped", "allowed")).as("from zero").isEqualTo(1);
+        }
+    }
+
+    /**
+     * A reload that removes a rule while a decision under it is being counted (it read the removed rules before the
+     * reload, and registers the rule's meter after the reload removed the meters): the count removes that meter again.
+     * The reload runs inside the registration, from a meter filter, where another thread's reload could fall.
+     */
+    @Test
+    void aDecisionCountedWhileAReloadRemovesItsRuleLeavesNoMeterBehind() {
+        ManualTimeSource time = new ManualTimeSource();
+        Rule kept = Rule.builder("kept").policy("10/1m").key(RequestView::remoteAddress).build();
+        Rule dropped = Rule.builder("dropped").policy("10/1m").key(RequestView::remoteAddress).build();
+        SimpleMeterRegistry registry = new SimpleMeterRegistry();
+        MicrometerMetrics[] metrics = new MicrometerMetrics[1];
+        AtomicBoolean reloadAtNextRegistration = new AtomicBoolean();
+        registry.config().meterFilter(new MeterFilter() {
+            @Override
+            public MeterFilterReply accept(Meter.Id id) {
+                if (reloadAtNextRegistration.getAndSet(false)) {      // as "kept"'s meter registers, before "dropped"'s
+                    metrics[0].onRulesChanged(List.of(kept, dropped), List.of(kept));
+                }
+                return MeterFilterReply.NEUTRAL;
+            }
+        });
+        metrics[0] = new MicrometerMetrics(registry);
+        Engine engine = Engine.builder().timeSource(time).store(MemoryStore.builder().timeSource(time).build())
+                .rule(kept).rule(dropped).listener(metrics[0]).build();
+
+        reloadAtNextRegistration.set(true);
+        engine.check(RequestView.builder("GET", "/").remoteAddress("203.0.113.9").build());
+
+        assertThat(reloadAtNextRegistration).as("the reload ran").isFalse();
+        assertThat(ruleTags(registry)).containsExactly("kept");
+    }
+
+    @FunctionalInterface
+    private interface IoWrite {
+        void to(String yaml) throws IOException;
+    }
+}
