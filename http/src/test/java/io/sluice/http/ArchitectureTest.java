@@ -20,6 +20,7 @@ class ArchitectureTest {
     @BeforeAll
     static void importClasses() {
         classes = new ClassFileImporter().withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
+                .withImportOption(location -> !location.contains("-tests.jar"))     // core's test harness
                 .importPackages("io.sluice.core", "io.sluice.http");
     }
 

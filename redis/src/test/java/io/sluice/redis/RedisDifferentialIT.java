@@ -27,8 +27,9 @@ import redis.clients.jedis.resps.ScanResult;
 /**
  * Redis and memory give the same answers: seeded random timelines (arrival times that sometimes go backwards, costs
  * from 0 to above the capacity, several keys, several rules per request, shadow rules, leases taken and released)
- * replayed through {@link MemoryStore} and {@link RedisStore} with the same explicit time; every outcome field must be
- * equal, and every key the timelines leave in Redis has a time to live. A failure prints the server's version, the
+ * replayed through {@link MemoryStore} and {@link RedisStore} with the same explicit time, which is also the clock
+ * memory expires its state by ({@link RedisClockDifferentialIT} steps that clock back further); every outcome field
+ * must be equal, and every key the timelines leave in Redis has a time to live. A failure prints the server's version, the
  * seed, the request and both answers.
  *
  * <p>The timelines run on every Redis these tests can start ({@link RedisProcess#binaries()}): the embedded 6.2 and the
@@ -392,7 +393,8 @@ class RedisDifferentialIT {
 
     private static void replay(Server server, Random random, long seed, int timeline, Algorithm main) {
         RedisStore store = server.store();
-        MemoryStore memory = MemoryStore.builder().timeSource(new ManualTimeSource()).build();
+        ManualTimeSource clock = new ManualTimeSource();        // memory expires by the time each step passes
+        MemoryStore memory = MemoryStore.builder().timeSource(clock).build();
         List<Policy> policies = new ArrayList<>();
         policies.add(policy(random, main));
         int extra = random.nextInt(3);
@@ -406,6 +408,7 @@ class RedisDifferentialIT {
         for (int step = 0; step < 400; step++) {
             now += gap(random, policies.get(0));
             long at = random.nextInt(20) == 0 ? now - random.nextInt(2_000_000) : now;
+            clock.set(at);
             if (!held.isEmpty() && random.nextInt(4) == 0) {
                 List<Lease> leases = held.remove(random.nextInt(held.size()));
                 memory.release(leases, at);
@@ -452,7 +455,7 @@ class RedisDifferentialIT {
         };
     }
 
-    private static long cost(Random random, Policy p) {
+    static long cost(Random random, Policy p) {
         return switch (random.nextInt(12)) {
             case 0 -> 0;
             case 1 -> p.capacity() + 1 + random.nextInt(3);
@@ -461,7 +464,7 @@ class RedisDifferentialIT {
         };
     }
 
-    private static Policy policy(Random random, Algorithm algorithm) {
+    static Policy policy(Random random, Algorithm algorithm) {
         long limit = 1 + random.nextInt(random.nextBoolean() ? 5 : 40);
         long period = switch (random.nextInt(4)) {
             case 0 -> 1_000_000;

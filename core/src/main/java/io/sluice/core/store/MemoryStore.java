@@ -36,8 +36,8 @@ import java.util.concurrent.locks.ReentrantLock;
  * so a flood of new keys can at worst make the limiter forget (and so admit) a rarely seen client, never grow the
  * heap. Idle state expires when its algorithm says it no longer matters, by the store's {@link TimeSource}: an
  * expired key answers as a fresh one at once, and its memory is reclaimed lazily (a few keys expired for more than
- * {@value #SWEEP_GRACE_MICROS} µs are swept each time a new key arrives, all expired keys by {@link #trackedKeys()}, and
- * any key by the size bound).
+ * {@value #SWEEP_GRACE_MICROS} µs are swept each time a new key arrives, all of them by {@link #trackedKeys()}, and any
+ * key by the size bound). Until then a clock that steps back finds the expired state again, as Redis does.
  *
  * <p>Layout: one Caffeine entry per (rule, key), whose value is a mutable cell holding the state (primitive longs for
  * GCRA, token bucket, fixed and sliding window counter) and its expiry; a decision updates the cell in place under the
@@ -50,12 +50,14 @@ public final class MemoryStore implements Store {
     /** Default maximum number of tracked keys: {@value}. */
     public static final long DEFAULT_MAXIMUM_KEYS = 100_000;
     /**
-     * How long an expired cell stays in the map before a sweep drops it: {@value} µs. It already answers as a fresh key
-     * (its expiry is checked on every use), so this only keeps a key that comes back soon from being dropped and
-     * created again; short-lived states (GCRA at a high rate expires within microseconds) would otherwise churn the
-     * cache. The size bound holds regardless.
+     * How long an expired cell stays in the map before a sweep drops it: {@value} µs, a minute. It already answers as a
+     * fresh key while the clock moves forwards (its expiry is checked on every use), but a clock that steps back by up
+     * to this grace finds the state it left, as it finds it in Redis, whose keys written on the application's time
+     * outlive their state by a minute of slack: so a clock going back mints no permit here either. It also keeps a key
+     * that comes back soon from being dropped and created again (short-lived states, such as GCRA's at a high rate,
+     * would otherwise churn the cache). The size bound holds regardless.
      */
-    static final long SWEEP_GRACE_MICROS = 1_000_000;
+    static final long SWEEP_GRACE_MICROS = 60_000_000;
     /** Expired keys examined per new key. */
     private static final int SWEEP_PER_INSERT = 2;
     /** One hit in this many (a power of two) is recorded in Caffeine's eviction policy: {@value}. */
@@ -522,7 +524,8 @@ public final class MemoryStore implements Store {
                 cell.lock();
                 try {
                     removed = cell.removed;
-                    Object state = removed ? null : cell.state(Algorithm.CONCURRENCY, storeNow);
+                    // expired by the store's clock or not: a released lease must not come back if the clock steps back
+                    Object state = removed || cell.algorithm != Algorithm.CONCURRENCY ? null : cell.state;
                     if (state != null) {
                         Concurrency.State after = Algorithms.concurrency().release((Concurrency.State) state, nowMicros,
                                 lease.id());
@@ -565,7 +568,8 @@ public final class MemoryStore implements Store {
 
     /**
      * @return the number of keys tracked now: the keys whose state has not expired by the store's clock (this sweeps
-     *     every expired key, so it takes time in proportion to the number of keys; meant for tests and admin)
+     *     every key expired for more than {@value #SWEEP_GRACE_MICROS} µs, so it takes time in proportion to the number
+     *     of keys; meant for tests and admin)
      */
     public long trackedKeys() {
         states.cleanUp();
@@ -573,7 +577,7 @@ public final class MemoryStore implements Store {
         sweeping.lock();
         try {
             sweep = null;
-            sweep(storeNow, -1, null);
+            sweep(storeNow - SWEEP_GRACE_MICROS, -1, null);
             sweep = null;
         } finally {
             sweeping.unlock();
@@ -581,7 +585,7 @@ public final class MemoryStore implements Store {
         states.cleanUp();
         long tracked = 0;
         for (Cell cell : map.values()) {
-            tracked += cell.algorithm != null ? 1 : 0;
+            tracked += cell.algorithm != null && cell.expiresAt > storeNow ? 1 : 0;
         }
         return tracked;
     }

@@ -227,7 +227,7 @@ class MemoryStoreTest {
     }
 
     @Test
-    void anExpiredKeyKeepsItsCellForAGraceSecondSoAKeyThatComesBackDoesNotChurnTheCache() {
+    void anExpiredKeyKeepsItsCellForAGraceMinuteSoAKeyThatComesBackDoesNotChurnTheCache() {
         Policy policy = Policy.parse("10/1s");                  // GCRA: one request's state matters for 100 ms
         one("r", "returning", policy);
         time.advance(Duration.ofMillis(500));                   // expired, within the grace
@@ -243,6 +243,34 @@ class MemoryStoreTest {
         }
         assertThat(store.cellsInMemory()).as("past the grace the sweep drops them").isEqualTo(30);
         assertThat(store.trackedKeys()).isEqualTo(30);
+    }
+
+    @Test
+    void aClockThatStepsBackByAMinuteFindsTheExpiredStateItLeftNeitherSweptNorCountedAsTracked() {
+        Policy policy = Policy.parse("1/1s");                   // GCRA: the request at 0 s matters until 1 s
+        long start = time.nowMicros();
+        one("r", "a", policy);
+        time.set(start + 61_000_000 - 1);                       // the state expired a minute ago, less 1 µs
+        for (int i = 0; i < 10; i++) {
+            one("r", "new-" + i, policy);                       // each new key sweeps a few expired cells
+        }
+        assertThat(store.trackedKeys()).as("the expired key is not tracked, the new ones are").isEqualTo(10);
+        time.set(start + 500_000);                              // back by a minute
+        assertThat(one("r", "a", policy)).as("a clock going back mints no permit")
+                .isEqualTo(Outcome.deny(1, 0, 500_000, 500_000));
+    }
+
+    @Test
+    void aLeaseReleasedAfterItExpiredStaysReleasedWhenTheClockStepsBack() {
+        Policy policy = Policy.parse("1 concurrent lease 1s");
+        long start = time.nowMicros();
+        assertThat(store.evaluate(List.of(new Check("c", "k", policy, 1, false, "a")), start).get(0).allowed()).isTrue();
+        time.set(start + 2_000_000);                            // expired at 1 s; its request completes at 2 s
+        store.release(List.of(new Lease("c", "k", policy, "a")), time.nowMicros());
+        time.set(start + 500_000);
+        assertThat(store.evaluate(List.of(new Check("c", "k", policy, 1, false, "b")), time.nowMicros()).get(0))
+                .as("the released lease is gone, as in Redis").isEqualTo(Outcome.allow(1, 0, 0));
+        assertThat(store.trackedKeys()).isEqualTo(1);
     }
 
     @Test
