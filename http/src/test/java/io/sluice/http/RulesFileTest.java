@@ -226,6 +226,11 @@ class RulesFileTest {
         fails("rules: [{name: api, limit: 10/s, tiers: {policies: {pro: 10/s}}}]",
                 "rules.yaml: rules[0] (api).tiers.by: expected the key that picks the tier, such as \"attribute:plan\", "
                         + "got nothing");
+        fails("rules: [{name: api, limit: 10/1s burst 6 delay 3}]", "rules.yaml: rules[0] (api).limit: delay queues "
+                + "requests only with max-wait, and alone changes nothing: add max-wait, such as \"10/1s burst 6 max-wait "
+                + "600ms delay 3\" (as long as the full bucket takes to drain), or drop delay; expected a limit such as "
+                + "\"100/1m\", \"10/s burst 20\", \"10/1m min-interval 2s\", \"20 concurrent\" or \"100/1s warm-up 30s\", "
+                + "got \"10/1s burst 6 delay 3\"");
         fails("allowlist: {addresses: [office]}\nrules: []", "rules.yaml: allowlist.addresses: expected an IP address or "
                 + "CIDR block such as \"10.0.0.0/8\", \"192.168.1.7\" or \"2001:db8::/32\", got \"office\"");
     }

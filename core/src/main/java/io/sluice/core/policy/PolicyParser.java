@@ -21,7 +21,7 @@ import java.util.regex.Pattern;
  * {@code warm-up} means warm-up, {@code min-interval} or {@code count-rejected} mean the sliding log,
  * {@code max-wait} or {@code delay} mean the leaky bucket (as a queue), {@code staggered} means the fixed window,
  * anything else {@link Policy#DEFAULT_ALGORITHM}. {@code burst} applies to the token bucket, the leaky bucket and
- * GCRA only.
+ * GCRA only; {@code delay} needs {@code max-wait} (without it nothing queues, and it would change nothing).
  */
 public final class PolicyParser {
 
@@ -30,6 +30,8 @@ public final class PolicyParser {
     private static final Pattern RATE = Pattern.compile("(\\d{1,10})\\s*/\\s*(\\d{0,10})\\s*([a-z]+)");
     private static final Pattern CONCURRENT = Pattern.compile("(\\d{1,10})\\s+concurrent");
     private static final Pattern DURATION = Pattern.compile("(\\d{1,12})\\s*([a-z]+)");
+    /** The longest max-wait a policy takes, 366 days (Policy's bound), in microseconds. */
+    private static final long LONGEST_WAIT_MICROS = Duration.ofDays(366).toNanos() / 1_000;
     /** A unit {@code M} on its own (after a number or a slash): minutes to this parser, months to many readers. */
     private static final Pattern MONTHS = Pattern.compile("[\\d/\\s]M(?![A-Za-z])");
 
@@ -142,7 +144,25 @@ public final class PolicyParser {
                         + " lease, staggered, penalty)");
             }
         }
-        return withAlgorithm(parameter, text, policy, explicit, inferred);
+        Policy chosen = withAlgorithm(parameter, text, policy, explicit, inferred);
+        if (given.contains("delay") && chosen.maxWaitMicros() == 0) {
+            throw delayWithoutQueue(parameter, text, chosen);
+        }
+        return chosen;
+    }
+
+    /**
+     * {@code delay} lets the first requests of a queue pass without waiting; without {@code max-wait} the leaky bucket
+     * is a meter that queues nothing, so {@code delay} would change nothing. Refused, showing the notation with a
+     * max-wait as long as the full bucket takes to drain (the longest any request of it could wait).
+     */
+    private static ConfigException delayWithoutQueue(String parameter, String text, Policy meter) {
+        long drain = meter.capacity() * meter.intervalMicros();          // at most 2^52: Policy's bound
+        long wait = Math.min(LONGEST_WAIT_MICROS, (drain + 999) / 1_000 * 1_000);    // whole milliseconds
+        String queue = formatWithoutAlgorithm(meter.withMaxWait(Duration.ofNanos(wait * 1_000)));
+        return new ConfigException(parameter, text, "delay queues requests only with max-wait, and alone changes "
+                + "nothing: add max-wait, such as \"" + queue + "\" (as long as the full bucket takes to drain), or drop "
+                + "delay");
     }
 
     /** Two options that need different algorithms cannot be combined. */

@@ -54,6 +54,33 @@ class PolicyParserTest {
         assertThat(Policy.parse("10/1m staggered").algorithm()).isEqualTo(Algorithm.FIXED_WINDOW);
     }
 
+    /**
+     * {@code delay} without {@code max-wait} parsed as a leaky bucket that never queues: it behaved as {@code nodelay},
+     * though the notation says delay makes a queue. It is refused, with a notation that queues: the max-wait a full
+     * bucket takes to drain, in whole milliseconds, within max-wait's bound of 366 days.
+     */
+    @ParameterizedTest
+    @CsvSource(delimiter = '|', value = {
+        "10/1s burst 6 delay 3          | 10/1s burst 6 max-wait 600ms delay 3",
+        "10/1s delay 3                  | 10/1s max-wait 1s delay 3",
+        "3/1s burst 2 delay 1           | 3/1s burst 2 max-wait 667ms delay 1",
+        "10/1s burst 6 max-wait 0s delay 3 | 10/1s burst 6 max-wait 600ms delay 3",
+        "1/366d burst 142 delay 1       | 1/366d burst 142 max-wait 366d delay 1"})
+    void delayWithoutMaxWaitIsRefusedShowingANotationThatQueues(String notation, String queue) {
+        for (Algorithm algorithm : new Algorithm[] {null, Algorithm.LEAKY_BUCKET}) {
+            assertThatThrownBy(() -> PolicyParser.parse("limit", notation, algorithm)).isInstanceOf(ConfigException.class)
+                    .hasMessageStartingWith("limit: delay queues requests only with max-wait, and alone changes nothing: "
+                            + "add max-wait, such as \"" + queue + "\" (as long as the full bucket takes to drain), or "
+                            + "drop delay;")
+                    .hasMessageEndingWith(", got \"" + notation + "\"");
+        }
+        Policy queued = Policy.parse(queue);
+        assertThat(queued).extracting(Policy::algorithm, PolicyParser::formatWithoutAlgorithm)
+                .containsExactly(Algorithm.LEAKY_BUCKET, queue);
+        assertThatThrownBy(() -> PolicyParser.parse("limit", notation, Algorithm.GCRA)).as("another algorithm")
+                .hasMessageContaining("needs the leaky-bucket algorithm, but gcra was configured");
+    }
+
     @Test
     void optionsOfDifferentAlgorithmsDoNotMix() {
         assertThatThrownBy(() -> Policy.parse("10/1m min-interval 2s max-wait 1s")).isInstanceOf(ConfigException.class)
