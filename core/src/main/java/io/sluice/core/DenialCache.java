@@ -8,6 +8,7 @@ import com.github.benmanes.caffeine.cache.Caffeine;
 import com.github.benmanes.caffeine.cache.Expiry;
 import io.sluice.core.store.Check;
 import io.sluice.core.time.TimeSource;
+import java.util.ArrayList;
 import java.util.List;
 
 /**
@@ -65,20 +66,35 @@ final class DenialCache {
         List<RuleOutcome> denied = null;
         for (int i = 0; i < checks.size(); i++) {
             Check c = checks.get(i);
-            if (!applies(c) || !rules.get(i).denialCache() || (blocked != null && names(blocked, c.rule()))) {
+            if (!rules.get(i).denialCache() || (blocked != null && names(blocked, c.rule()))) {
                 continue;
             }
-            Denial d = cache.getIfPresent(new Key(c.rule(), c.key()));
-            if (d != null && now < d.untilMicros && c.cost() >= d.cost && c.policy().equals(d.policy)) {
-                long retry = d.untilMicros - now;
-                Outcome o = Outcome.deny(d.limit, 0, Math.max(retry, d.resetUntilMicros - now), retry);
+            Outcome o = deny(c, now);
+            if (o != null) {
                 if (denied == null) {
-                    denied = new java.util.ArrayList<>(2);
+                    denied = new ArrayList<>(2);
                 }
                 denied.add(new RuleOutcome(rules.get(i), c.policy(), o, RuleOutcome.Source.STORE));
             }
         }
         return denied == null ? null : Decision.of(denied, List.of(), now);
+    }
+
+    /**
+     * One check, without a rule (the programmatic API).
+     *
+     * @return the remembered denial of {@code c} when it is known denied now; null when it is not
+     */
+    Outcome deny(Check c, long now) {
+        if (!applies(c) || cache.estimatedSize() == 0) {
+            return null;
+        }
+        Denial d = cache.getIfPresent(new Key(c.rule(), c.key()));
+        if (d == null || now >= d.untilMicros || c.cost() < d.cost || !c.policy().equals(d.policy)) {
+            return null;
+        }
+        long retry = d.untilMicros - now;
+        return Outcome.deny(d.limit, 0, Math.max(retry, d.resetUntilMicros - now), retry);
     }
 
     private static boolean names(Decision decision, String rule) {
@@ -93,12 +109,18 @@ final class DenialCache {
     /** Remembers the enforced checks a store denied, where that is exact. */
     void remember(List<Check> checks, Decision decision, long now) {
         for (int i = 0; i < checks.size(); i++) {
-            Check c = checks.get(i);
-            Outcome o = decision.outcomes().get(i).outcome();
-            if (!o.allowed() && applies(c) && decision.outcomes().get(i).rule().denialCache() && !o.never() && o.retryAfterMicros() < Policy.MAX_EXACT_MICROS) {
-                cache.put(new Key(c.rule(), c.key()), new Denial(now + o.retryAfterMicros(),
-                        now + Math.max(o.resetAfterMicros(), o.retryAfterMicros()), c.cost(), o.limit(), c.policy()));
+            RuleOutcome r = decision.outcomes().get(i);
+            if (r.rule().denialCache()) {
+                remember(checks.get(i), r.outcome(), now);
             }
+        }
+    }
+
+    /** Remembers one check the store denied, where that is exact: the check of a rule or of the programmatic API. */
+    void remember(Check c, Outcome o, long now) {
+        if (!o.allowed() && applies(c) && !o.never() && o.retryAfterMicros() < Policy.MAX_EXACT_MICROS) {
+            cache.put(new Key(c.rule(), c.key()), new Denial(now + o.retryAfterMicros(),
+                    now + Math.max(o.resetAfterMicros(), o.retryAfterMicros()), c.cost(), o.limit(), c.policy()));
         }
     }
 

@@ -56,7 +56,7 @@ public final class Engine implements AutoCloseable {
         this.denials = new KnownDenials(b.denialCacheSize, time);
         this.decider = new RequestDecider(time, guard, denials, b.listeners);
         this.counting = new OutcomeCounting(guard, time);
-        this.api = new ProgrammaticLimits(store, time);
+        this.api = new ProgrammaticLimits(store, time, guard, denials);
     }
 
     public static Builder builder() {
@@ -151,47 +151,64 @@ public final class Engine implements AutoCloseable {
      * takes a lease that nothing can release: it holds its units until it expires after the policy's {@code lease}
      * time (for work in flight, use a rule with {@link #check} and {@link #release(Decision)}).
      *
+     * <p>It decides as a request is decided: a key the store denied is denied again from memory until its retry time,
+     * without a store call (the denial cache; {@link Builder#denialCacheSize}), a policy's {@code penalty} blocks a key
+     * that comes back too soon, and the store is called behind the circuit breaker. While the store cannot answer
+     * (unreachable, or the circuit open), the failure mode {@link Rule.FailureMode#ALLOW} answers, a rule's default:
+     * allowed, with the whole limit as remaining; no {@link StoreException} reaches the caller. For another mode
+     * (deny, or this node's share in a local store), take a handle: {@link #limiter(String, Policy, Rule.FailureMode)}.
+     * No {@link DecisionListener} is called.
+     *
      * @param name names the limit (part of the stored key): one name per policy
      * @param key the partition
      * @param cost the weight, >= 0 (0 peeks)
      * @throws IllegalArgumentException when {@code name}, {@code key} or {@code policy} is null or {@code cost} is
      *     negative
-     * @throws StoreException when the store cannot answer
      */
     public Outcome tryAcquire(String name, String key, Policy policy, long cost) {
-        return api.tryAcquire(name, key, policy, cost);
+        return api.tryAcquire(name, key, policy, cost, ProgrammaticLimits.DEFAULT_ON_STORE_FAILURE);
     }
 
     /**
      * A handle on one named limit, for code that calls {@link #tryAcquire(String, String, Policy, long)} with the same
      * name and policy every time: {@code Limiter stripe = engine.limiter("stripe", Policy.parse("100/1s"));} then
      * {@code stripe.tryAcquire("acct-42")}. The handle holds no state of its own: every call is a call of
-     * {@code tryAcquire(name, key, policy, cost)} on this engine (same store, same keys, same answers).
+     * {@code tryAcquire(name, key, policy, cost)} on this engine (same store, same keys, same answers), and allows
+     * while the store cannot answer.
      *
      * @throws IllegalArgumentException when {@code name} or {@code policy} is null, or the policy is a concurrency
      *     policy (a handle has no way to release the leases it would take)
      */
     public Limiter limiter(String name, Policy policy) {
-        if (name == null || policy == null) {
-            throw new IllegalArgumentException("name and policy are required");
+        return limiter(name, policy, ProgrammaticLimits.DEFAULT_ON_STORE_FAILURE);
+    }
+
+    /**
+     * {@link #limiter(String, Policy)}, with what answers while the store cannot (unreachable, or the circuit breaker
+     * open), as a rule's {@code on-store-failure} says: {@link Rule.FailureMode#ALLOW} (the default of
+     * {@link #limiter(String, Policy)}: allowed, the whole limit as remaining), {@link Rule.FailureMode#DENY} (denied,
+     * retry after a second) or {@link Rule.FailureMode#LOCAL} (a local limit of this node's share, {@code limit /
+     * nodeCount}: see {@link Builder#nodeCount}). Its {@link Limiter#key key handles} answer the same.
+     *
+     * @throws IllegalArgumentException as {@link #limiter(String, Policy)} does, and when {@code onStoreFailure} is
+     *     null
+     */
+    public Limiter limiter(String name, Policy policy, Rule.FailureMode onStoreFailure) {
+        if (name == null || policy == null || onStoreFailure == null) {
+            throw new IllegalArgumentException("name, policy and onStoreFailure are required");
         }
         if (policy.algorithm() == Algorithm.CONCURRENCY) {
             throw new IllegalArgumentException("a Limiter cannot hold concurrency leases (it has no way to release "
                     + "them), got \"" + PolicyParser.format(policy) + "\" for limit \"" + name
                     + "\"; use a rule with Engine.check and Engine.release");
         }
-        return new Limiter(this, name, policy);
-    }
-
-    /** The handle of {@link Limiter#key(String)}: on the memory store it keeps the key's cell. */
-    KeyLimiter keyLimiter(Limiter limiter, String key) {
-        return api.keyLimiter(limiter, key);
+        return new Limiter(api, name, policy, onStoreFailure);
     }
 
     /**
      * {@link #tryAcquire(String, String, Policy, long)} under a name derived from the policy's notation
      * ({@code "api-" + notation}): calls with equal policies share a key's state, calls with different policies never
-     * do.
+     * do. Otherwise the same call, the same guarded path and failure mode included.
      *
      * @throws IllegalArgumentException as {@link #tryAcquire(String, String, Policy, long)} does
      */

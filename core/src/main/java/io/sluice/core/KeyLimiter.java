@@ -5,17 +5,17 @@ import io.sluice.core.store.MemoryStore;
 
 /**
  * One named limit bound to one key: {@code engine.limiter("stripe", Policy.parse("100/1s")).key("acct-42")}, for
- * code that limits the same partition again and again (calls to one third-party API, one account's jobs). Same answers
- * and same counts as {@link Limiter#tryAcquire(String, long)} with that key (any number of handles, and the keyed
- * calls, share one state); on the {@link MemoryStore} the handle also keeps the key's state at hand, so a decision
- * of GCRA, token bucket, fixed window or sliding window counter skips the lookup (the other algorithms look the key up
- * as the keyed call does). Thread-safe.
+ * code that limits the same partition again and again (calls to one third-party API, one account's jobs). Same answers,
+ * same counts and same failure mode as {@link Limiter#tryAcquire(String, long)} with that key (any number of handles,
+ * and the keyed calls, share one state); on the {@link MemoryStore} the handle of a policy without a penalty also keeps
+ * the key's state at hand, so a decision of GCRA, token bucket, fixed window or sliding window counter skips the lookup
+ * (the other algorithms look the key up as the keyed call does). Thread-safe.
  */
 public final class KeyLimiter {
 
     private final Limiter limiter;
     private final String key;
-    private final MemoryStore.KeyHandle handle;      // null: not a memory store, every call goes through the engine
+    private final MemoryStore.KeyHandle handle;      // null: every call is the limiter's
 
     KeyLimiter(Limiter limiter, String key, MemoryStore.KeyHandle handle) {
         this.limiter = limiter;
@@ -25,9 +25,9 @@ public final class KeyLimiter {
 
     /**
      * @param cost the weight, >= 0 (0 peeks)
-     * @return the outcome for this key
+     * @return the outcome for this key; while the store cannot answer, that of the limiter's
+     *     {@link Limiter#onStoreFailure() failure mode}
      * @throws IllegalArgumentException when {@code cost} is negative
-     * @throws io.sluice.core.store.StoreException when the store cannot answer
      */
     public Outcome tryAcquire(long cost) {
         return handle != null ? handle.tryAcquire(cost) : limiter.tryAcquire(key, cost);

@@ -1,5 +1,6 @@
 package io.sluice.core;
 
+import io.sluice.core.policy.Outcome;
 import io.sluice.core.store.Check;
 import io.sluice.core.time.TimeSource;
 import java.util.List;
@@ -71,6 +72,39 @@ final class KnownDenials {
     }
 
     /**
+     * {@link #deny(List, List, long, long)} of one check, without a rule (the programmatic API).
+     *
+     * @return the denial; null when {@code c} is not known to be denied
+     */
+    Outcome deny(Check c, long now, long resetsBefore) {
+        Outcome blocked = penalties.deny(c, now);
+        if (blocked != null) {
+            return blocked;
+        }
+        Outcome cached = cache != null ? cache.deny(c, now) : null;
+        if (cached != null) {
+            cached = penalties.remember(c, cached, now);
+            forgetIfReset(c, resetsBefore);
+        }
+        return cached;
+    }
+
+    /**
+     * {@link #remember(List, Decision, long, long)} of one check, without a rule (the programmatic API).
+     *
+     * @param denied the store's denial of {@code c}
+     * @return the denial, with a penalty as its retry-after when one started
+     */
+    Outcome remember(Check c, Outcome denied, long now, long resetsBefore) {
+        if (cache != null) {
+            cache.remember(c, denied, now);
+        }
+        Outcome outcome = penalties.remember(c, denied, now);
+        forgetIfReset(c, resetsBefore);
+        return outcome;
+    }
+
+    /**
      * A {@link #forget} ran while a decision was made: what it remembered may come from the state before the reset (a
      * denial the store gave just before), and is forgotten again. A reset counts itself before it forgets, so either
      * this sees it, or its own forgetting comes after what this remembered.
@@ -81,6 +115,13 @@ final class KnownDenials {
         }
         for (int i = 0; i < checks.size(); i++) {
             Check c = checks.get(i);
+            forgetOnly(c.rule(), c.key());
+        }
+    }
+
+    /** {@link #forgetIfReset(List, long)} of one check, without a list on the path of a hot denied key. */
+    private void forgetIfReset(Check c, long resetsBefore) {
+        if (resets.get() != resetsBefore) {
             forgetOnly(c.rule(), c.key());
         }
     }

@@ -7,6 +7,7 @@ import com.github.benmanes.caffeine.cache.Caffeine;
 import com.github.benmanes.caffeine.cache.Expiry;
 import io.sluice.core.store.Check;
 import io.sluice.core.time.TimeSource;
+import java.util.ArrayList;
 import java.util.List;
 
 /**
@@ -63,20 +64,32 @@ final class PenaltyBox {
         List<RuleOutcome> blocked = null;
         for (int i = 0; i < checks.size(); i++) {
             Check c = checks.get(i);
-            if (c.shadow() || c.policy().penaltyMicros() == 0) {
-                continue;
-            }
-            Entry e = cache.getIfPresent(new Key(c.rule(), c.key()));
-            if (e != null && e.blockedUntil() > now) {
-                long wait = e.blockedUntil() - now;
-                Outcome o = Outcome.deny(c.policy().limit(), 0, wait, wait);
+            Outcome o = deny(c, now);
+            if (o != null) {
                 if (blocked == null) {
-                    blocked = new java.util.ArrayList<>(2);
+                    blocked = new ArrayList<>(2);
                 }
                 blocked.add(new RuleOutcome(rules.get(i), c.policy(), o, RuleOutcome.Source.STORE));
             }
         }
         return blocked == null ? null : Decision.of(blocked, List.of(), now);
+    }
+
+    /**
+     * One check, without a rule (the programmatic API).
+     *
+     * @return the denial of {@code c} when its key is blocked now; null when it is not
+     */
+    Outcome deny(Check c, long now) {
+        if (c.shadow() || c.policy().penaltyMicros() == 0) {
+            return null;
+        }
+        Entry e = cache.getIfPresent(new Key(c.rule(), c.key()));
+        if (e == null || e.blockedUntil() <= now) {
+            return null;
+        }
+        long wait = e.blockedUntil() - now;
+        return Outcome.deny(c.policy().limit(), 0, wait, wait);
     }
 
     /**
@@ -86,40 +99,50 @@ final class PenaltyBox {
      * @return the decision, with the penalty as the binding retry-after when one started
      */
     Decision remember(List<Check> checks, Decision decision, long now) {
-        List<RuleOutcome> outcomes = new java.util.ArrayList<>(decision.outcomes());
+        List<RuleOutcome> outcomes = new ArrayList<>(decision.outcomes());
         boolean changed = false;
         for (int i = 0; i < outcomes.size(); i++) {
             RuleOutcome r = outcomes.get(i);
-            long penalty = r.policy().penaltyMicros();
-            if (penalty == 0 || r.rule().shadow() || r.outcome().allowed()) {
-                continue;
-            }
-            Check c = checkOf(checks, r.rule().name());
+            Check c = r.policy().penaltyMicros() == 0 || r.outcome().allowed() ? null : checkOf(checks, r.rule().name());
             if (c == null) {
                 continue;
             }
-            Outcome o = r.outcome();
-            boolean[] penalized = new boolean[1];
-            // one atomic step per key: two denials of one key at once must not each read the entry and then overwrite
-            // the other's (a running block replaced by a plain retry time)
-            cache.asMap().compute(new Key(c.rule(), c.key()), (k, before) -> {
-                if (before != null && before.retryUntil() > now) {
-                    penalized[0] = true;
-                    return new Entry(before.retryUntil(), now + penalty, o.limit());
-                }
-                if (o.never()) {
-                    return before;
-                }
-                return new Entry(now + Math.min(o.retryAfterMicros(), Policy.MAX_EXACT_MICROS),
-                        before != null ? before.blockedUntil() : 0, o.limit());      // a running block stays
-            });
-            if (penalized[0]) {
-                outcomes.set(i, new RuleOutcome(r.rule(), r.policy(), Outcome.deny(o.limit(), 0,
-                        Math.max(o.resetAfterMicros(), penalty), Math.max(o.retryAfterMicros(), penalty)), r.source()));
+            Outcome o = remember(c, r.outcome(), now);
+            if (o != r.outcome()) {
+                outcomes.set(i, new RuleOutcome(r.rule(), r.policy(), o, r.source()));
                 changed = true;
             }
         }
         return changed ? Decision.of(outcomes, decision.leases(), decision.atMicros()) : decision;
+    }
+
+    /**
+     * Records one check's outcome, that of a rule or of the programmatic API: a denial of its key before its previous
+     * retry time blocks it for the penalty.
+     *
+     * @return {@code o}, or the denial with the penalty as its retry-after when one started
+     */
+    Outcome remember(Check c, Outcome o, long now) {
+        long penalty = c.policy().penaltyMicros();
+        if (penalty == 0 || c.shadow() || o.allowed()) {
+            return o;
+        }
+        boolean[] penalized = new boolean[1];
+        // one atomic step per key: two denials of one key at once must not each read the entry and then overwrite
+        // the other's (a running block replaced by a plain retry time)
+        cache.asMap().compute(new Key(c.rule(), c.key()), (k, before) -> {
+            if (before != null && before.retryUntil() > now) {
+                penalized[0] = true;
+                return new Entry(before.retryUntil(), now + penalty, o.limit());
+            }
+            if (o.never()) {
+                return before;
+            }
+            return new Entry(now + Math.min(o.retryAfterMicros(), Policy.MAX_EXACT_MICROS),
+                    before != null ? before.blockedUntil() : 0, o.limit());      // a running block stays
+        });
+        return !penalized[0] ? o : Outcome.deny(o.limit(), 0, Math.max(o.resetAfterMicros(), penalty),
+                Math.max(o.retryAfterMicros(), penalty));
     }
 
     private static Check checkOf(List<Check> checks, String rule) {

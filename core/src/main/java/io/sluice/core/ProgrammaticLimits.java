@@ -11,35 +11,77 @@ import java.util.List;
 
 /**
  * The programmatic API behind {@link Engine#tryAcquire(String, String, Policy, long)}, {@link Limiter} and
- * {@link KeyLimiter}: one check of a named limit, without a request or a rule. On the {@link MemoryStore} a rate
- * policy is decided without building a check or a list. Thread-safe.
+ * {@link KeyLimiter}: one check of a named limit, without a request or a rule, decided through the path a request
+ * takes. A key known to be denied is answered from memory ({@link KnownDenials}: the denial cache until its retry time,
+ * a policy's penalty); else the store is asked through the {@link StoreGuard} (circuit breaker, leases of failed
+ * calls), and when it cannot answer the caller's failure mode does. Thread-safe.
+ *
+ * <p>On the {@link MemoryStore}, a rate policy without a penalty is decided by the store directly, without a check or a
+ * list: there is no round trip for the denial cache to save (its lookup would cost what the store's does) and no
+ * remote store to fail, and the answers are the same, the denial cache being exact.
  */
 final class ProgrammaticLimits {
 
-    private final Store store;
+    /** The failure mode of the programmatic API unless a {@link Limiter} names another: allow, as a rule's. */
+    static final Rule.FailureMode DEFAULT_ON_STORE_FAILURE = Rule.FailureMode.ALLOW;
+
     private final MemoryStore memory;       // the store when it is the memory store, else null
     private final TimeSource time;
+    private final StoreGuard guard;
+    private final KnownDenials denials;
 
-    ProgrammaticLimits(Store store, TimeSource time) {
-        this.store = store;
+    ProgrammaticLimits(Store store, TimeSource time, StoreGuard guard, KnownDenials denials) {
         this.memory = store instanceof MemoryStore m ? m : null;
         this.time = time;
+        this.guard = guard;
+        this.denials = denials;
     }
 
-    /** See {@link Engine#tryAcquire(String, String, Policy, long)}. */
-    Outcome tryAcquire(String name, String key, Policy policy, long cost) {
-        if (memory != null && policy != null && policy.algorithm() != Algorithm.CONCURRENCY) {
+    /**
+     * See {@link Engine#tryAcquire(String, String, Policy, long)}.
+     *
+     * @param onStoreFailure what answers while the store cannot
+     */
+    Outcome tryAcquire(String name, String key, Policy policy, long cost, Rule.FailureMode onStoreFailure) {
+        if (direct(policy)) {
             return memory.tryAcquire(name, key, policy, cost, time);     // no Check, no list; it checks the arguments
         }
         Check.requireValid(name, key, policy, cost);
         Check check = new Check(name, key, policy, cost, false,
                 policy.algorithm() == Algorithm.CONCURRENCY ? Engine.newLeaseId() : null);
-        return store.evaluate(List.of(check), time.nowMicros(), time).get(0);
+        return decide(check, onStoreFailure);
     }
 
-    /** The handle of {@link Limiter#key(String)}: on the memory store it keeps the key's cell. */
+    /** The guarded path: known denials, then the store behind the breaker, then the failure mode. */
+    private Outcome decide(Check check, Rule.FailureMode onStoreFailure) {
+        long resetsBefore = denials.resets();       // before anything is read
+        long now = time.nowMicros();
+        Outcome known = denials.deny(check, now, resetsBefore);
+        if (known != null) {
+            return known;
+        }
+        List<Outcome> outcomes = guard.evaluate(List.of(check), now);
+        if (outcomes == null) {
+            return guard.onStoreFailure(check, onStoreFailure, now);
+        }
+        Outcome outcome = outcomes.get(0);
+        return outcome.allowed() ? outcome : denials.remember(check, outcome, now, resetsBefore);
+    }
+
+    /**
+     * The handle of {@link Limiter#key(String)}: where the memory store decides directly, it keeps the key's cell;
+     * else each call is the limiter's.
+     */
     KeyLimiter keyLimiter(Limiter limiter, String key) {
-        MemoryStore.KeyHandle handle = memory != null ? memory.handle(limiter.name(), key, limiter.policy(), time) : null;
+        MemoryStore.KeyHandle handle = direct(limiter.policy())
+                ? memory.handle(limiter.name(), key, limiter.policy(), time)
+                : null;
         return new KeyLimiter(limiter, key, handle);
+    }
+
+    /** @return whether the memory store decides {@code policy} directly (see the class comment) */
+    private boolean direct(Policy policy) {
+        return memory != null && policy != null && policy.algorithm() != Algorithm.CONCURRENCY
+                && policy.penaltyMicros() == 0;
     }
 }

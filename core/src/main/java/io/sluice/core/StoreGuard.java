@@ -16,10 +16,11 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * The configured store behind a circuit breaker, and what answers while it cannot: each rule's failure mode, with a
- * local store for the rules that fall back to this node's share. Every call a decision makes to the store goes through
- * here: the leases of earlier failed calls are released first ({@link OrphanedLeases}), a failure is counted by the
- * breaker, and no exception of the store reaches a request. Thread-safe.
+ * The configured store behind a circuit breaker, and what answers while it cannot: each rule's failure mode (or the
+ * programmatic API's), with a local store for those that fall back to this node's share. Every call a decision, of a
+ * request or of the programmatic API, makes to the store goes through here: the leases of earlier failed calls are
+ * released first ({@link OrphanedLeases}), a failure is counted by the breaker, and no exception of the store reaches
+ * the caller. Thread-safe.
  */
 final class StoreGuard implements AutoCloseable {
 
@@ -193,6 +194,15 @@ final class StoreGuard implements AutoCloseable {
             li++;
         }
         return Decision.of(results, leases, now);
+    }
+
+    /**
+     * One check's answer by {@code mode} while the store is unavailable: that of the programmatic API, which has no
+     * rule. {@link Rule.FailureMode#LOCAL} asks the local fallback for this node's share.
+     */
+    Outcome onStoreFailure(Check c, Rule.FailureMode mode, long now) {
+        return mode == Rule.FailureMode.LOCAL ? local.evaluate(List.of(localShare(c)), now, time).get(0)
+                : withoutStore(mode, c.policy());
     }
 
     /** @return the answer of a failure mode that asks no store: the whole limit allowed, or a denial for a second */
