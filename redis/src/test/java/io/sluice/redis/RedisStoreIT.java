@@ -427,7 +427,7 @@ class RedisStoreIT {
         assertThatThrownBy(() -> RedisStore.builder().prefix("bad prefix")).isInstanceOf(ConfigException.class);
         assertThatThrownBy(() -> RedisStore.builder().cluster(Set.of("nohost"))).isInstanceOf(ConfigException.class)
                 .hasMessageContaining("host:port");
-        assertThat(RedisStore.Target.parse("rediss://:pw@redis.internal:6380/2").toString())
+        assertThat(RedisUrl.parse("rediss://:pw@redis.internal:6380/2").toString())
                 .isEqualTo("rediss://:***@redis.internal:6380/2");
     }
 

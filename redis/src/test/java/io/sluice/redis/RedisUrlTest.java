@@ -112,29 +112,29 @@ class RedisUrlTest {
 
     @Test
     void urlsThatAreFine() {
-        assertThat(RedisStore.Target.parse("redis://my_redis:6380/3")).as("a Docker Compose service name")
-                .extracting(RedisStore.Target::host, RedisStore.Target::port, RedisStore.Target::database)
+        assertThat(RedisUrl.parse("redis://my_redis:6380/3")).as("a Docker Compose service name")
+                .extracting(RedisUrl::host, RedisUrl::port, RedisUrl::database)
                 .containsExactly("my_redis", 6380, 3);
-        assertThat(RedisStore.Target.parse("REDISS://cache")).as("schemes are case-insensitive")
-                .extracting(RedisStore.Target::ssl, RedisStore.Target::port).containsExactly(true, 6379);
-        assertThat(RedisStore.Target.parse("redis://:a+b%2Fc@h").password()).as("a '+' is a '+', %2F a '/'")
+        assertThat(RedisUrl.parse("REDISS://cache")).as("schemes are case-insensitive")
+                .extracting(RedisUrl::ssl, RedisUrl::port).containsExactly(true, 6379);
+        assertThat(RedisUrl.parse("redis://:a+b%2Fc@h").password()).as("a '+' is a '+', %2F a '/'")
                 .isEqualTo("a+b/c");
-        assertThat(RedisStore.Target.parse("redis://[::1]:6379").host()).isEqualTo("::1");
-        assertThat(RedisStore.Target.parse("redis://[::1]:6379")).as("as logs show it").hasToString("redis://[::1]:6379");
-        assertThat(RedisStore.Target.parse("redis://h?time=application").applicationTime()).isTrue();
-        assertThat(RedisStore.Target.parse("redis://h?timeout=200ms&pool-size=32&time=redis"))
-                .extracting(RedisStore.Target::timeout, RedisStore.Target::poolSize, RedisStore.Target::redisTime)
+        assertThat(RedisUrl.parse("redis://[::1]:6379").host()).isEqualTo("::1");
+        assertThat(RedisUrl.parse("redis://[::1]:6379")).as("as logs show it").hasToString("redis://[::1]:6379");
+        assertThat(RedisUrl.parse("redis://h?time=application").options().applicationTime()).isTrue();
+        assertThat(RedisUrl.parse("redis://h?timeout=200ms&pool-size=32&time=redis").options())
+                .extracting(UrlOptions::timeout, UrlOptions::poolSize, UrlOptions::redisTime)
                 .containsExactly(Duration.ofMillis(200), 32, true);
-        assertThat(RedisStore.Target.parse("redis://h?timeout=2s")).as("as logs show it")
+        assertThat(RedisUrl.parse("redis://h?timeout=2s")).as("as logs show it")
                 .hasToString("redis://h:6379?timeout=2000ms");
-        RedisStore.Target sentinel = RedisStore.Target.parse("redis-sentinel://:s3cret@10.0.0.5,[::1]:26380,my_sentinel:1/m-1");
-        assertThat(sentinel).extracting(RedisStore.Target::master, RedisStore.Target::nodes, RedisStore.Target::password)
+        RedisUrl sentinel = RedisUrl.parse("redis-sentinel://:s3cret@10.0.0.5,[::1]:26380,my_sentinel:1/m-1");
+        assertThat(sentinel).extracting(RedisUrl::master, RedisUrl::nodes, RedisUrl::password)
                 .containsExactly("m-1", Set.of("10.0.0.5:26379", "[::1]:26380", "my_sentinel:1"), "s3cret");
         assertThat(sentinel).as("as logs show it")
                 .hasToString("redis-sentinel://:***@10.0.0.5:26379,[::1]:26380,my_sentinel:1/m-1");
-        RedisStore.Target cluster = RedisStore.Target.parse("redis-cluster://a:7000,b?hash-tag=true&prefix=orders");
-        assertThat(cluster).extracting(RedisStore.Target::master, RedisStore.Target::nodes, RedisStore.Target::hashTag,
-                RedisStore.Target::prefix).containsExactly(null, Set.of("a:7000", "b:6379"), true, "orders");
+        RedisUrl cluster = RedisUrl.parse("redis-cluster://a:7000,b?hash-tag=true&prefix=orders");
+        assertThat(cluster).extracting(RedisUrl::master, RedisUrl::nodes, u -> u.options().hashTag(),
+                u -> u.options().prefix()).containsExactly(null, Set.of("a:7000", "b:6379"), true, "orders");
         assertThat(cluster).hasToString("redis-cluster://a:7000,b:6379?prefix=orders&hash-tag=true");
         assertThat(RedisStore.redact("redis-sentinel://u:pw@a,b/m")).isEqualTo("redis-sentinel://u:***@a,b/m");
     }
@@ -181,9 +181,9 @@ class RedisUrlTest {
 
     @Test
     void emptyOptionsAreSkippedLikeATrailingAmpersand() {
-        assertThat(RedisStore.Target.parse("redis://h?").applicationTime()).isFalse();
-        assertThat(RedisStore.Target.parse("redis://h?&time=application&&timeout=1s"))
-                .extracting(RedisStore.Target::applicationTime, RedisStore.Target::timeout)
+        assertThat(RedisUrl.parse("redis://h?").options().applicationTime()).isFalse();
+        assertThat(RedisUrl.parse("redis://h?&time=application&&timeout=1s").options())
+                .extracting(UrlOptions::applicationTime, UrlOptions::timeout)
                 .containsExactly(true, Duration.ofSeconds(1));
     }
 
