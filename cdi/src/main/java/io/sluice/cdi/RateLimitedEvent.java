@@ -26,8 +26,11 @@ import java.util.Base64;
 public record RateLimitedEvent(String rule, String keyHash, long retryAfterMicros, boolean storeUnavailable,
         String method, String path) {
 
-    /** @return the event of a denied decision */
-    static RateLimitedEvent of(RequestView request, Decision decision) {
+    /**
+     * @return the event a front door fires for a denied decision of {@code request} (also a way to build one in a test
+     *     of an observer)
+     */
+    public static RateLimitedEvent of(RequestView request, Decision decision) {
         RuleOutcome binding = decision.binding();
         Rule rule = binding.rule();
         String key = rule.resolveKey(request);

@@ -5,7 +5,7 @@ import io.sluice.core.policy.Policy;
 import io.sluice.core.policy.Outcome;
 import io.sluice.core.request.RequestView;
 import io.sluice.core.Engine.QueueGate;
-import io.sluice.core.log.LogThrottle;
+import io.sluice.core.internal.LogThrottle;
 import io.sluice.core.store.Check;
 import io.sluice.core.store.Lease;
 import io.sluice.core.time.TimeSource;

@@ -8,7 +8,7 @@ import io.sluice.core.config.ConfigException;
 import io.sluice.core.key.KeyResolver;
 import io.sluice.core.key.KeyResolvers;
 import io.sluice.core.log.LogText;
-import io.sluice.core.log.LogThrottle;
+import io.sluice.core.internal.LogThrottle;
 import java.util.Map;
 import java.util.Set;
 import java.util.regex.Pattern;

@@ -1,7 +1,7 @@
 package io.sluice.filter;
 
 import io.sluice.core.request.RequestView;
-import io.sluice.core.request.QueryStrings;
+import io.sluice.core.internal.QueryStrings;
 import io.sluice.http.Responder;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;

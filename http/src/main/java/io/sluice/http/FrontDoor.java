@@ -1,5 +1,6 @@
 package io.sluice.http;
 
+import io.sluice.http.internal.QueuedLeases;
 import io.sluice.core.Decision;
 import io.sluice.core.DecisionListener;
 import io.sluice.core.Engine;
@@ -13,7 +14,7 @@ import io.sluice.core.key.ClientIpResolver;
 import io.sluice.core.store.MemoryStore;
 import io.sluice.core.store.Store;
 import io.sluice.core.store.StoreProvider;
-import io.sluice.core.log.LogThrottle;
+import io.sluice.core.internal.LogThrottle;
 import io.sluice.core.time.TimeSource;
 import java.lang.System.Logger.Level;
 import java.util.ArrayList;

@@ -1,13 +1,13 @@
 package io.sluice.jaxrs;
 
-import io.sluice.cdi.CdiIntegration;
+import io.sluice.cdi.internal.CdiIntegration;
 import io.sluice.core.config.ConfigException;
-import io.sluice.cdi.MicroProfileConfig;
+import io.sluice.cdi.internal.MicroProfileConfig;
 import io.sluice.http.Parameters;
 import io.sluice.http.SluiceConfig;
-import io.sluice.http.WebApps;
+import io.sluice.http.internal.WebApps;
 import io.sluice.http.FrontDoor;
-import io.sluice.http.QueuedLeases;
+import io.sluice.http.internal.QueuedLeases;
 import io.sluice.core.key.KeyResolver;
 import io.sluice.core.time.TimeSource;
 import jakarta.ws.rs.core.Configuration;

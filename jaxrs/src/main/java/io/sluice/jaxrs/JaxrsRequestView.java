@@ -1,7 +1,7 @@
 package io.sluice.jaxrs;
 
 import io.sluice.core.request.RequestView;
-import io.sluice.core.request.QueryStrings;
+import io.sluice.core.internal.QueryStrings;
 import jakarta.ws.rs.container.ContainerRequestContext;
 import java.security.Principal;
 import java.util.List;

@@ -1,7 +1,7 @@
 package io.sluice.jaxrs;
 
 import io.sluice.http.RulesSource;
-import io.sluice.http.WebApps;
+import io.sluice.http.internal.WebApps;
 import jakarta.servlet.ServletContainerInitializer;
 import jakarta.servlet.ServletContext;
 import jakarta.servlet.ServletContextEvent;

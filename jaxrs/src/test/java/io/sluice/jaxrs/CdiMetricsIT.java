@@ -68,7 +68,7 @@ class CdiMetricsIT {
      */
     @Test
     void bothFrontDoorsOfAProducedConfigurationCountEachDecisionOnce() throws Exception {
-        try (LogCapture log = new LogCapture("io.sluice.cdi.SluiceBeans");
+        try (LogCapture log = new LogCapture("io.sluice.cdi.internal.SluiceBeans");
                 WeldContainer container = weld(CdiBeans.Configuration.class, CdiBeans.Stores.class, Registries.class);
                 JaxrsServer server = start(container, new JaxrsServer.Setup().servletFilter(Map.of()))) {
             server.client().get("/api/hello").then().statusCode(200);

@@ -42,14 +42,14 @@ abstract class CdiSuite {
 
     @Test
     void theProducedConfigurationIsLoggedOnceWithEverySettingAndItsSource() throws Exception {
-        try (LogCapture log = new LogCapture("io.sluice.cdi.SluiceBeans")) {
+        try (LogCapture log = new LogCapture("io.sluice.cdi.internal.SluiceBeans")) {
             try (WeldContainer container = weld(CdiBeans.Configuration.class, CdiBeans.Stores.class);
                     JaxrsServer server = start(container, new JaxrsServer.Setup().servletFilter(Map.of()))) {
                 server.client().get("/api/hello").then().statusCode(200);
             }
             assertThat(log.messages()).as("one line for the two front doors that share it").singleElement()
                     .satisfies(line -> assertThat(line)
-                            .startsWith("INFO io.sluice.cdi.SluiceBeans: Sluice rate limiting (the application's"
+                            .startsWith("INFO io.sluice.cdi.internal.SluiceBeans: Sluice rate limiting (the application's"
                                     + " produced SluiceConfig): ")
                             .contains("\n  limit = 2/1h").contains("(from limit (CDI producer)")
                             .contains("\n  store = the application's produced MemoryStore (CDI)")
@@ -133,13 +133,13 @@ abstract class CdiSuite {
                         value);
         System.setProperty("sluice.rules", "/WEB-INF/sluice-rules.yaml");
         try (java.net.URLClassLoader warLoader = new java.net.URLClassLoader(new java.net.URL[0], before)) {
-            io.sluice.http.WebApps.register(warLoader, inWar);
+            io.sluice.http.internal.WebApps.register(warLoader, inWar);
             try (WeldContainer container = weld(CdiBeans.Stores.class, CdiBeans.PartnerQuota.class)) {
                 thread.setContextClassLoader(warLoader);         // as a container sets it while the WAR runs
                 assertThat(container.select(CdiBeans.PartnerQuota.class).get().tryCall("a1")).isTrue();
             } finally {
                 thread.setContextClassLoader(before);
-                io.sluice.http.WebApps.remove(warLoader, inWar);
+                io.sluice.http.internal.WebApps.remove(warLoader, inWar);
             }
             try (WeldContainer container = weld(CdiBeans.Stores.class, CdiBeans.PartnerQuota.class)) {
                 org.assertj.core.api.Assertions.assertThatThrownBy(

@@ -5,7 +5,7 @@ import static org.hamcrest.Matchers.equalTo;
 import static org.hamcrest.Matchers.startsWith;
 
 import io.restassured.response.Response;
-import io.sluice.http.WebApps;
+import io.sluice.http.internal.WebApps;
 import io.sluice.core.testing.LogCapture;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -3,7 +3,7 @@ package io.sluice.jaxrs;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.sluice.cdi.CdiIntegration;
+import io.sluice.cdi.internal.CdiIntegration;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 

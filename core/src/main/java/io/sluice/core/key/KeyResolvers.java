@@ -3,7 +3,7 @@ package io.sluice.core.key;
 import io.sluice.core.request.RequestMatcher;
 import io.sluice.core.request.RequestView;
 import io.sluice.core.config.ConfigException;
-import io.sluice.core.request.QueryStrings;
+import io.sluice.core.internal.QueryStrings;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;

@@ -31,7 +31,7 @@ public interface RequestView {
 
     /**
      * @return the first value of query parameter {@code name}, or null when the query has none; never null for a value
-     *     that is there but unreadable ({@link io.sluice.core.request.QueryStrings} answers its constants), or a rule
+     *     that is there but unreadable ({@link io.sluice.core.internal.QueryStrings} answers its constants), or a rule
      *     keyed on it would skip the request
      */
     String queryParameter(String name);

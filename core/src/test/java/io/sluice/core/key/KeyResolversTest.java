@@ -6,7 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.sluice.core.request.RequestView;
 import io.sluice.core.Rule;
 import io.sluice.core.config.ConfigException;
-import io.sluice.core.request.QueryStrings;
+import io.sluice.core.internal.QueryStrings;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -45,14 +45,14 @@ class KeyResolversTest {
 
     @Test
     void aClientCannotSendOneOfSluicesOwnKeysOrAStoredHash() {
-        for (String forged : List.of(io.sluice.core.Rule.FAILED_KEY, io.sluice.core.request.QueryStrings.TOO_LONG, "#abc")) {
+        for (String forged : List.of(io.sluice.core.Rule.FAILED_KEY, io.sluice.core.internal.QueryStrings.TOO_LONG, "#abc")) {
             String key = KeyResolvers.parse("header:X-Api-Key", DIRECT)
                     .resolve(RequestView.builder("GET", "/").header("X-Api-Key", forged).build());
             assertThat(key).startsWith("#").isNotEqualTo(forged).hasSize(23);
         }
         assertThat(KeyResolvers.parse("query:client", DIRECT).resolve(RequestView.builder("GET", "/")
                 .query("client", "#query-too-long").build())).as("as sent by a client, not the parser's constant")
-                .isNotEqualTo(io.sluice.core.request.QueryStrings.TOO_LONG);
+                .isNotEqualTo(io.sluice.core.internal.QueryStrings.TOO_LONG);
         assertThat(KeyResolvers.normalized(" a | b ")).as("one value, or the parts of a combination")
                 .containsExactlyInAnyOrder("a | b", "a|b");
         assertThat(key("method")).isEqualTo("POST");

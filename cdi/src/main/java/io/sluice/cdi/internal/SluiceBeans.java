@@ -1,11 +1,12 @@
-package io.sluice.cdi;
+package io.sluice.cdi.internal;
 
+import io.sluice.cdi.RateLimitedEvent;
 import io.sluice.core.DecisionListener;
 import io.sluice.core.Engine;
 import io.sluice.core.config.ConfigException;
 import io.sluice.http.Parameters;
 import io.sluice.http.SluiceConfig;
-import io.sluice.http.WebApps;
+import io.sluice.http.internal.WebApps;
 import io.sluice.http.FrontDoor;
 import io.sluice.core.key.KeyResolver;
 import io.sluice.core.store.Store;

@@ -1,4 +1,4 @@
-package io.sluice.http;
+package io.sluice.http.internal;
 
 import io.sluice.core.policy.Algorithm;
 import io.sluice.core.policy.Policy;
@@ -34,7 +34,7 @@ public final class QueuedLeases {
      * @return one warning per pair of a queueing and a concurrency rule that may defeat each other, empty when none
      * @throws ConfigException for such a pair that both apply to every request, the concurrency rule enforcing
      */
-    static List<String> check(List<Rule> rules) {
+    public static List<String> check(List<Rule> rules) {
         return check(null, List.of(), rules);
     }
 

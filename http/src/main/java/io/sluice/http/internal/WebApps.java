@@ -1,5 +1,7 @@
-package io.sluice.http;
+package io.sluice.http.internal;
 
+import io.sluice.http.RulesSource;
+import io.sluice.http.SluiceConfig;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Function;

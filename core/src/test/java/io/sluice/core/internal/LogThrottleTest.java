@@ -1,4 +1,4 @@
-package io.sluice.core.log;
+package io.sluice.core.internal;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

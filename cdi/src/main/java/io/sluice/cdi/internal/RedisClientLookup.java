@@ -1,4 +1,4 @@
-package io.sluice.cdi;
+package io.sluice.cdi.internal;
 
 import io.sluice.core.store.Store;
 import io.sluice.redis.RedisStore;

@@ -1,7 +1,6 @@
-package io.sluice.core.store;
+package io.sluice.core.internal;
 
 import io.sluice.core.log.LogText;
-import io.sluice.core.log.LogThrottle;
 import io.sluice.core.time.TimeSource;
 import java.lang.System.Logger.Level;
 import java.util.concurrent.atomic.AtomicBoolean;

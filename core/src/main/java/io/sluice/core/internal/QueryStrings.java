@@ -1,4 +1,4 @@
-package io.sluice.core.request;
+package io.sluice.core.internal;
 
 import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;

@@ -1,5 +1,6 @@
-package io.sluice.core.log;
+package io.sluice.core.internal;
 
+import io.sluice.core.log.LogText;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**

@@ -1,4 +1,4 @@
-package io.sluice.cdi;
+package io.sluice.cdi.internal;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;

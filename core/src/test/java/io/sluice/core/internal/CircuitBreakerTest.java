@@ -1,7 +1,8 @@
-package io.sluice.core.store;
+package io.sluice.core.internal;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.sluice.core.store.StoreException;
 import io.sluice.core.testing.LogCapture;
 import io.sluice.core.testing.ManualTimeSource;
 import java.time.Duration;

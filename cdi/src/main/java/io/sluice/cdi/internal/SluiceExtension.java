@@ -1,4 +1,4 @@
-package io.sluice.cdi;
+package io.sluice.cdi.internal;
 
 import jakarta.enterprise.event.Observes;
 import jakarta.enterprise.inject.spi.BeanManager;

@@ -1,4 +1,4 @@
-package io.sluice.cdi;
+package io.sluice.cdi.internal;
 
 import io.micrometer.core.instrument.MeterRegistry;
 import io.sluice.core.DecisionListener;

@@ -1,4 +1,4 @@
-package io.sluice.cdi;
+package io.sluice.cdi.internal;
 
 import io.sluice.http.Parameters;
 

@@ -1,7 +1,8 @@
-package io.sluice.http;
+package io.sluice.http.internal;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.sluice.http.RulesSource;
 import java.net.URL;
 import java.net.URLClassLoader;
 import java.util.function.Function;

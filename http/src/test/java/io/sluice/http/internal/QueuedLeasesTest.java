@@ -1,8 +1,11 @@
-package io.sluice.http;
+package io.sluice.http.internal;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.sluice.http.FrontDoor;
+import io.sluice.http.Parameters;
+import io.sluice.http.SluiceConfig;
 import io.sluice.core.policy.Policy;
 import io.sluice.core.request.RequestMatcher;
 import io.sluice.core.request.RequestView;
