@@ -157,12 +157,9 @@ final class OutcomeCounting {
                 || o.chargedAtCheck()) {
             return null;
         }
-        String key = rule.resolveKey(request);
+        String key = rule.countedKey(request);
         if (key == null) {
-            if (rule.onMissingKey() == Rule.MissingKey.SKIP) {
-                return null;
-            }
-            key = Rule.ANONYMOUS_KEY;
+            return null;
         }
         return new Check(rule.name(), key, o.policy(), rule.cost(), rule.shadow(), null);
     }

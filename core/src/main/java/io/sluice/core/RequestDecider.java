@@ -72,12 +72,9 @@ final class RequestDecider {
         if (!rule.matcher().matches(request)) {
             return null;
         }
-        String key = rule.resolveKey(request);
+        String key = rule.countedKey(request);
         if (key == null) {
-            if (rule.onMissingKey() == Rule.MissingKey.SKIP) {
-                return null;
-            }
-            key = Rule.ANONYMOUS_KEY;
+            return null;
         }
         Policy policy = rule.policyFor(request);
         String leaseId = policy.algorithm() == Algorithm.CONCURRENCY ? Engine.newLeaseId() : null;

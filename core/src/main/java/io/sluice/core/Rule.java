@@ -130,6 +130,18 @@ public record Rule(
     }
 
     /**
+     * @return the key this rule counts {@code request} under: {@link #resolveKey}, or {@link #ANONYMOUS_KEY} when the
+     *     request has none and the rule counts such requests; null when the rule skips it ({@link MissingKey#SKIP})
+     */
+    String countedKey(RequestView request) {
+        String key = resolveKey(request);
+        if (key == null) {
+            return onMissingKey == MissingKey.SKIP ? null : ANONYMOUS_KEY;
+        }
+        return key;
+    }
+
+    /**
      * @return this rule's key for {@code request}: null when it has none (see {@link #onMissingKey()}), and the
      *     resolver's {@link KeyResolver#keyOnFailure} ({@link #FAILED_KEY} by default) when it throws (logged at most
      *     once a minute)

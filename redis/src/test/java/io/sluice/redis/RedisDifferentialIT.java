@@ -10,7 +10,6 @@ import io.sluice.core.policy.Outcome;
 import io.sluice.core.policy.Policy;
 import io.sluice.core.testing.ManualTimeSource;
 import io.sluice.core.testing.RedisProcess;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -46,18 +45,7 @@ class RedisDifferentialIT {
 
     @BeforeAll
     static void startRedis() throws Exception {
-        List<String> urls = new ArrayList<>();
-        String external = RedisProcess.external();
-        if (external != null) {
-            urls.add(external);
-        } else {
-            for (Path binary : RedisProcess.binaries()) {
-                RedisProcess redis = RedisProcess.start(binary);
-                started.add(redis);
-                urls.add(redis.url());
-            }
-        }
-        for (String url : urls) {
+        for (String url : RedisProcess.everyVersion(started)) {
             String prefix = "diff-" + System.nanoTime();
             servers.add(new Server(RedisProcess.version(url), RedisStore.builder().url(url).applicationTime(true)
                     .prefix(prefix).timeout(Duration.ofSeconds(5)).build(), RedisClient.create(url), prefix));

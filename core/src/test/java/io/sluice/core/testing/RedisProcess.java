@@ -108,6 +108,25 @@ public final class RedisProcess implements AutoCloseable {
     }
 
     /**
+     * @param started receives the servers this starts, for the caller to stop
+     * @return the URL of the external Redis when one is given ({@link #external()}), else of one server started per
+     *     version found ({@link #binaries()}): the Redis a differential test runs against
+     */
+    public static List<String> everyVersion(List<RedisProcess> started) throws IOException {
+        String external = external();
+        if (external != null) {
+            return List.of(external);
+        }
+        List<String> urls = new ArrayList<>();
+        for (Path binary : binaries()) {
+            RedisProcess redis = start(binary);
+            started.add(redis);
+            urls.add(redis.url());
+        }
+        return urls;
+    }
+
+    /**
      * @return every redis-server these tests can start, each once: the one on the {@code PATH} (on CI, Debian's Redis
      *     7), then the embedded Redis 6.2
      */
