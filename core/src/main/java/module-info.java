@@ -1,6 +1,6 @@
 /**
  * Sluice's core: the engine, rules and their policies, the algorithms, keys, the store SPI and the memory store.
- * Framework-free. The exported packages are the API; {@code io.sluice.core.algorithm} and {@code io.sluice.core.internal}
+ * Framework-free. The exported packages are the API; {@code io.sluice.core.algorithm} and {@code io.sluice.core.internal...}
  * serve Sluice's own modules only.
  */
 module io.sluice.core {
@@ -17,6 +17,7 @@ module io.sluice.core {
     exports io.sluice.core.algorithm to io.sluice.redis;
     exports io.sluice.core.internal to
             io.sluice.redis, io.sluice.http, io.sluice.micrometer, io.sluice.cdi, io.sluice.filter, io.sluice.jaxrs;
+    exports io.sluice.core.internal.rules to io.sluice.http, io.sluice.jaxrs;
 
     uses io.sluice.core.store.StoreProvider;
 }

@@ -8,7 +8,7 @@ import io.sluice.core.policy.PolicyParser;
 import io.sluice.core.config.ConfigException;
 import io.sluice.core.key.KeyResolvers;
 import io.sluice.core.store.Check;
-import io.sluice.core.internal.CircuitBreaker;
+import io.sluice.core.store.CircuitBreaker;
 import io.sluice.core.store.MemoryStore;
 import io.sluice.core.store.Store;
 import io.sluice.core.store.StoreException;

@@ -5,7 +5,7 @@ import io.sluice.core.policy.Outcome;
 import io.sluice.core.log.LogText;
 import io.sluice.core.internal.LogThrottle;
 import io.sluice.core.store.Check;
-import io.sluice.core.internal.CircuitBreaker;
+import io.sluice.core.store.CircuitBreaker;
 import io.sluice.core.store.Lease;
 import io.sluice.core.store.MemoryStore;
 import io.sluice.core.store.Store;

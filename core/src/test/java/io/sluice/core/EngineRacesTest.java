@@ -6,7 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.sluice.core.policy.Policy;
 import io.sluice.core.request.RequestView;
 import io.sluice.core.store.Check;
-import io.sluice.core.internal.CircuitBreaker;
+import io.sluice.core.store.CircuitBreaker;
 import io.sluice.core.store.MemoryStore;
 import io.sluice.core.store.StoreException;
 import io.sluice.core.testing.ForwardingStore;

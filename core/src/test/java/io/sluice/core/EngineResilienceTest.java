@@ -107,7 +107,7 @@ class EngineResilienceTest {
         for (int i = 0; i < 3; i++) {
             assertThat(engine.check(REQUEST).allowed()).as("allow on store failure").isTrue();
         }
-        assertThat(engine.storeCircuit()).isEqualTo(io.sluice.core.internal.CircuitBreaker.State.OPEN);
+        assertThat(engine.storeCircuit()).isEqualTo(io.sluice.core.store.CircuitBreaker.State.OPEN);
         for (int i = 0; i < 50; i++) {
             assertThat(engine.check(REQUEST).allowed()).isTrue();
         }
@@ -117,7 +117,7 @@ class EngineResilienceTest {
         time.advance(Duration.ofMillis(500));
         Decision probe = engine.check(REQUEST);
         assertThat(probe.binding().source()).isEqualTo(RuleOutcome.Source.STORE);
-        assertThat(engine.storeCircuit()).isEqualTo(io.sluice.core.internal.CircuitBreaker.State.CLOSED);
+        assertThat(engine.storeCircuit()).isEqualTo(io.sluice.core.store.CircuitBreaker.State.CLOSED);
     }
 
     @Test
@@ -133,13 +133,13 @@ class EngineResilienceTest {
         Decision probe = engine.check(REQUEST);
         assertThat(probe.allowed()).as("answered by the rule's failure mode, not a 500").isTrue();
         assertThat(probe.binding().source()).isEqualTo(RuleOutcome.Source.FAILURE_ALLOWED);
-        assertThat(engine.storeCircuit()).isEqualTo(io.sluice.core.internal.CircuitBreaker.State.OPEN);
+        assertThat(engine.storeCircuit()).isEqualTo(io.sluice.core.store.CircuitBreaker.State.OPEN);
 
         broken.set(false);
         time.advance(Duration.ofMillis(500));
         assertThat(engine.check(REQUEST).binding().source()).as("the next probe is let through")
                 .isEqualTo(RuleOutcome.Source.STORE);
-        assertThat(engine.storeCircuit()).isEqualTo(io.sluice.core.internal.CircuitBreaker.State.CLOSED);
+        assertThat(engine.storeCircuit()).isEqualTo(io.sluice.core.store.CircuitBreaker.State.CLOSED);
 
         broken.set(true);
         assertThat(engine.check(REQUEST).binding().source()).as("a closed circuit counts it as a failure too")
@@ -266,7 +266,7 @@ class EngineResilienceTest {
         time.advance(Duration.ofMillis(500));
         org.assertj.core.api.Assertions.assertThatThrownBy(() -> engine.check(REQUEST))
                 .as("an Error is not swallowed").isInstanceOf(StackOverflowError.class);
-        assertThat(engine.storeCircuit()).isEqualTo(io.sluice.core.internal.CircuitBreaker.State.OPEN);
+        assertThat(engine.storeCircuit()).isEqualTo(io.sluice.core.store.CircuitBreaker.State.OPEN);
 
         error.set(false);
         time.advance(Duration.ofMillis(500));
@@ -307,7 +307,7 @@ class EngineResilienceTest {
             assertThat(d.binding().source()).as("other clients' calls go on").isEqualTo(RuleOutcome.Source.STORE);
             engine.release(d);
         }
-        assertThat(engine.storeCircuit()).isEqualTo(io.sluice.core.internal.CircuitBreaker.State.CLOSED);
+        assertThat(engine.storeCircuit()).isEqualTo(io.sluice.core.store.CircuitBreaker.State.CLOSED);
         assertThat(engine.orphanedLeases()).as("kept for a later try: the failed call's, and the 20 whose release "
                 + "failed").isEqualTo(21);
 

@@ -7,7 +7,7 @@ import io.sluice.core.policy.Algorithm;
 import io.sluice.core.policy.Policy;
 import io.sluice.core.policy.Outcome;
 import io.sluice.core.store.Check;
-import io.sluice.core.internal.CircuitBreaker;
+import io.sluice.core.store.CircuitBreaker;
 import io.sluice.core.store.MemoryStore;
 import io.sluice.core.store.Store;
 import io.sluice.core.store.StoreException;

@@ -150,7 +150,7 @@ class StoreLossTest {
         for (int i = 0; i < 3; i++) {
             engine.check(from("10.0.0.5"));          // three failed calls open the circuit
         }
-        assertThat(engine.storeCircuit()).isEqualTo(io.sluice.core.internal.CircuitBreaker.State.OPEN);
+        assertThat(engine.storeCircuit()).isEqualTo(io.sluice.core.store.CircuitBreaker.State.OPEN);
         int before = releaseCalls.get();
 
         engine.release(inFlight);

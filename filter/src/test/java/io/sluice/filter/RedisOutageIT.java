@@ -3,7 +3,7 @@ package io.sluice.filter;
 import static io.sluice.filter.HttpLoad.get;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.sluice.core.internal.CircuitBreaker;
+import io.sluice.core.store.CircuitBreaker;
 import io.sluice.core.testing.LogCapture;
 import io.sluice.core.testing.RedisProcess;
 import io.sluice.filter.HttpLoad.Answer;

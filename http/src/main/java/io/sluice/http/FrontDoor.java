@@ -1,6 +1,6 @@
 package io.sluice.http;
 
-import io.sluice.http.internal.QueuedLeases;
+import io.sluice.core.internal.rules.QueuedLeases;
 import io.sluice.core.Decision;
 import io.sluice.core.DecisionListener;
 import io.sluice.core.Engine;

@@ -7,7 +7,7 @@ import io.sluice.http.Parameters;
 import io.sluice.http.SluiceConfig;
 import io.sluice.http.internal.WebApps;
 import io.sluice.http.FrontDoor;
-import io.sluice.http.internal.QueuedLeases;
+import io.sluice.core.internal.rules.QueuedLeases;
 import io.sluice.core.key.KeyResolver;
 import io.sluice.core.time.TimeSource;
 import jakarta.ws.rs.core.Configuration;

@@ -8,7 +8,7 @@ import io.sluice.core.Engine;
 import io.sluice.core.Rule;
 import io.sluice.core.Limiter;
 import io.sluice.core.KeyLimiter;
-import io.sluice.core.internal.CircuitBreaker;
+import io.sluice.core.store.CircuitBreaker;
 import io.sluice.core.testing.ManualTimeSource;
 import io.sluice.core.testing.RedisProcess;
 import java.net.URI;

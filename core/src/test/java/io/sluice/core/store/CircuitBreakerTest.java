@@ -1,8 +1,7 @@
-package io.sluice.core.internal;
+package io.sluice.core.store;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.sluice.core.store.StoreException;
 import io.sluice.core.testing.LogCapture;
 import io.sluice.core.testing.ManualTimeSource;
 import java.time.Duration;

@@ -1,11 +1,9 @@
-package io.sluice.http.internal;
+package io.sluice.http;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.sluice.http.FrontDoor;
-import io.sluice.http.Parameters;
-import io.sluice.http.SluiceConfig;
+import io.sluice.core.internal.rules.QueuedLeases;
 import io.sluice.core.policy.Policy;
 import io.sluice.core.request.RequestMatcher;
 import io.sluice.core.request.RequestView;
@@ -96,15 +94,6 @@ class QueuedLeasesTest {
                 .policy("1/1m burst 21 max-wait 1h delay 19").build(), IN_FLIGHT))).isInstanceOf(ConfigException.class);
         assertThat(QueuedLeases.check(List.of(Rule.builder("queue").policy("1/1m burst 20 max-wait 1h delay 19").build(),
                 IN_FLIGHT))).as("delay 19 of 20: nobody waits").isEmpty();
-    }
-
-    @Test
-    void theLongestWaitIsMaxWaitOrWhatTheBucketHolds() {
-        assertThat(QueuedLeases.longestWaitMicros(Policy.parse("1/1m burst 20 max-wait 1h"), 1)).isEqualTo(19 * 60_000_000L);
-        assertThat(QueuedLeases.longestWaitMicros(Policy.parse("1/1m burst 20 max-wait 2m"), 1)).isEqualTo(120_000_000L);
-        assertThat(QueuedLeases.longestWaitMicros(Policy.parse("1/1m burst 20 max-wait 1h"), 5))
-                .as("a request of cost 5 fits only with 5 places free").isEqualTo(15 * 60_000_000L);
-        assertThat(QueuedLeases.longestWaitMicros(Policy.parse("1/1m burst 20 max-wait 1h"), 21)).isZero();
     }
 
     @Test

@@ -1,5 +1,6 @@
-package io.sluice.core.internal;
+package io.sluice.core.store;
 
+import io.sluice.core.internal.LogThrottle;
 import io.sluice.core.log.LogText;
 import io.sluice.core.time.TimeSource;
 import java.lang.System.Logger.Level;

@@ -2,7 +2,7 @@ package io.sluice.filter;
 
 import io.sluice.core.time.TimeSource;
 
-/** Reaches the servlet filter's clock seam from the JAX-RS tests (same package, test class path only). */
+/** Reaches the servlet filter's clock seam from the JAX-RS tests (in this module's test jar: same package, class path only). */
 public final class Filters {
 
     private Filters() {}

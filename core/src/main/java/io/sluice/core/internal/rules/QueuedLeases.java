@@ -1,4 +1,4 @@
-package io.sluice.http.internal;
+package io.sluice.core.internal.rules;
 
 import io.sluice.core.policy.Algorithm;
 import io.sluice.core.policy.Policy;
