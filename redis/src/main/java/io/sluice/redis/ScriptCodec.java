@@ -3,23 +3,23 @@ package io.sluice.redis;
 import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
 import io.sluice.core.algorithm.Algorithms;
-import io.sluice.core.policy.Algorithm;
+import io.sluice.core.algorithm.Definition;
 import io.sluice.core.policy.Outcome;
 import io.sluice.core.policy.Policy;
 import io.sluice.core.store.Check;
 import io.sluice.core.store.Lease;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.EnumSet;
 import java.util.List;
-import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * What {@code sluice.lua} reads and answers: a request's checks encoded as the script's {@code KEYS} and {@code ARGV},
  * and its reply decoded into {@link Outcome}s. Every encoding the script and this library must agree on is here: the
- * modes, the algorithms' codes, the numbers each algorithm reads and their order, the packed reply.
+ * modes, the packed reply; what each algorithm sends (its code, its numbers and their order) is its own, written by
+ * its {@link Definition}.
  *
  * <p>Encoding is on every request's path: a policy's numbers are encoded once and cached, small numbers come from a
  * table, and each call allocates only the argument array and the bytes that differ per request.
@@ -28,11 +28,6 @@ final class ScriptCodec {
 
     private static final byte[] EVALUATE = {'e'};
     private static final byte[] EVALUATE_ALL = {'E'};
-    /** The mode of a request of one enforced GCRA check of cost 1, the most common: the script's shortest path. */
-    private static final byte[] ONE_GCRA = {'g'};
-    /** The algorithms the script runs inline; the others need its library (mode 'E'). */
-    private static final Set<Algorithm> INLINE = EnumSet.of(Algorithm.GCRA, Algorithm.TOKEN_BUCKET,
-            Algorithm.FIXED_WINDOW, Algorithm.LEAKY_BUCKET);
     private static final byte[] EMPTY = {};
     private static final byte[][] NUMBERS = new byte[1024][];
     /** Encoded policies, bounded: a process that sees ever new policies (per-tenant tiers, reloads) keeps the recent ones. */
@@ -65,7 +60,7 @@ final class ScriptCodec {
     /** @return the request's id when a check of it is a sliding log's, which names its members; else empty */
     byte[] requestId(List<Check> checks) {
         for (int i = 0; i < checks.size(); i++) {
-            if (checks.get(i).policy().algorithm() == Algorithm.SLIDING_LOG) {   // only the log names its members
+            if (Algorithms.definition(checks.get(i).policy().algorithm()).namesMembers()) {
                 return (node + "-" + Long.toString(requests.incrementAndGet(), 36)).getBytes(StandardCharsets.UTF_8);
             }
         }
@@ -74,10 +69,10 @@ final class ScriptCodec {
 
     /**
      * The script's arguments, keys first: the mode ({@code e}: every check inline; {@code E}: some need the script's
-     * library; {@code g}: one enforced GCRA check of cost 1, then only its capacity and interval) followed by the
-     * application's time when it is passed; in mode {@code E} the request id; per check its algorithm's code (upper
-     * case: shadow) followed by its cost unless it is 1, then only the numbers its algorithm reads (cached per policy,
-     * already encoded).
+     * library; an algorithm's code, such as GCRA's {@code g}: one enforced check of cost 1 of an algorithm with a fast
+     * mode, then only its policy's numbers) followed by the application's time when it is passed; in mode {@code E}
+     * the request id; per check its algorithm's code (upper case: shadow) followed by its cost unless it is 1, then
+     * the numbers its algorithm reads (cached per policy, already encoded) and the arguments of the check itself.
      *
      * @param group the indexes of the checks of one hash slot; null for all of them
      * @param keys the checks' keys, already encoded; null to encode them here
@@ -89,10 +84,8 @@ final class ScriptCodec {
         if (n == 1) {
             int i = group == null ? 0 : group.get(0);
             Check c = checks.get(i);
-            if (c.cost() == 1 && !c.shadow() && c.policy().algorithm() == Algorithm.GCRA) {
-                byte[][] spec = spec(c.policy());           // capacity and interval
-                return new byte[][] {keys != null ? keys[i] : this.keys.bytes(c.rule(), c.key()),
-                        now.length == 0 ? ONE_GCRA : concat(ONE_GCRA, now), spec[2], spec[3]};
+            if (c.cost() == 1 && !c.shadow() && Algorithms.definition(c.policy().algorithm()).fast()) {
+                return fast(c, keys != null ? keys[i] : this.keys.bytes(c.rule(), c.key()), now);
             }
         }
         byte[][][] specs = new byte[n][][];
@@ -100,49 +93,69 @@ final class ScriptCodec {
         boolean inline = true;
         for (int k = 0; k < n; k++) {
             Check c = checks.get(group == null ? k : group.get(k));
+            Definition d = Algorithms.definition(c.policy().algorithm());
             specs[k] = spec(c.policy());
-            inline &= INLINE.contains(c.policy().algorithm());
-            size += specs[k].length - 1;        // code and cost, the numbers (the spec holds two codes)
-            Algorithm a = c.policy().algorithm();
-            if (a == Algorithm.FIXED_WINDOW || a == Algorithm.CONCURRENCY) {
-                size++;                         // the stagger offset, the lease id
-            }
+            inline &= d.inline();
+            size += specs[k].length - 1 + d.checkArgumentCount();   // code and cost, the numbers (the spec holds two codes)
         }
-        byte[][] params = new byte[inline ? size : size + 1][];
-        int at = n;
+        Cursor params = new Cursor(new byte[inline ? size : size + 1][], n);
         byte[] mode = inline ? EVALUATE : EVALUATE_ALL;        // then the application's time, if it is passed
-        params[at++] = now.length == 0 ? mode : concat(mode, now);
+        params.add(now.length == 0 ? mode : concat(mode, now));
         if (!inline) {
-            params[at++] = requestId;
+            params.add(requestId);
         }
         for (int k = 0; k < n; k++) {
             int i = group == null ? k : group.get(k);
             Check c = checks.get(i);
-            params[k] = keys != null ? keys[i] : this.keys.bytes(c.rule(), c.key());
-            at = putCheck(params, at, c, specs[k]);
+            params.params[k] = keys != null ? keys[i] : this.keys.bytes(c.rule(), c.key());
+            putCheck(params, c, specs[k]);
         }
+        return params.params;
+    }
+
+    /** A request of one enforced check of cost 1 in its algorithm's fast mode: key, code (and time), numbers. */
+    private static byte[][] fast(Check c, byte[] key, byte[] now) {
+        byte[][] spec = spec(c.policy());
+        byte[][] params = new byte[spec.length][];
+        params[0] = key;
+        params[1] = now.length == 0 ? spec[0] : concat(spec[0], now);
+        System.arraycopy(spec, 2, params, 2, spec.length - 2);
         return params;
     }
 
-    /**
-     * Writes a check's arguments from {@code at}: its code (and cost), its policy's numbers, and the fixed window's
-     * stagger offset or the concurrency limit's lease id.
-     *
-     * @return where the next check's arguments start
-     */
-    private static int putCheck(byte[][] params, int at, Check c, byte[][] spec) {
+    /** Writes a check's arguments: its code (and cost), its policy's numbers, then the check's own arguments. */
+    private static void putCheck(Cursor params, Check c, byte[][] spec) {
         byte[] code = spec[c.shadow() ? 1 : 0];
-        params[at++] = c.cost() == 1 ? code : concat(code, Long.toString(c.cost()).getBytes(StandardCharsets.US_ASCII));
+        params.add(c.cost() == 1 ? code : concat(code, Long.toString(c.cost()).getBytes(StandardCharsets.US_ASCII)));
         for (int f = 2; f < spec.length; f++) {
-            params[at++] = spec[f];
+            params.add(spec[f]);
         }
-        Algorithm a = c.policy().algorithm();
-        if (a == Algorithm.FIXED_WINDOW) {
-            params[at++] = number(Algorithms.staggerOffsetMicros(c.key(), c.policy()));
-        } else if (a == Algorithm.CONCURRENCY) {
-            params[at++] = c.leaseId() == null ? EMPTY : c.leaseId().getBytes(StandardCharsets.UTF_8);
+        Algorithms.definition(c.policy().algorithm()).checkArguments(c.key(), c.leaseId(), c.policy(), params);
+    }
+
+    /** The script's arguments, written in order from a position. */
+    private static final class Cursor implements Definition.Arguments {
+        final byte[][] params;
+        int at;
+
+        Cursor(byte[][] params, int at) {
+            this.params = params;
+            this.at = at;
         }
-        return at;
+
+        void add(byte[] bytes) {
+            params[at++] = bytes;
+        }
+
+        @Override
+        public void add(long number) {
+            params[at++] = number(number);
+        }
+
+        @Override
+        public void add(String text) {
+            params[at++] = text == null ? EMPTY : text.getBytes(StandardCharsets.UTF_8);
+        }
     }
 
     /**
@@ -171,34 +184,22 @@ final class ScriptCodec {
     }
 
     private static byte[][] encode(Policy p) {
-        long cap = p.capacity();
-        long interval = p.intervalMicros();
-        long[] numbers = switch (p.algorithm()) {
-            case GCRA, TOKEN_BUCKET -> new long[] {cap, interval};
-            case LEAKY_BUCKET -> new long[] {cap, interval, p.maxWaitMicros(),
-                    Math.min(p.delayThreshold(), cap)};   // as LeakyBucket: above the capacity it delays nothing
-            case FIXED_WINDOW, SLIDING_WINDOW -> new long[] {p.limit(), p.periodMicros()};
-            case WARM_UP -> new long[] {p.limit(), p.periodMicros(), p.warmupMicros(), p.coldFactor()};
-            case SLIDING_LOG -> new long[] {p.limit(), p.periodMicros(), p.minIntervalMicros(), p.countRejected() ? 1 : 0};
-            case CONCURRENCY -> new long[] {p.limit(), p.leaseTimeoutMicros()};
-        };
-        char code = switch (p.algorithm()) {
-            case GCRA -> 'g';
-            case TOKEN_BUCKET -> 't';
-            case LEAKY_BUCKET -> 'k';
-            case FIXED_WINDOW -> 'f';
-            case SLIDING_WINDOW -> 's';
-            case WARM_UP -> 'w';
-            case SLIDING_LOG -> 'l';
-            case CONCURRENCY -> 'c';
-        };
-        byte[][] spec = new byte[2 + numbers.length][];
-        spec[0] = new byte[] {(byte) code};
-        spec[1] = new byte[] {(byte) Character.toUpperCase(code)};
-        for (int i = 0; i < numbers.length; i++) {
-            spec[2 + i] = Long.toString(numbers[i]).getBytes(StandardCharsets.US_ASCII);
-        }
-        return spec;
+        Definition d = Algorithms.definition(p.algorithm());
+        List<byte[]> spec = new ArrayList<>();
+        spec.add(new byte[] {(byte) d.code()});
+        spec.add(new byte[] {(byte) Character.toUpperCase(d.code())});
+        d.arguments(p, new Definition.Arguments() {
+            @Override
+            public void add(long number) {
+                spec.add(Long.toString(number).getBytes(StandardCharsets.US_ASCII));
+            }
+
+            @Override
+            public void add(String text) {
+                spec.add(text == null ? EMPTY : text.getBytes(StandardCharsets.UTF_8));
+            }
+        });
+        return spec.toArray(new byte[0][]);
     }
 
     /** The outcomes of the checks from the reply of one script call for all of them. */
@@ -251,10 +252,7 @@ final class ScriptCodec {
     }
 
     private static long limit(Policy p) {
-        return switch (p.algorithm()) {
-            case GCRA, TOKEN_BUCKET, LEAKY_BUCKET -> p.capacity();
-            default -> p.limit();
-        };
+        return Algorithms.definition(p.algorithm()).limit(p);
     }
 
     private static byte[] concat(byte[] a, byte[] b) {

@@ -2,20 +2,41 @@ package io.sluice.core.algorithm;
 
 import io.sluice.core.policy.Algorithm;
 import io.sluice.core.policy.Policy;
+import java.util.List;
 
-/** Finds the step function of each algorithm; the stores' only way in to this package. */
+/**
+ * The registration of every algorithm: the stores' only way in to this package. Adding an algorithm is its class
+ * (its step and its {@link Definition}), its Lua fragment beside it, and one line in {@link #ALL}.
+ */
 public final class Algorithms {
 
-    private static final FixedWindow FIXED_WINDOW = new FixedWindow();
-    private static final SlidingWindowCounter SLIDING_WINDOW = new SlidingWindowCounter();
-    private static final SlidingLog SLIDING_LOG = new SlidingLog();
-    private static final TokenBucket TOKEN_BUCKET = new TokenBucket();
-    private static final LeakyBucket LEAKY_BUCKET = new LeakyBucket();
-    private static final Gcra GCRA = new Gcra();
-    private static final WarmUp WARM_UP = new WarmUp();
     private static final Concurrency CONCURRENCY = new Concurrency();
 
+    /** Every algorithm, in the order the Redis script tries their codes: the most common first. */
+    private static final List<Definition> ALL = List.of(
+            new Gcra(),
+            new TokenBucket(),
+            new FixedWindow(),
+            new LeakyBucket(),
+            new SlidingWindowCounter(),
+            new WarmUp(),
+            new SlidingLog(),
+            CONCURRENCY);
+
+    /** The definitions by {@link Algorithm#ordinal()}: a lookup without hashing on every request's path. */
+    private static final Definition[] BY_ORDINAL = index(ALL);
+
     private Algorithms() {}
+
+    /** @return every registered algorithm's definition, in registration order */
+    public static List<Definition> all() {
+        return ALL;
+    }
+
+    /** @return the definition of {@code algorithm} */
+    public static Definition definition(Algorithm algorithm) {
+        return BY_ORDINAL[algorithm.ordinal()];
+    }
 
     /**
      * @return the step function of a rate algorithm
@@ -23,17 +44,10 @@ public final class Algorithms {
      */
     @SuppressWarnings("unchecked")
     public static <S> RateAlgorithm<S> rate(Algorithm algorithm) {
-        RateAlgorithm<?> a = switch (algorithm) {
-            case FIXED_WINDOW -> FIXED_WINDOW;
-            case SLIDING_WINDOW -> SLIDING_WINDOW;
-            case SLIDING_LOG -> SLIDING_LOG;
-            case TOKEN_BUCKET -> TOKEN_BUCKET;
-            case LEAKY_BUCKET -> LEAKY_BUCKET;
-            case GCRA -> GCRA;
-            case WARM_UP -> WARM_UP;
-            case CONCURRENCY -> throw new IllegalArgumentException("concurrency takes leases: use Algorithms.concurrency()");
-        };
-        return (RateAlgorithm<S>) a;
+        if (definition(algorithm) instanceof RateAlgorithm<?> rate) {
+            return (RateAlgorithm<S>) rate;
+        }
+        throw new IllegalArgumentException(algorithm + " takes leases: use Algorithms.concurrency()");
     }
 
     /** @return the concurrency algorithm (leases) */
@@ -42,14 +56,29 @@ public final class Algorithms {
     }
 
     /**
-     * The time a staggered fixed window adds to {@code now} for {@code key}: a stable offset in {@code [0, period)}
-     * derived from the key, so that all clients do not reset at the same instant. 0 unless {@code policy.staggered()}.
+     * The time a staggered fixed window adds to {@code now} for {@code key}; 0 unless {@code policy.staggered()}:
+     * see {@link FixedWindow#staggerOffsetMicros}.
      */
     public static long staggerOffsetMicros(String key, Policy policy) {
-        if (!policy.staggered() || policy.algorithm() != Algorithm.FIXED_WINDOW) {
-            return 0;
+        return FixedWindow.staggerOffsetMicros(key, policy);
+    }
+
+    /** Every algorithm once, each with a code of its own that is not one of the script's modes. */
+    private static Definition[] index(List<Definition> all) {
+        Definition[] byOrdinal = new Definition[Algorithm.values().length];
+        boolean[] codes = new boolean[128];
+        for (Definition d : all) {
+            char code = d.code();
+            if (code < 'a' || code > 'z' || code == 'e' || code == 'r' || codes[code]) {
+                throw new IllegalStateException("algorithm " + d.algorithm() + ": code '" + code + "' is taken or not"
+                        + " a lower-case letter other than e and r");
+            }
+            if (byOrdinal[d.algorithm().ordinal()] != null) {
+                throw new IllegalStateException("algorithm " + d.algorithm() + " is registered twice");
+            }
+            codes[code] = true;
+            byOrdinal[d.algorithm().ordinal()] = d;
         }
-        long h = key.hashCode() * 0x9E3779B97F4A7C15L;   // spread: String.hashCode is weak in the low bits
-        return Math.floorMod(h ^ (h >>> 29), policy.periodMicros());
+        return byOrdinal;
     }
 }

@@ -1,5 +1,6 @@
 package io.sluice.core.algorithm;
 
+import io.sluice.core.policy.Algorithm;
 import io.sluice.core.policy.Outcome;
 import io.sluice.core.policy.Policy;
 import java.util.Arrays;
@@ -19,7 +20,7 @@ import java.util.Arrays;
  * <p><b>Worked example:</b> {@code 2 concurrent lease 30s}: A and B take leases at 0 s; C is denied; B is released at
  * 1 s and C passes; if A's node dies, A's lease expires at 30 s.
  */
-public final class Concurrency {
+public final class Concurrency implements Definition {
 
     /**
      * Lease state per key; arrays are never modified after construction.
@@ -59,6 +60,40 @@ public final class Concurrency {
             return "State[ids=" + Arrays.toString(ids) + ", weights=" + Arrays.toString(weights) + ", expiries="
                     + Arrays.toString(expiries) + "]";
         }
+    }
+
+    // the store's view (Definition); the Redis twin is concurrency.lua
+
+    @Override
+    public Algorithm algorithm() {
+        return Algorithm.CONCURRENCY;
+    }
+
+    @Override
+    public char code() {
+        return 'c';
+    }
+
+    @Override
+    public boolean inline() {
+        return false;
+    }
+
+    @Override
+    public void arguments(Policy policy, Arguments out) {
+        out.add(policy.limit());
+        out.add(policy.leaseTimeoutMicros());
+    }
+
+    /** The id of the lease the check takes. */
+    @Override
+    public int checkArgumentCount() {
+        return 1;
+    }
+
+    @Override
+    public void checkArguments(String key, String leaseId, Policy policy, Arguments out) {
+        out.add(leaseId);
     }
 
     /** Takes a lease {@code leaseId} of weight {@code cost} when the weight in flight leaves room for it. */

@@ -19,13 +19,59 @@ import io.sluice.core.policy.Policy;
  *
  * <p>A clock that goes backwards into an earlier window keeps counting in the newest window seen.
  */
-final class FixedWindow implements RateAlgorithm<FixedWindow.State> {
+final class FixedWindow implements RateAlgorithm<FixedWindow.State>, Definition {
 
     /**
      * @param windowStartMicros the start of the counter's window
      * @param count the cost admitted in that window
      */
     record State(long windowStartMicros, long count) {}
+
+    // the store's view (Definition); the Redis twin is fixed-window.lua
+
+    @Override
+    public Algorithm algorithm() {
+        return Algorithm.FIXED_WINDOW;
+    }
+
+    @Override
+    public char code() {
+        return 'f';
+    }
+
+    @Override
+    public boolean inline() {
+        return true;
+    }
+
+    @Override
+    public void arguments(Policy policy, Arguments out) {
+        out.add(policy.limit());
+        out.add(policy.periodMicros());
+    }
+
+    /**
+     * The time a staggered fixed window adds to {@code now} for {@code key}: a stable offset in {@code [0, period)}
+     * derived from the key, so that all clients do not reset at the same instant. 0 unless {@code policy.staggered()}.
+     */
+    static long staggerOffsetMicros(String key, Policy policy) {
+        if (!policy.staggered() || policy.algorithm() != Algorithm.FIXED_WINDOW) {
+            return 0;
+        }
+        long h = key.hashCode() * 0x9E3779B97F4A7C15L;   // spread: String.hashCode is weak in the low bits
+        return Math.floorMod(h ^ (h >>> 29), policy.periodMicros());
+    }
+
+    /** The stagger offset of the check's key: see {@link #staggerOffsetMicros}. */
+    @Override
+    public int checkArgumentCount() {
+        return 1;
+    }
+
+    @Override
+    public void checkArguments(String key, String leaseId, Policy policy, Arguments out) {
+        out.add(staggerOffsetMicros(key, policy));
+    }
 
     @Override
     public Step<State> step(State state, long nowMicros, long cost, Policy policy) {

@@ -22,10 +22,44 @@ import io.sluice.core.policy.Policy;
  *
  * <p>A clock that goes backwards only makes {@code TAT - now} larger: it never mints permits.
  */
-final class Gcra implements RateAlgorithm<Gcra.State> {
+final class Gcra implements RateAlgorithm<Gcra.State>, Definition {
 
     /** @param tatMicros the theoretical arrival time */
     record State(long tatMicros) {}
+
+    // the store's view (Definition); the Redis twin is gcra.lua
+
+    @Override
+    public Algorithm algorithm() {
+        return Algorithm.GCRA;
+    }
+
+    @Override
+    public char code() {
+        return 'g';
+    }
+
+    @Override
+    public boolean inline() {
+        return true;
+    }
+
+    @Override
+    public void arguments(Policy policy, Arguments out) {
+        out.add(policy.capacity());
+        out.add(policy.intervalMicros());
+    }
+
+    @Override
+    public long limit(Policy policy) {
+        return policy.capacity();
+    }
+
+    /** One enforced check of cost 1, the most common request: the script's shortest path. */
+    @Override
+    public boolean fast() {
+        return true;
+    }
 
     @Override
     public Step<State> step(State state, long nowMicros, long cost, Policy policy) {

@@ -1,5 +1,6 @@
 package io.sluice.core.algorithm;
 
+import io.sluice.core.policy.Algorithm;
 import io.sluice.core.policy.Outcome;
 import io.sluice.core.policy.Policy;
 
@@ -26,10 +27,40 @@ import io.sluice.core.policy.Policy;
  * <p>As a meter the leaky bucket decides exactly like {@link Gcra} (the two are the same algorithm seen from two
  * sides); choose it for the queue.
  */
-final class LeakyBucket implements RateAlgorithm<LeakyBucket.State> {
+final class LeakyBucket implements RateAlgorithm<LeakyBucket.State>, Definition {
 
     /** @param emptyAtMicros the time at which the bucket will be empty */
     record State(long emptyAtMicros) {}
+
+    // the store's view (Definition); the Redis twin is leaky-bucket.lua
+
+    @Override
+    public Algorithm algorithm() {
+        return Algorithm.LEAKY_BUCKET;
+    }
+
+    @Override
+    public char code() {
+        return 'k';
+    }
+
+    @Override
+    public boolean inline() {
+        return true;
+    }
+
+    @Override
+    public void arguments(Policy policy, Arguments out) {
+        out.add(policy.capacity());
+        out.add(policy.intervalMicros());
+        out.add(policy.maxWaitMicros());
+        out.add(Math.min(policy.delayThreshold(), policy.capacity()));     // above the capacity it delays nothing
+    }
+
+    @Override
+    public long limit(Policy policy) {
+        return policy.capacity();
+    }
 
     @Override
     public Step<State> step(State state, long nowMicros, long cost, Policy policy) {

@@ -1,5 +1,6 @@
 package io.sluice.core.algorithm;
 
+import io.sluice.core.policy.Algorithm;
 import io.sluice.core.policy.Outcome;
 import io.sluice.core.policy.Policy;
 import java.util.Arrays;
@@ -24,7 +25,7 @@ import java.util.Arrays;
  *
  * <p>A clock that goes backwards is treated as the newest time seen.
  */
-final class SlidingLog implements RateAlgorithm<SlidingLog.State> {
+final class SlidingLog implements RateAlgorithm<SlidingLog.State>, Definition {
 
     private static final long[] EMPTY = new long[0];
 
@@ -47,6 +48,37 @@ final class SlidingLog implements RateAlgorithm<SlidingLog.State> {
         public String toString() {
             return "State[entries=" + Arrays.toString(entries) + ", newestMicros=" + newestMicros + "]";
         }
+    }
+
+    // the store's view (Definition); the Redis twin is sliding-log.lua
+
+    @Override
+    public Algorithm algorithm() {
+        return Algorithm.SLIDING_LOG;
+    }
+
+    @Override
+    public char code() {
+        return 'l';
+    }
+
+    @Override
+    public boolean inline() {
+        return false;
+    }
+
+    @Override
+    public void arguments(Policy policy, Arguments out) {
+        out.add(policy.limit());
+        out.add(policy.periodMicros());
+        out.add(policy.minIntervalMicros());
+        out.add(policy.countRejected() ? 1 : 0);
+    }
+
+    /** Members are named by the request's id, so that two requests at the same microsecond add two members. */
+    @Override
+    public boolean namesMembers() {
+        return true;
     }
 
     @Override

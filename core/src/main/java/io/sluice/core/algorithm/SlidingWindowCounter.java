@@ -28,7 +28,7 @@ import io.sluice.core.policy.Policy;
  * {@code L}) up to one period sooner: after one request at 0 s of {@code 10/1m}, remaining is 10 again from 60 s and
  * 1 µs, while reset-after says 120 s.
  */
-final class SlidingWindowCounter implements RateAlgorithm<SlidingWindowCounter.State> {
+final class SlidingWindowCounter implements RateAlgorithm<SlidingWindowCounter.State>, Definition {
 
     /**
      * @param windowStartMicros start of the current window
@@ -36,6 +36,29 @@ final class SlidingWindowCounter implements RateAlgorithm<SlidingWindowCounter.S
      * @param previous cost admitted in the window before it
      */
     record State(long windowStartMicros, long current, long previous) {}
+
+    // the store's view (Definition); the Redis twin is sliding-window.lua
+
+    @Override
+    public Algorithm algorithm() {
+        return Algorithm.SLIDING_WINDOW;
+    }
+
+    @Override
+    public char code() {
+        return 's';
+    }
+
+    @Override
+    public boolean inline() {
+        return false;
+    }
+
+    @Override
+    public void arguments(Policy policy, Arguments out) {
+        out.add(policy.limit());
+        out.add(policy.periodMicros());
+    }
 
     @Override
     public Step<State> step(State state, long nowMicros, long cost, Policy policy) {

@@ -20,13 +20,41 @@ import io.sluice.core.policy.Policy;
  *
  * <p>A clock that goes backwards refills nothing until it passes the last refill time again.
  */
-final class TokenBucket implements RateAlgorithm<TokenBucket.State> {
+final class TokenBucket implements RateAlgorithm<TokenBucket.State>, Definition {
 
     /**
      * @param tokens tokens in the bucket at {@code lastMicros}
      * @param lastMicros the time refill has been counted up to
      */
     record State(long tokens, long lastMicros) {}
+
+    // the store's view (Definition); the Redis twin is token-bucket.lua
+
+    @Override
+    public Algorithm algorithm() {
+        return Algorithm.TOKEN_BUCKET;
+    }
+
+    @Override
+    public char code() {
+        return 't';
+    }
+
+    @Override
+    public boolean inline() {
+        return true;
+    }
+
+    @Override
+    public void arguments(Policy policy, Arguments out) {
+        out.add(policy.capacity());
+        out.add(policy.intervalMicros());
+    }
+
+    @Override
+    public long limit(Policy policy) {
+        return policy.capacity();
+    }
 
     @Override
     public Step<State> step(State state, long nowMicros, long cost, Policy policy) {

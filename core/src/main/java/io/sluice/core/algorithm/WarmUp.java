@@ -1,5 +1,6 @@
 package io.sluice.core.algorithm;
 
+import io.sluice.core.policy.Algorithm;
 import io.sluice.core.policy.Outcome;
 import io.sluice.core.policy.Policy;
 
@@ -33,13 +34,38 @@ import io.sluice.core.policy.Policy;
  * <p>Remaining is 1 when a request could pass right now, else 0 (warm-up never bursts); reset-after is the time until
  * the next request may pass.
  */
-final class WarmUp implements RateAlgorithm<WarmUp.State> {
+final class WarmUp implements RateAlgorithm<WarmUp.State>, Definition {
 
     /**
      * @param storedPermits Guava's stored permits (more is colder)
      * @param nextFreeMicros the earliest time the next request may pass
      */
     record State(double storedPermits, long nextFreeMicros) {}
+
+    // the store's view (Definition); the Redis twin is warm-up.lua
+
+    @Override
+    public Algorithm algorithm() {
+        return Algorithm.WARM_UP;
+    }
+
+    @Override
+    public char code() {
+        return 'w';
+    }
+
+    @Override
+    public boolean inline() {
+        return false;
+    }
+
+    @Override
+    public void arguments(Policy policy, Arguments out) {
+        out.add(policy.limit());
+        out.add(policy.periodMicros());
+        out.add(policy.warmupMicros());
+        out.add(policy.coldFactor());
+    }
 
     /** The derived numbers of a policy, as Guava's {@code doSetRate} computes them. */
     private record Curve(double stable, double threshold, double maxPermits, double slope, double coolDown) {
