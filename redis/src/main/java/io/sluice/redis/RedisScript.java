@@ -1,5 +1,6 @@
 package io.sluice.redis;
 
+import io.sluice.core.algorithm.Algorithms;
 import io.sluice.core.store.StoreException;
 import java.io.IOException;
 import java.io.InputStream;
@@ -18,13 +19,14 @@ import redis.clients.jedis.exceptions.JedisException;
 import redis.clients.jedis.exceptions.JedisNoScriptException;
 
 /**
- * {@code sluice.lua} on the servers: called by its SHA ({@code EVALSHA}), loaded again where a server lost it
+ * The script on the servers, {@code sluice.lua} with every algorithm's fragment ({@link ScriptAssembly}): called by
+ * its SHA ({@code EVALSHA}), loaded again where a server lost it
  * ({@code NOSCRIPT}), called once more on a pooled connection a restarted Redis closed, and in a Cluster sent to the
  * masters of each group's hash slot in one pipeline. Any failure is a {@link StoreException}.
  */
 final class RedisScript {
 
-    private static final String SCRIPT = load();
+    private static final String SCRIPT = ScriptAssembly.assemble(skeleton(), Algorithms.all());
     private static final byte[] SCRIPT_BYTES = SCRIPT.getBytes(StandardCharsets.UTF_8);
     private static final byte[] SHA_BYTES = sha1(SCRIPT).getBytes(StandardCharsets.US_ASCII);
 
@@ -118,7 +120,12 @@ final class RedisScript {
         return redis.evalsha(SHA_BYTES, keys, params);
     }
 
-    private static String load() {
+    /** @return the script Redis runs: the skeleton with every registered algorithm's fragment (tests call it by hand) */
+    static String text() {
+        return SCRIPT;
+    }
+
+    private static String skeleton() {
         try (InputStream in = RedisScript.class.getResourceAsStream("sluice.lua")) {
             if (in == null) {
                 throw new IllegalStateException("sluice.lua is missing from the sluice-redis jar");
