@@ -75,12 +75,6 @@ final class SlidingLog implements RateAlgorithm<SlidingLog.State>, Definition {
         out.add(policy.countRejected() ? 1 : 0);
     }
 
-    /** Its Lua is still in the script's skeleton, sluice.lua: no fragment of its own yet. */
-    @Override
-    public String lua() {
-        return "";
-    }
-
     /** Members are named by the request's id, so that two requests at the same microsecond add two members. */
     @Override
     public boolean namesMembers() {
