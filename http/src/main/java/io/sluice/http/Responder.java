@@ -337,7 +337,7 @@ public final class Responder {
         if (policy.algorithm() == Algorithm.CONCURRENCY) {
             return ";q=" + limit + ";qu=\"concurrent-requests\"";
         }
-        if (limit == policy.capacity() && limit != policy.limit() && refills(policy.algorithm())) {     // a burst
+        if (limit == policy.capacity() && limit != policy.limit() && policy.algorithm().bursts()) {     // a burst
             // capacity x interval is at most 2^52 µs (Policy checks it)
             return ";q=" + limit + ";w=" + ceilDiv(policy.capacity() * policy.intervalMicros(), 1_000_000);
         }
@@ -349,10 +349,6 @@ public final class Responder {
         BigInteger q = BigInteger.valueOf(limit).multiply(BigInteger.valueOf(w * 1_000_000))
                 .divide(BigInteger.valueOf(period));
         return ";q=" + q.min(MAX_SF_INTEGER) + ";w=" + w;        // structured-field integers have at most 15 digits
-    }
-
-    private static boolean refills(Algorithm a) {
-        return a == Algorithm.GCRA || a == Algorithm.TOKEN_BUCKET || a == Algorithm.LEAKY_BUCKET;
     }
 
     private void denialHeaders(List<Reply.Header> headers, long retrySeconds) {

@@ -62,8 +62,13 @@ public record Policy(
     /** Limits are capped at one billion permits per period. */
     static final long MAX_LIMIT = 1_000_000_000L;
 
-    /** Validates the numbers; a bad policy fails here, never later inside a store. */
-    public Policy {
+    /**
+     * Validates the numbers, Policy's bounds here and then the algorithm's own ({@link Algorithm#validate}); a bad
+     * policy fails here, never later inside a store.
+     */
+    public Policy(Algorithm algorithm, long limit, long periodMicros, long burst, long minIntervalMicros,
+            boolean countRejected, long warmupMicros, int coldFactor, long leaseTimeoutMicros, long maxWaitMicros,
+            long delayThreshold, boolean staggered, long penaltyMicros) {
         if (algorithm == null) {
             throw new ConfigException("algorithm", null, "an algorithm is required");
         }
@@ -91,19 +96,20 @@ public record Policy(
         check(capacity <= MAX_SPAN_MICROS / interval, "burst", capacity,
                 "expected capacity (burst, else limit) x interval (period / limit) = " + capacity + " x " + interval
                         + " microseconds to be at most 2^52 microseconds (about 142 years)");
-        if (algorithm == Algorithm.SLIDING_LOG && limit > MAX_SLIDING_LOG_LIMIT) {
-            throw new ConfigException("limit", Long.toString(limit), "the sliding log keeps one timestamp per permit,"
-                    + " so its limit is at most " + MAX_SLIDING_LOG_LIMIT + "; use sliding-window for larger limits");
-        }
-        if (algorithm == Algorithm.WARM_UP && warmupMicros == 0) {
-            throw new ConfigException("warm-up", "0", "a warm-up policy needs a positive warm-up period");
-        }
-        if (algorithm == Algorithm.WARM_UP && limit > periodMicros) {
-            // its waits are whole microseconds, truncated: below 1 µs per permit a request would cost no time at all
-            throw new ConfigException("limit", Long.toString(limit), "warm-up spaces requests at least 1 microsecond"
-                    + " apart, so its limit is at most its period in microseconds (" + periodMicros
-                    + "); use fixed-window or sliding-window for a higher rate");
-        }
+        this.algorithm = algorithm;
+        this.limit = limit;
+        this.periodMicros = periodMicros;
+        this.burst = burst;
+        this.minIntervalMicros = minIntervalMicros;
+        this.countRejected = countRejected;
+        this.warmupMicros = warmupMicros;
+        this.coldFactor = coldFactor;
+        this.leaseTimeoutMicros = leaseTimeoutMicros;
+        this.maxWaitMicros = maxWaitMicros;
+        this.delayThreshold = delayThreshold;
+        this.staggered = staggered;
+        this.penaltyMicros = penaltyMicros;
+        algorithm.validate(this);       // every field is set: the algorithm reads the policy as its users will
     }
 
     /**

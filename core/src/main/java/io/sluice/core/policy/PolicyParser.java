@@ -2,6 +2,8 @@ package io.sluice.core.policy;
 
 import io.sluice.core.config.ConfigException;
 import java.time.Duration;
+import java.util.Arrays;
+import java.util.List;
 import java.util.Locale;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -98,35 +100,25 @@ public final class PolicyParser {
             }
             switch (option) {
                 case "burst" -> policy = policy.withBurst(number(parameter, text, value(parameter, text, tokens, ++i)));
-                case "delay" -> {
-                    policy = policy.withDelayThreshold(number(parameter, text, value(parameter, text, tokens, ++i)));
-                    inferred = infer(parameter, text, inferred, Algorithm.LEAKY_BUCKET);
-                }
+                case "delay" -> policy = policy.withDelayThreshold(number(parameter, text, value(parameter, text, tokens,
+                        ++i)));
                 case "cold-factor" -> {
                     long factor = number(parameter, text, value(parameter, text, tokens, ++i));
                     // saturated, not cast (-4294967293 would wrap to 3), so that the policy's own range check refuses it
                     policy = policy.withColdFactor((int) Math.max(Integer.MIN_VALUE, Math.min(Integer.MAX_VALUE, factor)));
                 }
-                case "min-interval" -> {
-                    policy = policy.withMinInterval(duration(parameter, text, value(parameter, text, tokens, ++i)));
-                    inferred = infer(parameter, text, inferred, Algorithm.SLIDING_LOG);
-                }
-                case "count-rejected" -> {
-                    policy = policy.withCountRejected(true);
-                    inferred = infer(parameter, text, inferred, Algorithm.SLIDING_LOG);
-                }
+                case "min-interval" -> policy = policy.withMinInterval(duration(parameter, text,
+                        value(parameter, text, tokens, ++i)));
+                case "count-rejected" -> policy = policy.withCountRejected(true);
                 case "warm-up" -> {
                     Duration warmup = duration(parameter, text, value(parameter, text, tokens, ++i));
                     if (warmup.isZero()) {
                         throw new ConfigException(parameter, text, "the warm-up period must be positive");
                     }
                     policy = policy.withWarmup(warmup);
-                    inferred = infer(parameter, text, inferred, Algorithm.WARM_UP);
                 }
-                case "max-wait" -> {
-                    policy = policy.withMaxWait(duration(parameter, text, value(parameter, text, tokens, ++i)));
-                    inferred = infer(parameter, text, inferred, Algorithm.LEAKY_BUCKET);
-                }
+                case "max-wait" -> policy = policy.withMaxWait(duration(parameter, text, value(parameter, text, tokens,
+                        ++i)));
                 case "penalty" -> policy = policy.withPenalty(duration(parameter, text, value(parameter, text, tokens, ++i)));
                 case "lease" -> {
                     if (policy.algorithm() != Algorithm.CONCURRENCY) {
@@ -135,13 +127,14 @@ public final class PolicyParser {
                     }
                     policy = policy.withLeaseTimeout(duration(parameter, text, value(parameter, text, tokens, ++i)));
                 }
-                case "staggered" -> {
-                    policy = policy.withStaggered(true);
-                    inferred = infer(parameter, text, inferred, Algorithm.FIXED_WINDOW);
-                }
+                case "staggered" -> policy = policy.withStaggered(true);
                 default -> throw new ConfigException(parameter, text, "unknown option \"" + option
                         + "\" (options: burst, min-interval, count-rejected, warm-up, cold-factor, max-wait, delay,"
                         + " lease, staggered, penalty)");
+            }
+            Algorithm owner = owner(option);
+            if (owner != null) {
+                inferred = infer(parameter, text, inferred, owner);
             }
         }
         Policy chosen = withAlgorithm(parameter, text, policy, explicit, inferred);
@@ -163,6 +156,23 @@ public final class PolicyParser {
         return new ConfigException(parameter, text, "delay queues requests only with max-wait, and alone changes "
                 + "nothing: add max-wait, such as \"" + queue + "\" (as long as the full bucket takes to drain), or drop "
                 + "delay");
+    }
+
+    /** @return the algorithm whose own option {@code option} is ({@link Algorithm#options()}), or null */
+    private static Algorithm owner(String option) {
+        for (Algorithm a : Algorithm.values()) {
+            if (a.options().contains(option)) {
+                return a;
+            }
+        }
+        return null;
+    }
+
+    /** @return the algorithms that take a burst: "token-bucket, leaky-bucket and gcra" */
+    private static String bursting() {
+        List<String> ids = Arrays.stream(Algorithm.values()).filter(Algorithm::bursts).map(Algorithm::id).toList();
+        return ids.size() == 1 ? ids.get(0)
+                : String.join(", ", ids.subList(0, ids.size() - 1)) + " and " + ids.get(ids.size() - 1);
     }
 
     /** Two options that need different algorithms cannot be combined. */
@@ -197,10 +207,8 @@ public final class PolicyParser {
                     + " algorithm, but " + explicit.id() + " was configured");
         }
         Algorithm chosen = explicit != null ? explicit : inferred != null ? inferred : Policy.DEFAULT_ALGORITHM;
-        if (policy.burst() > 0 && chosen != Algorithm.TOKEN_BUCKET && chosen != Algorithm.LEAKY_BUCKET
-                && chosen != Algorithm.GCRA) {
-            throw new ConfigException(parameter, text, "burst applies to token-bucket, leaky-bucket and gcra, not "
-                    + chosen.id());
+        if (policy.burst() > 0 && !chosen.bursts()) {
+            throw new ConfigException(parameter, text, "burst applies to " + bursting() + ", not " + chosen.id());
         }
         return policy.algorithm() == chosen ? policy : policy.withAlgorithm(chosen);
     }
