@@ -56,9 +56,12 @@ public interface Definition {
     /** Writes the arguments of one check that follow its policy's numbers (a stagger offset, a lease id). */
     default void checkArguments(String key, String leaseId, Policy policy, Arguments out) {}
 
-    /** @return the limit a client is told: the policy's limit, or the capacity of a bucket */
+    /**
+     * @return the limit a client is told: the capacity of a bucket (an algorithm that {@link Algorithm#bursts()}),
+     *     else the policy's limit
+     */
     default long limit(Policy policy) {
-        return policy.limit();
+        return algorithm().bursts() ? policy.capacity() : policy.limit();
     }
 
     /** @return whether its state names members by the request's id (the script then receives one) */

@@ -50,11 +50,6 @@ final class Gcra implements RateAlgorithm<Gcra.State>, Definition {
         out.add(policy.intervalMicros());
     }
 
-    @Override
-    public long limit(Policy policy) {
-        return policy.capacity();
-    }
-
     /** One enforced check of cost 1, the most common request: the script's shortest path. */
     @Override
     public boolean fast() {

@@ -58,11 +58,6 @@ final class LeakyBucket implements RateAlgorithm<LeakyBucket.State>, Definition 
     }
 
     @Override
-    public long limit(Policy policy) {
-        return policy.capacity();
-    }
-
-    @Override
     public Step<State> step(State state, long nowMicros, long cost, Policy policy) {
         long interval = policy.intervalMicros();
         long capacity = policy.capacity();

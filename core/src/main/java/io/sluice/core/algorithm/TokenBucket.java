@@ -52,11 +52,6 @@ final class TokenBucket implements RateAlgorithm<TokenBucket.State>, Definition 
     }
 
     @Override
-    public long limit(Policy policy) {
-        return policy.capacity();
-    }
-
-    @Override
     public Step<State> step(State state, long nowMicros, long cost, Policy policy) {
         return PrimitiveSteps.reference(Algorithm.TOKEN_BUCKET, state, nowMicros, cost, policy);
     }
