@@ -18,8 +18,8 @@ import redis.clients.jedis.UnifiedJedis;
 import redis.clients.jedis.exceptions.JedisException;
 
 /**
- * State in Redis: every rule of a request decided by one atomic Lua script ({@code sluice.lua}, the twin of every
- * algorithm of this library), in one {@code EVALSHA} round trip, all-or-nothing.
+ * State in Redis: every rule of a request decided by one atomic Lua script (the skeleton {@code sluice.lua} joined with
+ * each algorithm's Lua twin, see {@link ScriptAssembly}), in one {@code EVALSHA} round trip, all-or-nothing.
  *
  * <p>Build one from a URL ({@code redis://[user:password@]host:port[/db]}, {@code rediss://} for TLS,
  * {@code redis-sentinel://s1,s2/master}, {@code redis-cluster://n1,n2}), from Sentinel (master name and sentinel

@@ -16,10 +16,10 @@ import java.util.UUID;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * What {@code sluice.lua} reads and answers: a request's checks encoded as the script's {@code KEYS} and {@code ARGV},
- * and its reply decoded into {@link Outcome}s. Every encoding the script and this library must agree on is here: the
- * modes, the packed reply; what each algorithm sends (its code, its numbers and their order) is its own, written by
- * its {@link Definition}.
+ * What the script reads and answers: a request's checks encoded as the script's {@code KEYS} and {@code ARGV}, and
+ * its reply decoded into {@link Outcome}s. The encodings of the skeleton {@code sluice.lua} are here (the modes, the
+ * code and cost of each check, the packed reply); what each algorithm sends after its code (its numbers and their
+ * order, read by its Lua fragment) is its own, written by its {@link Definition}.
  *
  * <p>Encoding is on every request's path: a policy's numbers are encoded once and cached, small numbers come from a
  * table, and each call allocates only the argument array and the bytes that differ per request.
