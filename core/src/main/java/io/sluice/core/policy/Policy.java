@@ -63,7 +63,7 @@ public record Policy(
     static final long MAX_LIMIT = 1_000_000_000L;
 
     /**
-     * Validates the numbers, Policy's bounds here and then the algorithm's own ({@link Algorithm#validate}); a bad
+     * Validates the numbers, Policy's bounds here and then the algorithm's own ({@code Algorithm.validate}); a bad
      * policy fails here, never later inside a store.
      */
     public Policy(Algorithm algorithm, long limit, long periodMicros, long burst, long minIntervalMicros,
