@@ -5,8 +5,9 @@ import io.sluice.core.policy.Policy;
 import java.util.List;
 
 /**
- * The registration of every algorithm: the stores' only way in to this package. Adding an algorithm is its class
- * (its step and its {@link Definition}), its Lua fragment beside it, and one line in {@link #ALL}.
+ * The registration of every algorithm: the stores' only way in to this package. Adding an algorithm is its constant in
+ * {@link Algorithm} (its public name and the rules of its settings), its class (its step and its {@link Definition}),
+ * its Lua fragment beside the class, and one line in {@link #ALL}.
  */
 public final class Algorithms {
 

@@ -10,7 +10,7 @@ import java.nio.charset.StandardCharsets;
 /**
  * One algorithm as the stores see it, beside its step: its code in the Redis script, the arguments it sends the
  * script, and its Lua fragment ({@code <id>.lua}, a resource beside its class). Each algorithm's class implements
- * it, and {@link Algorithms} lists them: adding an algorithm is its class, its fragment and one line there.
+ * it, and {@link Algorithms} lists them (and says what else adding an algorithm takes).
  *
  * <p>The fragment is cut into sections by lines {@code --@ <section>}: {@code step}, the code of the script's loop
  * over a request's checks that decides one check (inline, or calling the script's library); {@code library}, the

@@ -3,8 +3,10 @@ package io.sluice.core.policy;
 import io.sluice.core.config.ConfigException;
 import java.time.Duration;
 import java.util.Arrays;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
+import java.util.Set;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -92,7 +94,7 @@ public final class PolicyParser {
             throw new ConfigException(parameter, text, "expected \"<n>/<period>\" or \"<n> concurrent\"");
         }
         Algorithm inferred = null;
-        java.util.Set<String> given = new java.util.HashSet<>();
+        Set<String> given = new HashSet<>();
         for (; i < tokens.length; i++) {
             String option = tokens[i];
             if (!given.add(option)) {
