@@ -11,6 +11,7 @@ import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.util.NoSuchElementException;
 
 /**
  * The opt-in admin endpoint: inspect a key's state under a rule, and reset (unblock) it. Not active unless declared;
@@ -94,7 +95,7 @@ public class AdminServlet extends HttpServlet {
         } catch (StoreException e) {
             storeUnavailable(response, e);
             return;
-        } catch (java.util.NoSuchElementException unknownTier) {
+        } catch (NoSuchElementException unknownTier) {
             json(response, 404, "{\"error\":\"" + escape(unknownTier.getMessage()) + "\"}");
             return;
         }

@@ -33,6 +33,10 @@ import java.util.Collections;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * Rate limiting for any WAR: declare it in {@code web.xml} with init parameters, or override them with system
@@ -79,8 +83,8 @@ public class RateLimitFilter implements Filter {
     private final DelayScheduler scheduler;
     private final int maxQueued;
     /** Requests queued now: scheduled and not yet dispatched. */
-    private final java.util.concurrent.atomic.AtomicInteger queued = new java.util.concurrent.atomic.AtomicInteger();
-    private final java.util.concurrent.atomic.AtomicBoolean warnedBlocking = new java.util.concurrent.atomic.AtomicBoolean();
+    private final AtomicInteger queued = new AtomicInteger();
+    private final AtomicBoolean warnedBlocking = new AtomicBoolean();
     private volatile FrontDoor door;
     private volatile boolean ownsDoor;
     /** Asked by the engine about a request admitted after a delay, before its listeners see the decision. */
@@ -113,7 +117,7 @@ public class RateLimitFilter implements Filter {
      * Counted down by {@link #destroy()}: a queued request is then answered 503 rather than dispatched, and one waiting
      * on its own thread at once.
      */
-    private final java.util.concurrent.CountDownLatch stopping = new java.util.concurrent.CountDownLatch(1);
+    private final CountDownLatch stopping = new CountDownLatch(1);
 
     private boolean destroyed() {
         return stopping.getCount() == 0;
@@ -338,7 +342,7 @@ public class RateLimitFilter implements Filter {
                     + " filters and servlets so that no thread waits");
         }
         try {
-            return !stopping.await(delayMicros, java.util.concurrent.TimeUnit.MICROSECONDS);
+            return !stopping.await(delayMicros, TimeUnit.MICROSECONDS);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             return false;

@@ -4,6 +4,8 @@ import io.sluice.core.request.RequestMatcher;
 import io.sluice.core.Rule;
 import io.sluice.core.key.Cidr;
 import io.sluice.core.key.KeyResolvers;
+import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 
@@ -60,9 +62,9 @@ public record Allowlist(List<Cidr> addresses, Set<String> keys) {
         if (other.equals(NONE)) {
             return this;
         }
-        List<Cidr> a = new java.util.ArrayList<>(addresses);
+        List<Cidr> a = new ArrayList<>(addresses);
         a.addAll(other.addresses);
-        Set<String> k = new java.util.HashSet<>(keys);
+        Set<String> k = new HashSet<>(keys);
         k.addAll(other.keys);
         return new Allowlist(a, k);
     }

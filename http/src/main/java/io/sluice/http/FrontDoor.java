@@ -15,6 +15,7 @@ import io.sluice.core.store.MemoryStore;
 import io.sluice.core.store.Store;
 import io.sluice.core.store.StoreProvider;
 import io.sluice.core.internal.LogThrottle;
+import io.sluice.core.policy.Outcome;
 import io.sluice.core.time.TimeSource;
 import java.lang.System.Logger.Level;
 import java.util.ArrayList;
@@ -339,7 +340,7 @@ public final class FrontDoor implements AutoCloseable {
         if (exclude.isEmpty()) {
             return false;       // without patterns the path is not even built
         }
-        String path = io.sluice.core.request.RequestMatcher.normalized(request.path());   // as rules match it
+        String path = RequestMatcher.normalized(request.path());   // as rules match it
         for (PathGlob p : exclude) {
             if (p.matches(path)) {
                 return true;
@@ -353,8 +354,8 @@ public final class FrontDoor implements AutoCloseable {
      *
      * @return null when no rule in force has that name
      */
-    public io.sluice.core.policy.Outcome inspect(String ruleName, String key, String tier) {
-        for (io.sluice.core.Rule r : rules.get().rules()) {
+    public Outcome inspect(String ruleName, String key, String tier) {
+        for (Rule r : rules.get().rules()) {
             if (r.name().equals(ruleName)) {
                 return engine.inspect(r, key, tier);
             }
@@ -391,7 +392,7 @@ public final class FrontDoor implements AutoCloseable {
      * later reload (a reload checked before it, published after, would otherwise slip through).
      */
     public void whileRulesSteady(Runnable action) {
-        if (rules instanceof io.sluice.http.ReloadingRules reloading) {
+        if (rules instanceof ReloadingRules reloading) {
             reloading.whileNotReloading(action);
         } else {
             action.run();

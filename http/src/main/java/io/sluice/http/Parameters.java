@@ -1,10 +1,16 @@
 package io.sluice.http;
 
 import io.sluice.core.config.ConfigException;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Collections;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.function.Function;
+import java.util.function.UnaryOperator;
 
 /**
  * Configuration parameters from three layers, so one WAR runs unchanged in many environments. For parameter
@@ -137,15 +143,15 @@ public final class Parameters {
      * @return each such name with its kind and the parameter it resembles, sorted; none when the system properties and
      *     the environment were given (tests)
      */
-    public java.util.List<String> misspeltOverrides(java.util.Collection<String> read) {
+    public List<String> misspeltOverrides(Collection<String> read) {
         if (!system) {
-            return java.util.List.of();
+            return List.of();
         }
-        java.util.List<String> found = new java.util.ArrayList<>();
+        List<String> found = new ArrayList<>();
         typos(System.getProperties().stringPropertyNames(), prefix + ".", this::propertyName, "system property", read,
                 found);
         typos(System.getenv().keySet(), environmentName(""), this::environmentName, "environment variable", read, found);
-        java.util.Collections.sort(found);
+        Collections.sort(found);
         return found;
     }
 
@@ -153,8 +159,8 @@ public final class Parameters {
      * Adds to {@code found} each of {@code names} that starts with {@code namePrefix} and nearly spells, but is not,
      * the name ({@code spell}) of one of {@code read}.
      */
-    private static void typos(Set<String> names, String namePrefix, java.util.function.UnaryOperator<String> spell,
-            String kind, java.util.Collection<String> read, java.util.List<String> found) {
+    private static void typos(Set<String> names, String namePrefix, UnaryOperator<String> spell,
+            String kind, Collection<String> read, List<String> found) {
         for (String name : names) {
             if (name.startsWith(namePrefix)) {
                 nearest(name.substring(namePrefix.length()), read).filter(n -> !spell.apply(n).equals(name))
@@ -165,7 +171,7 @@ public final class Parameters {
     }
 
     /** @return the parameter {@code rest} (a name after the prefix, any case, {@code _} for {@code -}) nearly spells */
-    private static java.util.Optional<String> nearest(String rest, java.util.Collection<String> names) {
+    private static Optional<String> nearest(String rest, Collection<String> names) {
         String r = rest.toLowerCase(Locale.ROOT).replace('_', '-').replace('.', '-');
         String best = null;
         int bestDistance = Integer.MAX_VALUE;
@@ -176,7 +182,7 @@ public final class Parameters {
                 bestDistance = d;
             }
         }
-        return java.util.Optional.ofNullable(best);
+        return Optional.ofNullable(best);
     }
 
     /** @return the Levenshtein distance of two short strings (at most 64 characters of each are compared) */

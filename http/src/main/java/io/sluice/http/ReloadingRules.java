@@ -6,6 +6,7 @@ import java.io.IOException;
 import java.lang.System.Logger.Level;
 import java.util.Objects;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.BiConsumer;
 import java.util.function.Function;
 import java.util.function.Supplier;
@@ -37,7 +38,7 @@ public final class ReloadingRules implements Supplier<RuleSet> {
      * Held by the one reload at a time: two that overlapped (a reload slower than the interval, a clock read out of
      * order) could each load a version, the older one last, and keep it until the file changed again.
      */
-    private final java.util.concurrent.locks.ReentrantLock reloading = new java.util.concurrent.locks.ReentrantLock();
+    private final ReentrantLock reloading = new ReentrantLock();
 
     /**
      * Reads and parses the file now.

@@ -18,6 +18,7 @@ import java.util.Base64;
 import java.util.List;
 import java.util.Locale;
 import java.util.Set;
+import java.util.function.Predicate;
 import java.util.regex.Pattern;
 
 /**
@@ -394,7 +395,7 @@ public final class Responder {
         return n + " " + unit + (n == 1 ? "" : "s");
     }
 
-    private static String names(Decision decision, java.util.function.Predicate<RuleOutcome> which) {
+    private static String names(Decision decision, Predicate<RuleOutcome> which) {
         StringBuilder s = new StringBuilder("[");
         for (RuleOutcome o : decision.outcomes()) {
             if (which.test(o)) {

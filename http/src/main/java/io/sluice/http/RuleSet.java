@@ -2,6 +2,7 @@ package io.sluice.http;
 
 import io.sluice.core.Rule;
 import java.util.List;
+import java.util.TreeSet;
 
 /**
  * What a rules file says: rules in evaluation order, and what is never limited.
@@ -31,7 +32,7 @@ public record RuleSet(List<Rule> rules, Allowlist allowlist) {
             b.append(b.length() > 1 ? ", " : "").append(r.name());
             if (r.tiers() != null) {
                 b.append(" (tiers by ").append(r.tiers().selector()).append(": ")
-                        .append(String.join(", ", new java.util.TreeSet<>(r.tiers().policies().keySet()))).append(')');
+                        .append(String.join(", ", new TreeSet<>(r.tiers().policies().keySet()))).append(')');
             }
         }
         b.append(']');

@@ -10,6 +10,7 @@ import io.sluice.core.key.Cidr;
 import io.sluice.core.key.ClientIpResolver;
 import io.sluice.core.key.KeyResolver;
 import io.sluice.core.key.KeyResolvers;
+import io.sluice.core.request.PathGlob;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
@@ -76,9 +77,9 @@ public final class RulesFile {
     private final String source;
     private final ClientIpResolver ips;
 
-    private final java.util.Map<String, KeyResolver> named;
+    private final Map<String, KeyResolver> named;
 
-    private RulesFile(String source, ClientIpResolver ips, java.util.Map<String, KeyResolver> named) {
+    private RulesFile(String source, ClientIpResolver ips, Map<String, KeyResolver> named) {
         this.source = source;
         this.ips = ips;
         this.named = named;
@@ -91,11 +92,11 @@ public final class RulesFile {
      * @throws ConfigException naming the file, rule and field
      */
     public static RuleSet parse(String source, String yaml, ClientIpResolver ips) {
-        return new RulesFile(source, ips, java.util.Map.of()).parse(yaml);
+        return new RulesFile(source, ips, Map.of()).parse(yaml);
     }
 
     /** {@link #parse(String, String, ClientIpResolver)} where keys may also name resolvers the application provides. */
-    public static RuleSet parse(String source, String yaml, ClientIpResolver ips, java.util.Map<String, KeyResolver> named) {
+    public static RuleSet parse(String source, String yaml, ClientIpResolver ips, Map<String, KeyResolver> named) {
         return new RulesFile(source, ips, named).parse(yaml);
     }
 
@@ -156,9 +157,9 @@ public final class RulesFile {
     private static final class PlainScalars extends Resolver {
         @Override
         protected void addImplicitResolvers() {
-            addImplicitResolver(Tag.BOOL, java.util.regex.Pattern.compile("^(?:true|True|TRUE|false|False|FALSE)$"),
+            addImplicitResolver(Tag.BOOL, Pattern.compile("^(?:true|True|TRUE|false|False|FALSE)$"),
                     "tTfF");
-            addImplicitResolver(Tag.INT, java.util.regex.Pattern.compile("^(?:0|[-+]?[1-9][0-9]*)$"), "-+0123456789");
+            addImplicitResolver(Tag.INT, Pattern.compile("^(?:0|[-+]?[1-9][0-9]*)$"), "-+0123456789");
             addImplicitResolver(Tag.MERGE, MERGE, "<");      // "<<: *defaults"
             addImplicitResolver(Tag.NULL, NULL, "~nN\0");
             addImplicitResolver(Tag.NULL, EMPTY, null);
@@ -225,9 +226,9 @@ public final class RulesFile {
     private RequestMatcher matcher(Map<String, Object> m, String at) {
         List<String> paths = strings(m, "paths", at);
         for (String p : paths) {
-            if (!p.startsWith("/") || p.length() > io.sluice.core.request.PathGlob.MAX_LENGTH) {
+            if (!p.startsWith("/") || p.length() > PathGlob.MAX_LENGTH) {
                 throw new ConfigException(field(at, "paths"), p.length() > 100 ? p.substring(0, 100) + "..." : p,
-                        "expected a path pattern starting with '/', of at most " + io.sluice.core.request.PathGlob.MAX_LENGTH
+                        "expected a path pattern starting with '/', of at most " + PathGlob.MAX_LENGTH
                                 + " characters, such as \"/api/**\"");
             }
         }

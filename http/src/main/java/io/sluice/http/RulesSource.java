@@ -2,6 +2,7 @@ package io.sluice.http;
 
 import java.io.IOException;
 import java.io.InputStream;
+import java.net.MalformedURLException;
 import java.net.URL;
 import java.net.URLConnection;
 import java.nio.charset.CharacterCodingException;
@@ -9,8 +10,10 @@ import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
 import java.nio.ByteBuffer;
 import java.nio.file.Files;
+import java.nio.file.InvalidPathException;
 import java.nio.file.Path;
 import java.nio.file.attribute.BasicFileAttributes;
+import java.util.function.UnaryOperator;
 
 /**
  * Where a rules file is read from: a file, or a resource inside a WAR. {@link #stamp()} is the cheap check a reload
@@ -53,7 +56,7 @@ public interface RulesSource {
                 if (!Files.isRegularFile(path)) {        // a FIFO would block, /dev/zero never end
                     throw new IOException("not a regular file");
                 }
-                try (java.io.InputStream in = Files.newInputStream(path)) {
+                try (InputStream in = Files.newInputStream(path)) {
                     byte[] bytes = in.readNBytes(MAX_BYTES + 1);     // bounded even if it grows meanwhile
                     if (bytes.length > MAX_BYTES) {
                         throw new IOException("larger than " + MAX_BYTES + " bytes");
@@ -72,7 +75,7 @@ public interface RulesSource {
     /** {@code ServletContext::getResource}: the resource at a path inside the WAR, or null. */
     @FunctionalInterface
     interface Resources {
-        URL resource(String path) throws java.net.MalformedURLException;
+        URL resource(String path) throws MalformedURLException;
     }
 
     /**
@@ -83,7 +86,7 @@ public interface RulesSource {
      * @param resources {@code ServletContext::getResource}
      * @return the source, or null when {@code value} names nothing in the WAR or is no valid path
      */
-    static RulesSource inWebApp(java.util.function.UnaryOperator<String> realPath, Resources resources, String value) {
+    static RulesSource inWebApp(UnaryOperator<String> realPath, Resources resources, String value) {
         try {
             if (value.startsWith("/WEB-INF/")) {
                 String real = realPath.apply(value);
@@ -94,7 +97,7 @@ public interface RulesSource {
                 return url == null ? null : url(value, url);
             }
             return file(Path.of(value));
-        } catch (java.net.MalformedURLException | java.nio.file.InvalidPathException e) {
+        } catch (MalformedURLException | InvalidPathException e) {
             return null;
         }
     }

@@ -11,13 +11,17 @@ import io.sluice.core.key.Cidr;
 import io.sluice.core.key.ClientIpResolver;
 import io.sluice.core.key.KeyResolver;
 import io.sluice.core.key.KeyResolvers;
+import io.sluice.core.request.PathGlob;
 import io.sluice.core.store.MemoryStore;
+import io.sluice.core.store.Store;
 import io.sluice.core.store.StoreProvider;
+import java.nio.file.InvalidPathException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.function.Function;
@@ -59,7 +63,7 @@ public final class SluiceConfig {
     private final boolean shadow;
     private final Responder responder;
     private final List<String> description;
-    private final java.util.Map<String, KeyResolver> namedKeys;
+    private final Map<String, KeyResolver> namedKeys;
 
     private SluiceConfig(Reader r, boolean rulesRequired) {
         this.namedKeys = r.named;
@@ -92,7 +96,7 @@ public final class SluiceConfig {
      * @throws ConfigException naming the first invalid parameter, its source and value
      */
     public static SluiceConfig load(Parameters parameters, Function<String, RulesSource> rulesSources) {
-        return new SluiceConfig(new Reader(parameters, rulesSources, java.util.Map.of()), true);
+        return new SluiceConfig(new Reader(parameters, rulesSources, Map.of()), true);
     }
 
     /**
@@ -100,8 +104,8 @@ public final class SluiceConfig {
      * {@code by}) may also name a resolver the application provides, such as a CDI {@code @Named KeyResolver}.
      */
     public static SluiceConfig load(Parameters parameters, Function<String, RulesSource> rulesSources,
-            java.util.Map<String, KeyResolver> namedKeys) {
-        return new SluiceConfig(new Reader(parameters, rulesSources, java.util.Map.copyOf(namedKeys)), true);
+            Map<String, KeyResolver> namedKeys) {
+        return new SluiceConfig(new Reader(parameters, rulesSources, Map.copyOf(namedKeys)), true);
     }
 
     /**
@@ -109,7 +113,7 @@ public final class SluiceConfig {
      * annotations): neither {@code limit} nor {@code rules} is required.
      */
     public static SluiceConfig loadWithoutRules(Parameters parameters, Function<String, RulesSource> rulesSources) {
-        return new SluiceConfig(new Reader(parameters, rulesSources, java.util.Map.of()), false);
+        return new SluiceConfig(new Reader(parameters, rulesSources, Map.of()), false);
     }
 
     /**
@@ -117,8 +121,8 @@ public final class SluiceConfig {
      * {@code by}) may also name a resolver the application provides, such as a CDI {@code @Named KeyResolver}.
      */
     public static SluiceConfig loadWithoutRules(Parameters parameters, Function<String, RulesSource> rulesSources,
-            java.util.Map<String, KeyResolver> namedKeys) {
-        return new SluiceConfig(new Reader(parameters, rulesSources, java.util.Map.copyOf(namedKeys)), false);
+            Map<String, KeyResolver> namedKeys) {
+        return new SluiceConfig(new Reader(parameters, rulesSources, Map.copyOf(namedKeys)), false);
     }
 
     /** @return a resolver of {@code rules} values that are file paths; null for a value that is no valid path */
@@ -126,7 +130,7 @@ public final class SluiceConfig {
         return value -> {
             try {
                 return RulesSource.file(Path.of(value));
-            } catch (java.nio.file.InvalidPathException e) {    // an error naming the parameter, not this exception
+            } catch (InvalidPathException e) {    // an error naming the parameter, not this exception
                 return null;
             }
         };
@@ -188,7 +192,7 @@ public final class SluiceConfig {
     }
 
     /** @return the resolvers the application provides by name (CDI {@code @Named KeyResolver}s), usable as keys */
-    public java.util.Map<String, KeyResolver> namedKeys() {
+    public Map<String, KeyResolver> namedKeys() {
         return namedKeys;
     }
 
@@ -202,7 +206,7 @@ public final class SluiceConfig {
      *     parameter {@code store}; null for none
      * @return {@link #description()}, its store line naming the produced store when there is one
      */
-    public List<String> description(io.sluice.core.store.Store producedStore) {
+    public List<String> description(Store producedStore) {
         if (producedStore == null) {
             return description;
         }
@@ -214,10 +218,10 @@ public final class SluiceConfig {
     private static final class Reader {
         final Parameters p;
         final Function<String, RulesSource> rulesSources;
-        final java.util.Map<String, KeyResolver> named;
+        final Map<String, KeyResolver> named;
         final List<String> described = new ArrayList<>();
 
-        Reader(Parameters p, Function<String, RulesSource> rulesSources, java.util.Map<String, KeyResolver> named) {
+        Reader(Parameters p, Function<String, RulesSource> rulesSources, Map<String, KeyResolver> named) {
             this.p = p;
             this.rulesSources = rulesSources;
             this.named = named;
@@ -306,9 +310,9 @@ public final class SluiceConfig {
                     if (glob.isEmpty()) {
                         continue;
                     }
-                    if (!glob.startsWith("/") || glob.length() > io.sluice.core.request.PathGlob.MAX_LENGTH) {
+                    if (!glob.startsWith("/") || glob.length() > PathGlob.MAX_LENGTH) {
                         throw new ConfigException(e.source(), glob.length() > 100 ? glob.substring(0, 100) + "..." : glob,
-                                "expected a path pattern starting with '/', of at most " + io.sluice.core.request.PathGlob.MAX_LENGTH
+                                "expected a path pattern starting with '/', of at most " + PathGlob.MAX_LENGTH
                                         + " characters, such as \"/health\" or \"/static/**\"");
                     }
                     globs.add(glob);

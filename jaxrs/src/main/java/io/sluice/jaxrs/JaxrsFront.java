@@ -3,6 +3,7 @@ package io.sluice.jaxrs;
 import io.sluice.cdi.internal.CdiIntegration;
 import io.sluice.core.config.ConfigException;
 import io.sluice.cdi.internal.MicroProfileConfig;
+import io.sluice.core.Rule;
 import io.sluice.http.Parameters;
 import io.sluice.http.SluiceConfig;
 import io.sluice.http.internal.WebApps;
@@ -10,6 +11,7 @@ import io.sluice.http.FrontDoor;
 import io.sluice.core.internal.rules.QueuedLeases;
 import io.sluice.core.key.KeyResolver;
 import io.sluice.core.time.TimeSource;
+import io.sluice.http.RuleSet;
 import jakarta.ws.rs.core.Configuration;
 import java.lang.System.Logger.Level;
 import java.util.ArrayList;
@@ -61,11 +63,11 @@ final class JaxrsFront {
      * resource method seen so far defeat each other, is refused (the rules in force stay), as it would have stopped
      * start-up.
      */
-    private synchronized void checkReloadedRules(io.sluice.http.RuleSet next) {
+    private synchronized void checkReloadedRules(RuleSet next) {
         for (MethodRules rules : leaseChecked) {
             checkQueuedLeases(rules, next);
         }
-        for (io.sluice.core.Rule configured : next.rules()) {
+        for (Rule configured : next.rules()) {
             String[] annotation = annotationAlgorithms.get(configured.name());
             if (annotation != null && !annotation[0].equals(configured.policy().algorithm().id())) {
                 throw new ConfigException("rule \"" + configured.name() + "\".algorithm",
@@ -169,9 +171,9 @@ final class JaxrsFront {
                         + "apart or the same to count together");
             }
         }
-        for (io.sluice.core.Rule r : rules.inlineRules()) {
+        for (Rule r : rules.inlineRules()) {
             String algorithm = r.policy().algorithm().id();
-            for (io.sluice.core.Rule configured : door.rules().rules()) {
+            for (Rule configured : door.rules().rules()) {
                 if (configured.name().equals(r.name()) && configured.policy().algorithm() != r.policy().algorithm()) {
                     throw new ConfigException("@RateLimit on " + rules.where() + " (" + r.name() + ").algorithm",
                             algorithm, "expected " + configured.policy().algorithm().id() + ", the algorithm of the "
@@ -187,7 +189,7 @@ final class JaxrsFront {
             }
         }
         rules.defaultNames().forEach(defaultNames::putIfAbsent);
-        for (io.sluice.core.Rule r : rules.inlineRules()) {
+        for (Rule r : rules.inlineRules()) {
             annotationAlgorithms.putIfAbsent(r.name(), new String[] {r.policy().algorithm().id(), rules.where()});
         }
     }
@@ -207,11 +209,11 @@ final class JaxrsFront {
         checkQueuedLeases(rules, door.rules());
     }
 
-    private void checkQueuedLeases(MethodRules rules, io.sluice.http.RuleSet current) {
-        List<io.sluice.core.Rule> own = rules.resolveQuietly(current);
+    private void checkQueuedLeases(MethodRules rules, RuleSet current) {
+        List<Rule> own = rules.resolveQuietly(current);
         Set<String> names = new HashSet<>();
         own.forEach(r -> names.add(r.name()));
-        List<io.sluice.core.Rule> configured = current.rules().stream()
+        List<Rule> configured = current.rules().stream()
                 .filter(r -> !referenced(r.name()) && !names.contains(r.name())).toList();
         for (String warning : QueuedLeases.checkTogether("@RateLimit on " + rules.where(), own, configured)) {
             if (leaseWarnings.add(warning)) {

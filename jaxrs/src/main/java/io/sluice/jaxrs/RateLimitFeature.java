@@ -3,13 +3,18 @@ package io.sluice.jaxrs;
 import io.sluice.core.config.ConfigException;
 import io.sluice.http.SluiceConfig;
 import io.sluice.core.time.TimeSource;
+import jakarta.ws.rs.HttpMethod;
+import jakarta.ws.rs.Path;
 import jakarta.ws.rs.Priorities;
 import jakarta.ws.rs.container.DynamicFeature;
 import jakarta.ws.rs.container.ResourceInfo;
 import jakarta.ws.rs.core.Configuration;
 import jakarta.ws.rs.core.FeatureContext;
 import jakarta.ws.rs.ext.Provider;
+import java.lang.annotation.Annotation;
 import java.lang.reflect.Method;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * Rate limiting for JAX-RS resources: registers, for every resource method, a {@link RateLimitRequestFilter} with the
@@ -91,7 +96,7 @@ public class RateLimitFeature implements DynamicFeature {
     }
 
     /** The sub-resource methods whose annotations were refused (logged once each). */
-    private final java.util.Set<String> refused = java.util.concurrent.ConcurrentHashMap.newKeySet();
+    private final Set<String> refused = ConcurrentHashMap.newKeySet();
 
     /**
      * The rules of a method of a sub-resource, which JAX-RS configures on its first request, long after start-up, when
@@ -128,7 +133,7 @@ public class RateLimitFeature implements DynamicFeature {
      */
     private static boolean isRoot(Class<?> resource) {
         for (Class<?> c = resource; c != null && c != Object.class; c = c.getSuperclass()) {
-            if (c.isAnnotationPresent(jakarta.ws.rs.Path.class)) {
+            if (c.isAnnotationPresent(Path.class)) {
                 return true;
             }
             for (Class<?> i : c.getInterfaces()) {
@@ -141,7 +146,7 @@ public class RateLimitFeature implements DynamicFeature {
     }
 
     /** Classes whose sub-resource locators were scanned. */
-    private final java.util.Set<Class<?>> scanned = java.util.concurrent.ConcurrentHashMap.newKeySet();
+    private final Set<Class<?>> scanned = ConcurrentHashMap.newKeySet();
 
     /**
      * Reads the annotations of the sub-resources that {@code resource}'s locators return, when the first of
@@ -158,7 +163,7 @@ public class RateLimitFeature implements DynamicFeature {
             return;
         }
         for (Method m : resource.getMethods()) {
-            if (!m.isAnnotationPresent(jakarta.ws.rs.Path.class) || designatesHttpMethod(m)) {
+            if (!m.isAnnotationPresent(Path.class) || designatesHttpMethod(m)) {
                 continue;                                 // not a sub-resource locator
             }
             if (MethodRules.methodAnnotations(resource, m).length > 0) {
@@ -194,8 +199,8 @@ public class RateLimitFeature implements DynamicFeature {
     }
 
     private static boolean designatesHttpMethod(Method m) {
-        for (java.lang.annotation.Annotation a : m.getAnnotations()) {
-            if (a.annotationType().isAnnotationPresent(jakarta.ws.rs.HttpMethod.class)) {
+        for (Annotation a : m.getAnnotations()) {
+            if (a.annotationType().isAnnotationPresent(HttpMethod.class)) {
                 return true;
             }
         }

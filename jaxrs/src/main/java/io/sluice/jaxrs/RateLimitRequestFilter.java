@@ -14,6 +14,7 @@ import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.TimeUnit;
 
 /**
  * Decides a request to one resource method, registered by {@link RateLimitFeature} at priority
@@ -89,7 +90,7 @@ public final class RateLimitRequestFilter implements ContainerRequestFilter {
      */
     private static void waitInLine(long delayMicros) {
         try {
-            java.util.concurrent.TimeUnit.MICROSECONDS.sleep(delayMicros);
+            TimeUnit.MICROSECONDS.sleep(delayMicros);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }

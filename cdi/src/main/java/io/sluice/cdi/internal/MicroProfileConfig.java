@@ -1,6 +1,7 @@
 package io.sluice.cdi.internal;
 
 import io.sluice.http.Parameters;
+import java.util.function.Function;
 
 /**
  * Adds MicroProfile Config to a front door's {@link Parameters} when the application has it: property
@@ -22,7 +23,7 @@ public final class MicroProfileConfig {
         if (!present()) {
             return parameters;
         }
-        java.util.function.Function<String, String> lookup = MicroProfileLookup.current();
+        Function<String, String> lookup = MicroProfileLookup.current();
         return lookup == null ? parameters : parameters.withConfig(lookup, LABEL);
     }
 

@@ -1,6 +1,7 @@
 package io.sluice.cdi.internal;
 
 import io.sluice.core.config.ConfigException;
+import java.util.ServiceConfigurationError;
 import java.util.function.Function;
 import org.eclipse.microprofile.config.Config;
 import org.eclipse.microprofile.config.ConfigProvider;
@@ -17,7 +18,7 @@ final class MicroProfileLookup {
         Config config;
         try {
             config = ConfigProvider.getConfig();
-        } catch (IllegalStateException | java.util.ServiceConfigurationError noImplementation) {
+        } catch (IllegalStateException | ServiceConfigurationError noImplementation) {
             LOG.log(System.Logger.Level.DEBUG, "MicroProfile Config API without an implementation; not used");
             return null;
         }

@@ -18,7 +18,10 @@ import jakarta.enterprise.event.Event;
 import jakarta.enterprise.inject.Any;
 import jakarta.enterprise.inject.Instance;
 import jakarta.enterprise.inject.Produces;
+import jakarta.enterprise.inject.spi.CDI;
 import jakarta.inject.Inject;
+import java.lang.annotation.Annotation;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -121,7 +124,7 @@ public class SluiceBeans implements CdiIntegration {
         if (metrics() == null) {
             return lines;
         }
-        List<String> with = new java.util.ArrayList<>(lines);
+        List<String> with = new ArrayList<>(lines);
         with.add(CdiMetrics.DESCRIPTION);
         return with;
     }
@@ -147,7 +150,7 @@ public class SluiceBeans implements CdiIntegration {
             return null;
         }
         if (instance.isAmbiguous()) {
-            List<String> beans = new java.util.ArrayList<>();
+            List<String> beans = new ArrayList<>();
             instance.handles().forEach(h -> beans.add(h.getBean().toString()));
             throw new ConfigException("CDI: the application produces " + beans.size() + " beans of type "
                     + type.getName() + " with qualifier @Default, which is ambiguous: expected at most one (give the "
@@ -207,12 +210,12 @@ public class SluiceBeans implements CdiIntegration {
      * application's container sees its producers. Elsewhere the injected one answers and nothing changes.
      */
     static <T> Instance<T> visible(Instance<T> injected, Class<T> type,
-            java.lang.annotation.Annotation... qualifiers) {
+            Annotation... qualifiers) {
         if (!injected.isUnsatisfied()) {
             return injected;
         }
         try {
-            Instance<T> current = jakarta.enterprise.inject.spi.CDI.current().select(type, qualifiers);
+            Instance<T> current = CDI.current().select(type, qualifiers);
             return current.isUnsatisfied() ? injected : current;
         } catch (RuntimeException noContainerForThisThread) {
             return injected;
