@@ -9,17 +9,9 @@ import io.sluice.core.Rule;
 import io.sluice.core.RuleOutcome;
 import io.sluice.core.config.ConfigException;
 import java.math.BigInteger;
-import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
-import java.util.Arrays;
-import java.util.Base64;
 import java.util.List;
 import java.util.Locale;
-import java.util.Set;
-import java.util.function.Predicate;
-import java.util.regex.Pattern;
 
 /**
  * Turns a {@link Decision} into headers, a status and a body, the same for every front door.
@@ -83,11 +75,6 @@ public final class Responder {
 
     private static final long MAX_WAIT_MICROS = MAX_WAIT_SECONDS * 1_000_000;
     private static final BigInteger MAX_SF_INTEGER = BigInteger.valueOf(999_999_999_999_999L);
-    private static final Set<String> OWN_HEADERS = Set.of("retry-after", "cache-control", "content-type",
-            "content-length", "ratelimit", "ratelimit-policy", "x-ratelimit-limit", "x-ratelimit-remaining",
-            "x-ratelimit-reset");
-    private static final Pattern TOKEN = Pattern.compile("[!#$%&'*+.^_`|~0-9A-Za-z-]+");
-    private static final Pattern VALUE = Pattern.compile("[\\t\\x20-\\x7e\\x80-\\xff]*");
 
     /** Which rate-limit header fields to send. */
     public enum HeaderStyle {
@@ -124,6 +111,7 @@ public final class Responder {
     private final ResetFormat resetFormat;
     private final boolean partitionKey;
     private final List<Reply.Header> denyHeaders;
+    private final Denials denials;
     private final Formatted[] formatted = new Formatted[16];
 
     private Responder(Builder b) {
@@ -132,6 +120,7 @@ public final class Responder {
         this.resetFormat = b.resetFormat;
         this.partitionKey = b.partitionKey;
         this.denyHeaders = List.copyOf(b.denyHeaders);
+        this.denials = new Denials(bodyFormat, denyHeaders);
     }
 
     /** @return a builder with the defaults: both header styles, the error envelope, epoch-second resets, no pk */
@@ -146,7 +135,7 @@ public final class Responder {
      */
     public Reply reply(Decision decision, RequestView request, long nowMicros) {
         if (decision.storeUnavailable()) {
-            return unavailable(decision, nowMicros);
+            return denials.unavailable(decision, nowMicros);
         }
         List<Reply.Header> headers = new ArrayList<>(decision.allowed() ? 5 : 6 + denyHeaders.size());
         HeaderSink toList = (name, value) -> headers.add(new Reply.Header(name, value));
@@ -159,42 +148,7 @@ public final class Responder {
         if (decision.allowed()) {
             return new Reply(true, 0, headers, null, null);
         }
-        long retryMicros = decision.retryAfterMicros();
-        long retrySeconds = Math.max(1, seconds(retryMicros));
-        denialHeaders(headers, retrySeconds);
-        Outcome o = binding.outcome();
-        String message = o.never()
-                ? "Request quota exceeded. This request costs more than the quota allows, so retrying cannot help."
-                : "Request quota exceeded. Wait " + words(retrySeconds) + " and try again.";
-        return switch (bodyFormat) {
-            case ENVELOPE -> new Reply(false, 429, headers, "application/json", "{\"error\":{\"code\":\"rate_limited\","
-                    + "\"message\":" + quote(message) + ",\"context\":{\"renewal\":" + renewalMillis(nowMicros, retryMicros)
-                    + ",\"policy\":" + quote(binding.rule().name()) + ",\"limit\":" + o.limit()
-                    + ",\"remaining\":" + o.remaining() + "}}}");
-            case PROBLEM -> new Reply(false, 429, headers, "application/problem+json", "{\"type\":" + quote(QUOTA_EXCEEDED)
-                    + ",\"title\":\"Quota Exceeded\",\"status\":429,\"detail\":" + quote(message)
-                    + ",\"violated-policies\":" + names(decision, RuleOutcome::denies) + "}");
-            case NONE -> new Reply(false, 429, headers, null, null);
-        };
-    }
-
-    private Reply unavailable(Decision decision, long nowMicros) {
-        List<Reply.Header> headers = new ArrayList<>();
-        long retryMicros = decision.retryAfterMicros();
-        long retrySeconds = Math.max(1, seconds(retryMicros));
-        denialHeaders(headers, retrySeconds);
-        String message = "The rate limiter is temporarily unavailable. Wait " + words(retrySeconds) + " and try again.";
-        return switch (bodyFormat) {
-            case ENVELOPE -> new Reply(false, 503, headers, "application/json",
-                    "{\"error\":{\"code\":\"rate_limit_unavailable\",\"message\":" + quote(message)
-                    + ",\"context\":{\"renewal\":" + renewalMillis(nowMicros, retryMicros) + ",\"policy\":"
-                    + quote(decision.binding().rule().name()) + "}}}");
-            case PROBLEM -> new Reply(false, 503, headers, "application/problem+json", "{\"type\":"
-                    + quote(REDUCED_CAPACITY) + ",\"title\":\"Temporary Reduced Capacity\",\"status\":503,\"detail\":"
-                    + quote(message) + ",\"violated-policies\":"
-                    + names(decision, o -> o.source() == RuleOutcome.Source.FAILURE_DENIED) + "}");
-            case NONE -> new Reply(false, 503, headers, null, null);
-        };
+        return denials.quotaExceeded(headers, decision, nowMicros);
     }
 
     /**
@@ -207,18 +161,7 @@ public final class Responder {
      * @param nowMicros now, for the envelope's {@code renewal}
      */
     public Reply shuttingDown(long nowMicros) {
-        List<Reply.Header> headers = new ArrayList<>(2 + denyHeaders.size());
-        denialHeaders(headers, SHUTTING_DOWN_RETRY_SECONDS);
-        String message = "The service is shutting down. Wait " + words(SHUTTING_DOWN_RETRY_SECONDS)
-                + " and try again.";
-        return switch (bodyFormat) {
-            case ENVELOPE -> new Reply(false, 503, headers, "application/json",
-                    "{\"error\":{\"code\":\"shutting_down\",\"message\":" + quote(message) + ",\"context\":{\"renewal\":"
-                    + renewalMillis(nowMicros, SHUTTING_DOWN_RETRY_SECONDS * 1_000_000) + "}}}");
-            case PROBLEM -> new Reply(false, 503, headers, "application/problem+json", "{\"type\":\"about:blank\","
-                    + "\"title\":\"Service Unavailable\",\"status\":503,\"detail\":" + quote(message) + "}");
-            case NONE -> new Reply(false, 503, headers, null, null);
-        };
+        return denials.shuttingDown(nowMicros);
     }
 
     private static boolean reported(RuleOutcome o) {
@@ -352,12 +295,6 @@ public final class Responder {
         return ";q=" + q.min(MAX_SF_INTEGER) + ";w=" + w;        // structured-field integers have at most 15 digits
     }
 
-    private void denialHeaders(List<Reply.Header> headers, long retrySeconds) {
-        headers.add(new Reply.Header("Retry-After", Numbers.text(retrySeconds)));
-        headers.add(new Reply.Header("Cache-Control", "no-store"));
-        headers.addAll(denyHeaders);
-    }
-
     /** @return whole seconds, rounded up; {@value #MAX_WAIT_SECONDS} for {@link Outcome#NEVER} */
     static long seconds(long micros) {
         return ceilDiv(stated(micros), 1_000_000);
@@ -367,55 +304,12 @@ public final class Responder {
      * The wait as headers and body state it: {@link Outcome#NEVER} as 366 days, any other as it is, at most 2^53 µs
      * (285 years; a policy's spans stay below 2^52) so that no sum with the time overflows.
      */
-    private static long stated(long micros) {
+    static long stated(long micros) {
         return micros == Outcome.NEVER ? MAX_WAIT_MICROS : Math.min(micros, Policy.MAX_EXACT_MICROS);
     }
 
-    private static long renewalMillis(long nowMicros, long retryMicros) {
-        return ceilDiv(nowMicros + stated(retryMicros), 1_000);
-    }
-
-    /** The wait in words, rounded up to the unit shown: 1 second, 45 seconds, 3 minutes, 2 hours, 4 days. */
-    static String words(long seconds) {
-        if (seconds < 60) {
-            return plural(seconds, "second");
-        }
-        long minutes = ceilDiv(seconds, 60);
-        if (minutes < 60) {
-            return plural(minutes, "minute");
-        }
-        long hours = ceilDiv(seconds, 3_600);         // 59 min 1 s rounds up to "1 hour", not "60 minutes"
-        if (hours < 24) {
-            return plural(hours, "hour");
-        }
-        return plural(ceilDiv(seconds, 86_400), "day");
-    }
-
-    private static String plural(long n, String unit) {
-        return n + " " + unit + (n == 1 ? "" : "s");
-    }
-
-    private static String names(Decision decision, Predicate<RuleOutcome> which) {
-        StringBuilder s = new StringBuilder("[");
-        for (RuleOutcome o : decision.outcomes()) {
-            if (which.test(o)) {
-                s.append(s.length() > 1 ? "," : "").append(quote(o.rule().name()));
-            }
-        }
-        return s.append(']').toString();
-    }
-
     private static String partitionKey(Rule rule, RequestView request) {
-        String key = rule.resolveKey(request);
-        try {
-            MessageDigest sha = MessageDigest.getInstance("SHA-256");
-            sha.update(rule.name().getBytes(StandardCharsets.UTF_8));
-            sha.update((byte) 0);
-            sha.update((key == null ? Rule.ANONYMOUS_KEY : key).getBytes(StandardCharsets.UTF_8));
-            return Base64.getEncoder().encodeToString(Arrays.copyOf(sha.digest(), 16));
-        } catch (NoSuchAlgorithmException e) {
-            throw new IllegalStateException("every Java platform has SHA-256", e);
-        }
+        return PartitionKey.of(rule, request);
     }
 
     /** A JSON string, which is also a valid structured-field string for the rule names Sluice allows. */
@@ -434,7 +328,8 @@ public final class Responder {
         return out.append('"').toString();
     }
 
-    private static long ceilDiv(long a, long b) {
+    /** @return {@code a / b} rounded up, for {@code b > 0} */
+    static long ceilDiv(long a, long b) {
         return -Math.floorDiv(-a, b);
     }
 
@@ -489,16 +384,7 @@ public final class Responder {
          * @throws ConfigException for an invalid name or value, or a header Sluice sets itself
          */
         public Builder denyHeader(String name, String value) {
-            if (name == null || !TOKEN.matcher(name).matches()) {
-                throw new ConfigException("deny-headers", name, "expected a header name such as \"Access-Control-Allow-Origin\"");
-            }
-            if (OWN_HEADERS.contains(name.toLowerCase(Locale.ROOT))) {
-                throw new ConfigException("deny-headers", name, "Sluice sets this header itself; expected another header");
-            }
-            if (value == null || !VALUE.matcher(value).matches()) {
-                throw new ConfigException("deny-headers", name + ": " + value, "expected a value without line breaks");
-            }
-            denyHeaders.add(new Reply.Header(name, value.trim(), true));
+            denyHeaders.add(Denials.denyHeader(name, value));
             return this;
         }
 

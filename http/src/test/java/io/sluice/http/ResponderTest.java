@@ -325,7 +325,7 @@ class ResponderTest {
             "3540, 59 minutes", "3541, 1 hour", "3599, 1 hour", "82800, 23 hours", "82801, 1 day", "86399, 1 day",
             "86400, 1 day", "86401, 2 days", "31622400, 366 days"})
     void waitsAreSaidInWordsRoundedUp(long seconds, String words) {
-        assertThat(Responder.words(seconds)).isEqualTo(words);
+        assertThat(Denials.words(seconds)).isEqualTo(words);
     }
 
     // --- the servlet filter's path of admitted requests, and the text formatted once per rule ---
