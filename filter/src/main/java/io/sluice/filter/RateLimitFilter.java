@@ -206,6 +206,15 @@ public class RateLimitFilter implements Filter {
                 return;
             }
         }
+        passOn(request, response, chain, view, decision);
+    }
+
+    /**
+     * Lets an admitted request through {@code chain}; its leases are released and its outcome charged when the
+     * response completes: now, or when its async cycle completes.
+     */
+    private void passOn(HttpServletRequest request, HttpServletResponse response, FilterChain chain,
+            ServletRequestView view, Decision decision) throws IOException, ServletException {
         boolean releasedLater = false;
         int failedStatus = 0;
         try {

@@ -138,24 +138,8 @@ public final class ReloadingRules implements Supplier<RuleSet> {
         }
         stamp = now;      // a bad version is reported once, not at every look
         RuleSet before = current;
-        RuleSet next;
-        try {
-            String text = source.read();
-            Object after;
-            try {
-                after = source.stamp();
-            } catch (IOException gone) {
-                after = null;             // cannot be examined just now: look again next time
-            }
-            if (!Objects.equals(now, after)) {
-                stamp = null;             // written to while read (in place, not renamed): read it again next time
-                return false;
-            }
-            next = parser.apply(text);
-            current = next;
-        } catch (RuntimeException | IOException e) {     // a bug in parsing must not fail requests either
-            LOG.log(Level.WARNING, "rules file " + source.name() + " changed but is invalid; keeping the previous "
-                    + current.rules().size() + " rule(s) " + current.names() + ": " + e.getMessage());
+        RuleSet next = load(now);
+        if (next == null) {
             return false;
         }
         LOG.log(Level.INFO, "rules reloaded from " + source.name() + ": " + next.rules().size() + " rule(s) "
@@ -166,6 +150,34 @@ public final class ReloadingRules implements Supplier<RuleSet> {
             LOG.log(Level.WARNING, "rules reloaded from " + source.name() + ", but telling of it failed", e);
         }
         return true;
+    }
+
+    /**
+     * Reads and parses the rules file of stamp {@code now}, and puts its rules in force.
+     *
+     * @return the rules now in force; null when the file was written to while read, or is invalid (logged)
+     */
+    private RuleSet load(Object now) {
+        try {
+            String text = source.read();
+            Object after;
+            try {
+                after = source.stamp();
+            } catch (IOException gone) {
+                after = null;             // cannot be examined just now: look again next time
+            }
+            if (!Objects.equals(now, after)) {
+                stamp = null;             // written to while read (in place, not renamed): read it again next time
+                return null;
+            }
+            RuleSet next = parser.apply(text);
+            current = next;
+            return next;
+        } catch (RuntimeException | IOException e) {     // a bug in parsing must not fail requests either
+            LOG.log(Level.WARNING, "rules file " + source.name() + " changed but is invalid; keeping the previous "
+                    + current.rules().size() + " rule(s) " + current.names() + ": " + e.getMessage());
+            return null;
+        }
     }
 
     /** @return where the rules come from */
