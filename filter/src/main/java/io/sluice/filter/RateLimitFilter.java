@@ -12,7 +12,6 @@ import io.sluice.http.Parameters;
 import io.sluice.http.RulesSource;
 import io.sluice.http.SluiceConfig;
 import io.sluice.http.FrontDoor;
-import io.sluice.http.Reply;
 import io.sluice.core.time.TimeSource;
 import jakarta.servlet.AsyncContext;
 import jakarta.servlet.DispatcherType;
@@ -27,7 +26,6 @@ import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
 import java.lang.System.Logger.Level;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashMap;
@@ -189,7 +187,7 @@ public class RateLimitFilter implements Filter {
         if (decision.allowed()) {
             door.allowedHeaders(decision, view, view);       // the headers straight onto the response, no Reply
         } else {
-            send(response, door.reply(decision, view));
+            ReplyWriter.send(response, door.reply(decision, view));
             return;
         }
         if (decision.delayMicros() > 0) {
@@ -286,7 +284,7 @@ public class RateLimitFilter implements Filter {
      */
     private void unavailable(HttpServletResponse response) throws IOException {
         if (!response.isCommitted()) {
-            send(response, door.shuttingDown());
+            ReplyWriter.send(response, door.shuttingDown());
         }
     }
 
@@ -356,24 +354,6 @@ public class RateLimitFilter implements Filter {
             Thread.currentThread().interrupt();
             return false;
         }
-    }
-
-    /** Sends a refusal: its headers (a configured one the response already has is left as it is), status and body. */
-    private static void send(HttpServletResponse response, Reply reply) throws IOException {
-        for (Reply.Header h : reply.headers()) {
-            if (!h.onlyIfAbsent() || !response.containsHeader(h.name())) {     // an earlier CORS filter's stands
-                response.addHeader(h.name(), h.value());
-            }
-        }
-        response.setStatus(reply.status());
-        if (reply.body() == null) {
-            response.setContentLength(0);
-            return;
-        }
-        byte[] body = reply.body().getBytes(StandardCharsets.UTF_8);
-        response.setContentType(reply.contentType());
-        response.setContentLength(body.length);
-        response.getOutputStream().write(body);
     }
 
     /** {@code /WEB-INF/...}: inside the WAR (reloadable when the WAR is exploded); anything else: a file path. */
