@@ -75,65 +75,17 @@ public final class PolicyParser {
     }
 
     private static Policy build(String parameter, String text, String[] tokens, Algorithm explicit) {
-        int i;
-        Policy policy;
-        String head = tokens.length > 1 && tokens[1].equals("concurrent") ? tokens[0] + " concurrent" : tokens[0];
-        Matcher concurrent = CONCURRENT.matcher(head);
-        Matcher rate = RATE.matcher(tokens[0]);
-        if (concurrent.matches()) {
-            policy = Policy.concurrent(number(parameter, text, concurrent.group(1)));
-            i = 2;
-        } else if (rate.matches()) {
-            long count = number(parameter, text, rate.group(1));
-            long amount = rate.group(2).isEmpty() ? 1 : number(parameter, text, rate.group(2));
-            Duration period = unit(parameter, text, rate.group(3)).multipliedBy(amount);
-            policy = Policy.of(explicit != null && explicit != Algorithm.CONCURRENCY ? explicit : Policy.DEFAULT_ALGORITHM,
-                    count, period);
-            i = 1;
-        } else {
-            throw new ConfigException(parameter, text, "expected \"<n>/<period>\" or \"<n> concurrent\"");
-        }
+        boolean concurrentHead = tokens.length > 1 && tokens[1].equals("concurrent");
+        Policy policy = head(parameter, text, concurrentHead ? tokens[0] + " concurrent" : tokens[0], explicit);
         Algorithm inferred = null;
         Set<String> given = new HashSet<>();
-        for (; i < tokens.length; i++) {
+        for (int i = concurrentHead ? 2 : 1; i < tokens.length; i++) {
             String option = tokens[i];
             if (!given.add(option)) {
                 throw new ConfigException(parameter, text, "\"" + option + "\" is given twice");
             }
-            switch (option) {
-                case "burst" -> policy = policy.withBurst(number(parameter, text, value(parameter, text, tokens, ++i)));
-                case "delay" -> policy = policy.withDelayThreshold(number(parameter, text, value(parameter, text, tokens,
-                        ++i)));
-                case "cold-factor" -> {
-                    long factor = number(parameter, text, value(parameter, text, tokens, ++i));
-                    // saturated, not cast (-4294967293 would wrap to 3), so that the policy's own range check refuses it
-                    policy = policy.withColdFactor((int) Math.max(Integer.MIN_VALUE, Math.min(Integer.MAX_VALUE, factor)));
-                }
-                case "min-interval" -> policy = policy.withMinInterval(duration(parameter, text,
-                        value(parameter, text, tokens, ++i)));
-                case "count-rejected" -> policy = policy.withCountRejected(true);
-                case "warm-up" -> {
-                    Duration warmup = duration(parameter, text, value(parameter, text, tokens, ++i));
-                    if (warmup.isZero()) {
-                        throw new ConfigException(parameter, text, "the warm-up period must be positive");
-                    }
-                    policy = policy.withWarmup(warmup);
-                }
-                case "max-wait" -> policy = policy.withMaxWait(duration(parameter, text, value(parameter, text, tokens,
-                        ++i)));
-                case "penalty" -> policy = policy.withPenalty(duration(parameter, text, value(parameter, text, tokens, ++i)));
-                case "lease" -> {
-                    if (policy.algorithm() != Algorithm.CONCURRENCY) {
-                        throw new ConfigException(parameter, text, "lease applies to \"<n> concurrent\" limits, such as"
-                                + " \"20 concurrent lease 30s\"");
-                    }
-                    policy = policy.withLeaseTimeout(duration(parameter, text, value(parameter, text, tokens, ++i)));
-                }
-                case "staggered" -> policy = policy.withStaggered(true);
-                default -> throw new ConfigException(parameter, text, "unknown option \"" + option
-                        + "\" (options: burst, min-interval, count-rejected, warm-up, cold-factor, max-wait, delay,"
-                        + " lease, staggered, penalty)");
-            }
+            String value = VALUED.contains(option) ? value(parameter, text, tokens, ++i) : null;
+            policy = withOption(parameter, text, policy, option, value);
             Algorithm owner = owner(option);
             if (owner != null) {
                 inferred = infer(parameter, text, inferred, owner);
@@ -144,6 +96,60 @@ public final class PolicyParser {
             throw delayWithoutQueue(parameter, text, chosen);
         }
         return chosen;
+    }
+
+    /** The options that take a value (the others are flags, or unknown). */
+    private static final Set<String> VALUED = Set.of("burst", "delay", "cold-factor", "min-interval", "warm-up",
+            "max-wait", "penalty", "lease");
+
+    /** @return the policy that {@code head} ("100/1m", "20 concurrent") states, every option at its default */
+    private static Policy head(String parameter, String text, String head, Algorithm explicit) {
+        Matcher concurrent = CONCURRENT.matcher(head);
+        if (concurrent.matches()) {
+            return Policy.concurrent(number(parameter, text, concurrent.group(1)));
+        }
+        Matcher rate = RATE.matcher(head);
+        if (rate.matches()) {
+            long count = number(parameter, text, rate.group(1));
+            long amount = rate.group(2).isEmpty() ? 1 : number(parameter, text, rate.group(2));
+            Duration period = unit(parameter, text, rate.group(3)).multipliedBy(amount);
+            return Policy.of(explicit != null && explicit != Algorithm.CONCURRENCY ? explicit : Policy.DEFAULT_ALGORITHM,
+                    count, period);
+        }
+        throw new ConfigException(parameter, text, "expected \"<n>/<period>\" or \"<n> concurrent\"");
+    }
+
+    /** @return {@code policy} with one option of the notation; {@code value} is null for a flag */
+    private static Policy withOption(String parameter, String text, Policy policy, String option, String value) {
+        return switch (option) {
+            case "burst" -> policy.withBurst(number(parameter, text, value));
+            case "delay" -> policy.withDelayThreshold(number(parameter, text, value));
+            // saturated, not cast (-4294967293 would wrap to 3), so that the policy's own range check refuses it
+            case "cold-factor" -> policy.withColdFactor(
+                    (int) Math.max(Integer.MIN_VALUE, Math.min(Integer.MAX_VALUE, number(parameter, text, value))));
+            case "min-interval" -> policy.withMinInterval(duration(parameter, text, value));
+            case "count-rejected" -> policy.withCountRejected(true);
+            case "warm-up" -> {
+                Duration warmup = duration(parameter, text, value);
+                if (warmup.isZero()) {
+                    throw new ConfigException(parameter, text, "the warm-up period must be positive");
+                }
+                yield policy.withWarmup(warmup);
+            }
+            case "max-wait" -> policy.withMaxWait(duration(parameter, text, value));
+            case "penalty" -> policy.withPenalty(duration(parameter, text, value));
+            case "lease" -> {
+                if (policy.algorithm() != Algorithm.CONCURRENCY) {
+                    throw new ConfigException(parameter, text, "lease applies to \"<n> concurrent\" limits, such as"
+                            + " \"20 concurrent lease 30s\"");
+                }
+                yield policy.withLeaseTimeout(duration(parameter, text, value));
+            }
+            case "staggered" -> policy.withStaggered(true);
+            default -> throw new ConfigException(parameter, text, "unknown option \"" + option
+                    + "\" (options: burst, min-interval, count-rejected, warm-up, cold-factor, max-wait, delay,"
+                    + " lease, staggered, penalty)");
+        };
     }
 
     /**
