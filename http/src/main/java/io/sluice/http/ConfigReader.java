@@ -101,6 +101,9 @@ final class ConfigReader {
         return source;
     }
 
+    /** The schemes of the Redis store, named when its jar is missing. */
+    private static final String REDIS_SCHEMES = "rediss?(-sentinel|-cluster)?";
+
     String store() {
         Parameter s = p.get("store");
         String value = s == null ? "memory" : s.value();
@@ -108,15 +111,16 @@ final class ConfigReader {
             note("store", "memory", s);
             return "memory";
         }
-        Optional<String> scheme = StoreProvider.scheme(value);
-        // rediss-sentinel:// and rediss-cluster:// too, which the Redis store refuses with a message of their own
-        if (scheme.isPresent() && scheme.get().matches("rediss?(-sentinel|-cluster)?")) {
-            StoreProvider provider = StoreProvider.find(value).orElseThrow(() -> new ConfigException(s.source(),
-                    SluiceConfig.redact(value), "the Redis store is not on the class path: add the dependency"
-                            + " io.sluice:sluice-redis (the jar sluice-redis-<version>.jar in WEB-INF/lib)"));
-            provider.check(s.source(), value);    // errors name where it came from
-            note("store", SluiceConfig.redact(value), s);
+        Optional<StoreProvider> provider = StoreProvider.find(value);
+        if (provider.isPresent()) {
+            provider.get().check(s.source(), value);    // errors name where it came from
+            note("store", provider.get().redact(value), s);
             return value;
+        }
+        // rediss-sentinel:// and rediss-cluster:// too, which the Redis store refuses with a message of their own
+        if (StoreProvider.scheme(value).filter(scheme -> scheme.matches(REDIS_SCHEMES)).isPresent()) {
+            throw new ConfigException(s.source(), SluiceConfig.redact(value), "the Redis store is not on the class"
+                    + " path: add the dependency io.sluice:sluice-redis (the jar sluice-redis-<version>.jar in WEB-INF/lib)");
         }
         throw new ConfigException(s.source(), SluiceConfig.redact(value),
                 "expected \"memory\" or a Redis URL such as \"redis://localhost:6379\","
