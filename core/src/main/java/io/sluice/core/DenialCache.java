@@ -130,7 +130,7 @@ final class DenialCache {
 
     private static boolean applies(Check c) {
         Policy p = c.policy();
-        return !c.shadow() && p.algorithm() != Algorithm.CONCURRENCY && !p.countRejected() && !p.queues();
+        return !c.shadow() && p.algorithm() != Algorithm.CONCURRENCY && !p.settings().recordsDenials() && !p.queues();
     }
 
     private record Key(String rule, String key) {}

@@ -222,16 +222,7 @@ final class StoreGuard implements AutoCloseable {
 
     /** @return {@code c} under this node's share of its policy, for the local fallback */
     private Check localShare(Check c) {
-        Policy p = c.policy();
-        long share = Math.max(1, p.limit() / nodeCount);
-        long burst = p.burst() == 0 ? 0 : Math.max(1, p.burst() / nodeCount);
-        // the share's interval grows when limit / nodeCount rounds down (limit 3 on 2 nodes: a share of 1, whose interval
-        // is three times as long), and with it the span burst x interval, which Policy bounds: kept within that bound
-        // rather than failing the request
-        burst = Math.min(burst, Policy.MAX_SPAN_MICROS / Math.max(1, p.periodMicros() / share));
-        Policy local = new Policy(p.algorithm(), share, p.periodMicros(), burst,
-                p.minIntervalMicros(), p.countRejected(), p.warmupMicros(), p.coldFactor(), p.leaseTimeoutMicros(),
-                p.maxWaitMicros(), p.delayThreshold(), p.staggered(), p.penaltyMicros());
+        Policy local = c.policy().share(nodeCount);
         return new Check(c.rule(), c.key(), local, c.cost(), c.shadow(), c.leaseId());
     }
 

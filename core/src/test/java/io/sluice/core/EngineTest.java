@@ -373,8 +373,7 @@ class EngineTest {
 
     @Test
     void aDeniedAttemptIsNotCountedByASlidingLogThatCountsRejections() {
-        Rule log = Rule.builder("hammering").policy(PolicyParser.parse("limit", "5/1h", Algorithm.SLIDING_LOG)
-                .withCountRejected(true)).key(RequestView::remoteAddress).build();
+        Rule log = Rule.builder("hammering").policy(PolicyParser.parse("limit", "5/1h count-rejected", Algorithm.SLIDING_LOG)).key(RequestView::remoteAddress).build();
         Engine engine = engine(failedLogins(), log);
         for (int i = 0; i < 2; i++) {
             RequestView attempt = get("/sign-in", "a");

@@ -281,7 +281,7 @@ public final class Responder {
         if (policy.algorithm() == Algorithm.CONCURRENCY) {
             return ";q=" + limit + ";qu=\"concurrent-requests\"";
         }
-        if (limit == policy.capacity() && limit != policy.limit() && policy.algorithm().bursts()) {     // a burst
+        if (limit == policy.capacity() && limit != policy.limit()) {     // a burst: only a bucket has a capacity of its own
             // capacity x interval is at most 2^52 µs (Policy checks it)
             return ";q=" + limit + ";w=" + ceilDiv(policy.capacity() * policy.intervalMicros(), 1_000_000);
         }

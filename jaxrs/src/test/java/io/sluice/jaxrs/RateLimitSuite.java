@@ -275,8 +275,8 @@ abstract class RateLimitSuite {
             rewriteRules("rules: [{name: in-flight, limit: 20 concurrent}]");
             server.clock.advance(Duration.ofSeconds(11));
             server.client().get("/api/hello").then().statusCode(200);
-            assertThat(server.feature.front().door().rules().rules().get(0).policy().leaseTimeoutMicros())
-                    .as("the rules in force stay").isEqualTo(Duration.ofMinutes(20).toNanos() / 1_000);
+            assertThat(server.feature.front().door().rules().rules().get(0).policy().periodMicros())
+                    .as("the rules in force stay: their lease").isEqualTo(Duration.ofMinutes(20).toNanos() / 1_000);
             assertThat(log.warnings()).anySatisfy(line -> assertThat(line).contains("changed but is invalid; keeping the"
                     + " previous 1 rule(s) [in-flight]: " + queuedLeaseError("io.sluice.jaxrs.Resources$Queued.get")));
         }

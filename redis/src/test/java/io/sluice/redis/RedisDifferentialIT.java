@@ -9,7 +9,15 @@ import io.sluice.core.store.Lease;
 import io.sluice.core.store.MemoryStore;
 import io.sluice.core.policy.Algorithm;
 import io.sluice.core.policy.Outcome;
+import io.sluice.core.policy.ConcurrencySettings;
+import io.sluice.core.policy.FixedWindowSettings;
+import io.sluice.core.policy.GcraSettings;
+import io.sluice.core.policy.LeakyBucketSettings;
 import io.sluice.core.policy.Policy;
+import io.sluice.core.policy.Settings;
+import io.sluice.core.policy.SlidingLogSettings;
+import io.sluice.core.policy.TokenBucketSettings;
+import io.sluice.core.policy.WarmUpSettings;
 import io.sluice.core.testing.ManualTimeSource;
 import io.sluice.core.testing.RedisProcess;
 import java.time.Duration;
@@ -468,24 +476,29 @@ class RedisDifferentialIT {
             default -> 250_000 + random.nextInt(3_000_000);
         };
         Policy p = switch (algorithm) {
-            case CONCURRENCY -> Policy.concurrent(limit).withLeaseTimeout(Duration.ofMillis(200 + random.nextInt(5_000)));
+            case CONCURRENCY -> Policy.concurrent(limit)
+                    .withSettings(new ConcurrencySettings((200 + random.nextInt(5_000)) * 1_000L));
             default -> Policy.of(algorithm, limit, Duration.ofNanos(period * 1000));
         };
-        switch (algorithm) {
-            case TOKEN_BUCKET, GCRA -> p = p.withBurst(random.nextBoolean() ? 0 : 1 + random.nextInt(20));
+        return p.withSettings(settings(random, p, period));
+    }
+
+    /** Random settings of {@code p}'s algorithm, for a policy of {@code period} µs. */
+    private static Settings settings(Random random, Policy p, long period) {
+        return switch (p.algorithm()) {
+            case TOKEN_BUCKET -> new TokenBucketSettings(random.nextBoolean() ? 0 : 1 + random.nextInt(20));
+            case GCRA -> new GcraSettings(random.nextBoolean() ? 0 : 1 + random.nextInt(20));
             case LEAKY_BUCKET -> {
-                p = p.withBurst(random.nextBoolean() ? 0 : 1 + random.nextInt(20));
-                if (random.nextBoolean()) {
-                    p = p.withMaxWait(Duration.ofMillis(1 + random.nextInt(3_000))).withDelayThreshold(random.nextInt(3));
-                }
+                long burst = random.nextBoolean() ? 0 : 1 + random.nextInt(20);
+                yield random.nextBoolean()
+                        ? new LeakyBucketSettings(burst, (1 + random.nextInt(3_000)) * 1_000L, random.nextInt(3))
+                        : new LeakyBucketSettings(burst, 0, 0);
             }
-            case SLIDING_LOG -> p = p.withMinInterval(Duration.ofNanos(random.nextBoolean() ? 0
-                    : random.nextInt((int) Math.min(Integer.MAX_VALUE, period * 2)) * 1000L))
-                    .withCountRejected(random.nextBoolean());
-            case WARM_UP -> p = p.withWarmup(Duration.ofMillis(100 + random.nextInt(5_000))).withColdFactor(1 + random.nextInt(4));
-            case FIXED_WINDOW -> p = p.withStaggered(random.nextBoolean());
-            default -> { }
-        }
-        return p;
+            case SLIDING_LOG -> new SlidingLogSettings(random.nextBoolean() ? 0
+                    : random.nextInt((int) Math.min(Integer.MAX_VALUE, period * 2)), random.nextBoolean());
+            case WARM_UP -> new WarmUpSettings((100 + random.nextInt(5_000)) * 1_000L, 1 + random.nextInt(4));
+            case FIXED_WINDOW -> new FixedWindowSettings(random.nextBoolean());
+            default -> p.settings();
+        };
     }
 }

@@ -278,7 +278,7 @@ class RedisStoreIT {
         Policy p = switch (a) {
             case CONCURRENCY -> Policy.concurrent(3);
             case SLIDING_LOG -> Policy.parse("3/1m min-interval 0s");
-            case WARM_UP -> Policy.of(a, 3, Duration.ofMinutes(1)).withWarmup(Duration.ofSeconds(10));
+            case WARM_UP -> Policy.parse("3/1m warm-up 10s");
             default -> Policy.of(a, 3, Duration.ofMinutes(1));
         };
         return new Check("rule", key, p, 1, false, a == Algorithm.CONCURRENCY ? "lease-" + key + "-" + i : null);

@@ -5,6 +5,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.google.common.util.concurrent.GuavaWarmUp;
 import io.sluice.core.policy.Algorithm;
 import io.sluice.core.policy.Policy;
+import io.sluice.core.policy.WarmUpSettings;
+import java.time.Duration;
 import java.util.Random;
 import org.junit.jupiter.api.Test;
 
@@ -24,8 +26,8 @@ class WarmUpAgainstGuavaTest {
             long perSecond = 1 + random.nextInt(50);
             long warmupMicros = 100_000L + random.nextInt(5_000_000);
             int coldFactor = 1 + random.nextInt(5);
-            Policy policy = Policy.of(Algorithm.WARM_UP, perSecond, java.time.Duration.ofSeconds(1))
-                    .withWarmup(java.time.Duration.ofNanos(warmupMicros * 1000)).withColdFactor(coldFactor);
+            Policy policy = Policy.of(Algorithm.WARM_UP, perSecond, Duration.ofSeconds(1))
+                    .withSettings(new WarmUpSettings(warmupMicros, coldFactor));
             long now = Timeline.at("0s");
             GuavaWarmUp guava = new GuavaWarmUp(perSecond, warmupMicros, coldFactor, now);
             Timeline<WarmUp.State> sluice = Timeline.of(WARM_UP, policy);

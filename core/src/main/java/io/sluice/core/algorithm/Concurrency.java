@@ -82,7 +82,7 @@ public final class Concurrency implements Definition {
     @Override
     public void arguments(Policy policy, Arguments out) {
         out.add(policy.limit());
-        out.add(policy.leaseTimeoutMicros());
+        out.add(policy.periodMicros());     // its lease timeout
     }
 
     /** The id of the lease the check takes. */
@@ -112,7 +112,7 @@ public final class Concurrency implements Definition {
         if (cost == 0) {
             return new Step<>(state, Outcome.allow(limit, Math.max(0, limit - inFlight), reset));
         }
-        long expiry = nowMicros + policy.leaseTimeoutMicros();
+        long expiry = nowMicros + policy.periodMicros();      // the lease timeout
         int n = live == null ? 0 : live.size();
         String[] ids = live == null ? new String[1] : Arrays.copyOf(live.ids(), n + 1);
         long[] weights = live == null ? new long[1] : Arrays.copyOf(live.weights(), n + 1);

@@ -57,11 +57,11 @@ public interface Definition {
     default void checkArguments(String key, String leaseId, Policy policy, Arguments out) {}
 
     /**
-     * @return the limit a client is told: the capacity of a bucket (an algorithm that {@link Algorithm#bursts()}),
-     *     else the policy's limit
+     * @return the limit a client is told: the capacity of a bucket ({@link Policy#capacity()}, its burst), else the
+     *     policy's limit
      */
     default long limit(Policy policy) {
-        return algorithm().bursts() ? policy.capacity() : policy.limit();
+        return policy.capacity();
     }
 
     /** @return whether its state names members by the request's id (the script then receives one) */

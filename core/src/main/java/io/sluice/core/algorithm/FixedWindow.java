@@ -1,6 +1,7 @@
 package io.sluice.core.algorithm;
 
 import io.sluice.core.policy.Algorithm;
+import io.sluice.core.policy.FixedWindowSettings;
 import io.sluice.core.policy.Outcome;
 import io.sluice.core.policy.Policy;
 
@@ -52,10 +53,10 @@ final class FixedWindow implements RateAlgorithm<FixedWindow.State>, Definition 
 
     /**
      * The time a staggered fixed window adds to {@code now} for {@code key}: a stable offset in {@code [0, period)}
-     * derived from the key, so that all clients do not reset at the same instant. 0 unless {@code policy.staggered()}.
+     * derived from the key, so that all clients do not reset at the same instant. 0 unless its settings are {@link FixedWindowSettings#staggered()}.
      */
     static long staggerOffsetMicros(String key, Policy policy) {
-        if (!policy.staggered() || policy.algorithm() != Algorithm.FIXED_WINDOW) {
+        if (!(policy.settings() instanceof FixedWindowSettings s) || !s.staggered()) {
             return 0;
         }
         long h = key.hashCode() * 0x9E3779B97F4A7C15L;   // spread: String.hashCode is weak in the low bits

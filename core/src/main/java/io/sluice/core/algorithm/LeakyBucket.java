@@ -1,6 +1,7 @@
 package io.sluice.core.algorithm;
 
 import io.sluice.core.policy.Algorithm;
+import io.sluice.core.policy.LeakyBucketSettings;
 import io.sluice.core.policy.Outcome;
 import io.sluice.core.policy.Policy;
 
@@ -54,7 +55,8 @@ final class LeakyBucket implements RateAlgorithm<LeakyBucket.State>, Definition 
         out.add(policy.capacity());
         out.add(policy.intervalMicros());
         out.add(policy.maxWaitMicros());
-        out.add(Math.min(policy.delayThreshold(), policy.capacity()));     // above the capacity it delays nothing
+        // above the capacity it delays nothing
+        out.add(policy.settings(LeakyBucketSettings.class).delayThreshold(policy.limit()));
     }
 
     @Override
@@ -76,7 +78,7 @@ final class LeakyBucket implements RateAlgorithm<LeakyBucket.State>, Definition 
         long retryAt = fitsAt;
         if (policy.queues()) {
             // a threshold above the capacity delays nothing, as the capacity does; capped so that it cannot overflow
-            long threshold = Math.min(policy.delayThreshold(), capacity);
+            long threshold = policy.settings(LeakyBucketSettings.class).delayThreshold(policy.limit());
             delay = Math.max(0, base - nowMicros - threshold * interval);
             retryAt = Math.max(fitsAt, base - threshold * interval - policy.maxWaitMicros());
         }

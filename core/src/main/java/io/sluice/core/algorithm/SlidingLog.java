@@ -3,6 +3,7 @@ package io.sluice.core.algorithm;
 import io.sluice.core.policy.Algorithm;
 import io.sluice.core.policy.Outcome;
 import io.sluice.core.policy.Policy;
+import io.sluice.core.policy.SlidingLogSettings;
 import java.util.Arrays;
 
 /**
@@ -71,8 +72,9 @@ final class SlidingLog implements RateAlgorithm<SlidingLog.State>, Definition {
     public void arguments(Policy policy, Arguments out) {
         out.add(policy.limit());
         out.add(policy.periodMicros());
-        out.add(policy.minIntervalMicros());
-        out.add(policy.countRejected() ? 1 : 0);
+        SlidingLogSettings s = policy.settings(SlidingLogSettings.class);
+        out.add(s.minIntervalMicros());
+        out.add(s.countRejected() ? 1 : 0);
     }
 
     /** Members are named by the request's id, so that two requests at the same microsecond add two members. */
@@ -92,8 +94,9 @@ final class SlidingLog implements RateAlgorithm<SlidingLog.State>, Definition {
         if (cost > limit) {
             return new Step<>(state, Outcome.deny(limit, Math.max(0, limit - n), reset, Outcome.NEVER));
         }
-        long gapUntil = state == null || policy.minIntervalMicros() == 0 ? Long.MIN_VALUE
-                : state.newestMicros() + policy.minIntervalMicros();
+        SlidingLogSettings s = policy.settings(SlidingLogSettings.class);
+        long gapUntil = state == null || s.minIntervalMicros() == 0 ? Long.MIN_VALUE
+                : state.newestMicros() + s.minIntervalMicros();
         boolean gapOk = cost == 0 || now >= gapUntil;
         if (n + cost <= limit && gapOk) {
             if (cost == 0) {
@@ -103,10 +106,10 @@ final class SlidingLog implements RateAlgorithm<SlidingLog.State>, Definition {
             return new Step<>(after, Outcome.allow(limit, limit - n - cost, now + period - nowMicros));
         }
         long retryAt;
-        if (policy.countRejected()) {
+        if (s.countRejected()) {
             long[] recorded = append(live, now, cost, limit);
-            retryAt = Math.max(fitsAt(recorded, cost, limit, period), policy.minIntervalMicros() > 0
-                    ? now + policy.minIntervalMicros() : Long.MIN_VALUE);
+            retryAt = Math.max(fitsAt(recorded, cost, limit, period), s.minIntervalMicros() > 0
+                    ? now + s.minIntervalMicros() : Long.MIN_VALUE);
             reset = now + period - nowMicros;
         } else {
             retryAt = Math.max(fitsAt(live, cost, limit, period), gapUntil);
@@ -116,7 +119,7 @@ final class SlidingLog implements RateAlgorithm<SlidingLog.State>, Definition {
 
     @Override
     public State onDenied(State state, long nowMicros, long cost, Policy policy) {
-        if (!policy.countRejected() || cost == 0 || cost > policy.limit()) {
+        if (!policy.settings().recordsDenials() || cost == 0 || cost > policy.limit()) {
             return state;
         }
         long now = state == null ? nowMicros : Math.max(nowMicros, state.newestMicros());
@@ -129,7 +132,7 @@ final class SlidingLog implements RateAlgorithm<SlidingLog.State>, Definition {
             return 1;
         }
         long until = Math.max(state.newestMicros() + policy.periodMicros(),
-                state.newestMicros() + policy.minIntervalMicros());
+                state.newestMicros() + policy.settings(SlidingLogSettings.class).minIntervalMicros());
         return Math.max(1, until - nowMicros);
     }
 

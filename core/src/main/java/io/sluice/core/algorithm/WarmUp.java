@@ -3,6 +3,7 @@ package io.sluice.core.algorithm;
 import io.sluice.core.policy.Algorithm;
 import io.sluice.core.policy.Outcome;
 import io.sluice.core.policy.Policy;
+import io.sluice.core.policy.WarmUpSettings;
 
 /**
  * Warm-up: Guava's {@code SmoothWarmingUp}, step for step. A cold limiter admits requests at the cold interval
@@ -63,16 +64,18 @@ final class WarmUp implements RateAlgorithm<WarmUp.State>, Definition {
     public void arguments(Policy policy, Arguments out) {
         out.add(policy.limit());
         out.add(policy.periodMicros());
-        out.add(policy.warmupMicros());
-        out.add(policy.coldFactor());
+        WarmUpSettings s = policy.settings(WarmUpSettings.class);
+        out.add(s.warmupMicros());
+        out.add(s.coldFactor());
     }
 
     /** The derived numbers of a policy, as Guava's {@code doSetRate} computes them. */
     private record Curve(double stable, double threshold, double maxPermits, double slope, double coolDown) {
         static Curve of(Policy policy) {
             double stable = (double) policy.periodMicros() / (double) policy.limit();
-            double cold = stable * policy.coldFactor();
-            double warmup = (double) policy.warmupMicros();
+            WarmUpSettings s = policy.settings(WarmUpSettings.class);
+            double cold = stable * s.coldFactor();
+            double warmup = (double) s.warmupMicros();
             double threshold = 0.5 * warmup / stable;
             double maxPermits = threshold + 2.0 * warmup / (stable + cold);
             double slope = (cold - stable) / (maxPermits - threshold);

@@ -2,10 +2,12 @@ package io.sluice.core.policy;
 
 import io.sluice.core.config.ConfigException;
 import java.time.Duration;
-import java.util.Arrays;
-import java.util.HashSet;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Set;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -21,11 +23,13 @@ import java.util.regex.Pattern;
  *           | max-wait DURATION | delay N | lease DURATION | staggered | penalty DURATION
  * </pre>
  *
- * <p>The algorithm follows from the notation when not given: {@code concurrent} means concurrency,
- * {@code warm-up} means warm-up, {@code min-interval} or {@code count-rejected} mean the sliding log,
- * {@code max-wait} or {@code delay} mean the leaky bucket (as a queue), {@code staggered} means the fixed window,
- * anything else {@link Policy#DEFAULT_ALGORITHM}. {@code burst} applies to the token bucket, the leaky bucket and
- * GCRA only; {@code delay} needs {@code max-wait} (without it nothing queues, and it would change nothing).
+ * <p>The options are the algorithms' ({@link Settings#options()}), and {@code penalty}, every algorithm's. The
+ * algorithm follows from the notation when not given: {@code concurrent} means concurrency, and an option only one
+ * algorithm takes means that algorithm ({@code warm-up} warm-up, {@code min-interval} or {@code count-rejected} the
+ * sliding log, {@code max-wait} or {@code delay} the leaky bucket as a queue, {@code staggered} the fixed window);
+ * anything else means {@link Policy#DEFAULT_ALGORITHM}. {@code burst} applies to the algorithms whose settings are a
+ * {@link BucketSettings}; {@code delay} needs {@code max-wait} (without it nothing queues, and it would change
+ * nothing).
  */
 public final class PolicyParser {
 
@@ -34,8 +38,8 @@ public final class PolicyParser {
     private static final Pattern RATE = Pattern.compile("(\\d{1,10})\\s*/\\s*(\\d{0,10})\\s*([a-z]+)");
     private static final Pattern CONCURRENT = Pattern.compile("(\\d{1,10})\\s+concurrent");
     private static final Pattern DURATION = Pattern.compile("(\\d{1,12})\\s*([a-z]+)");
-    /** The longest max-wait a policy takes, 366 days (Policy's bound), in microseconds. */
-    private static final long LONGEST_WAIT_MICROS = Duration.ofDays(366).toNanos() / 1_000;
+    /** The option {@code penalty DURATION}, every algorithm's: the engine applies it. */
+    private static final Settings.Option PENALTY = new Settings.Option("penalty", Settings.Kind.DURATION);
     /** A unit {@code M} on its own (after a number or a slash): minutes to this parser, months to many readers. */
     private static final Pattern MONTHS = Pattern.compile("[\\d/\\s]M(?![A-Za-z])");
 
@@ -75,35 +79,37 @@ public final class PolicyParser {
     }
 
     private static Policy build(String parameter, String text, String[] tokens, Algorithm explicit) {
-        boolean concurrentHead = tokens.length > 1 && tokens[1].equals("concurrent");
-        Policy policy = head(parameter, text, concurrentHead ? tokens[0] + " concurrent" : tokens[0], explicit);
+        boolean concurrent = tokens.length > 1 && tokens[1].equals("concurrent");
+        Policy head = head(parameter, text, concurrent ? tokens[0] + " concurrent" : tokens[0]);
+        Map<String, Long> options = new LinkedHashMap<>();
         Algorithm inferred = null;
-        Set<String> given = new HashSet<>();
-        for (int i = concurrentHead ? 2 : 1; i < tokens.length; i++) {
+        for (int i = concurrent ? 2 : 1; i < tokens.length; i++) {
             String option = tokens[i];
-            if (!given.add(option)) {
+            Settings.Kind kind = kind(parameter, text, option);
+            long value = kind == Settings.Kind.FLAG ? 1 : value(parameter, text, kind, tokens, ++i);
+            if (options.put(option, value) != null) {
                 throw new ConfigException(parameter, text, "\"" + option + "\" is given twice");
             }
-            String value = VALUED.contains(option) ? value(parameter, text, tokens, ++i) : null;
-            policy = withOption(parameter, text, policy, option, value);
             Algorithm owner = owner(option);
             if (owner != null) {
                 inferred = infer(parameter, text, inferred, owner);
             }
         }
-        Policy chosen = withAlgorithm(parameter, text, policy, explicit, inferred);
-        if (given.contains("delay") && chosen.maxWaitMicros() == 0) {
-            throw delayWithoutQueue(parameter, text, chosen);
+        Algorithm chosen = choose(parameter, text, concurrent, explicit, inferred);
+        Settings settings = chosen.defaults(head.periodMicros());
+        long penalty = 0;
+        for (Map.Entry<String, Long> option : options.entrySet()) {
+            if (option.getKey().equals(PENALTY.name()) && chosen != Algorithm.CONCURRENCY) {
+                penalty = option.getValue();
+            } else {
+                settings = settings.with(taken(parameter, text, settings, option.getKey()), option.getValue());
+            }
         }
-        return chosen;
+        return new Policy(head.limit(), head.periodMicros(), settings, penalty);
     }
 
-    /** The options that take a value (the others are flags, or unknown). */
-    private static final Set<String> VALUED = Set.of("burst", "delay", "cold-factor", "min-interval", "warm-up",
-            "max-wait", "penalty", "lease");
-
-    /** @return the policy that {@code head} ("100/1m", "20 concurrent") states, every option at its default */
-    private static Policy head(String parameter, String text, String head, Algorithm explicit) {
+    /** @return the policy that {@code head} ("100/1m", "20 concurrent") states, under the default algorithm */
+    private static Policy head(String parameter, String text, String head) {
         Matcher concurrent = CONCURRENT.matcher(head);
         if (concurrent.matches()) {
             return Policy.concurrent(number(parameter, text, concurrent.group(1)));
@@ -113,74 +119,79 @@ public final class PolicyParser {
             long count = number(parameter, text, rate.group(1));
             long amount = rate.group(2).isEmpty() ? 1 : number(parameter, text, rate.group(2));
             Duration period = unit(parameter, text, rate.group(3)).multipliedBy(amount);
-            return Policy.of(explicit != null && explicit != Algorithm.CONCURRENCY ? explicit : Policy.DEFAULT_ALGORITHM,
-                    count, period);
+            return Policy.of(Policy.DEFAULT_ALGORITHM, count, period);
         }
         throw new ConfigException(parameter, text, "expected \"<n>/<period>\" or \"<n> concurrent\"");
     }
 
-    /** @return {@code policy} with one option of the notation; {@code value} is null for a flag */
-    private static Policy withOption(String parameter, String text, Policy policy, String option, String value) {
-        return switch (option) {
-            case "burst" -> policy.withBurst(number(parameter, text, value));
-            case "delay" -> policy.withDelayThreshold(number(parameter, text, value));
-            // saturated, not cast (-4294967293 would wrap to 3), so that the policy's own range check refuses it
-            case "cold-factor" -> policy.withColdFactor(
-                    (int) Math.max(Integer.MIN_VALUE, Math.min(Integer.MAX_VALUE, number(parameter, text, value))));
-            case "min-interval" -> policy.withMinInterval(duration(parameter, text, value));
-            case "count-rejected" -> policy.withCountRejected(true);
-            case "warm-up" -> {
-                Duration warmup = duration(parameter, text, value);
-                if (warmup.isZero()) {
-                    throw new ConfigException(parameter, text, "the warm-up period must be positive");
-                }
-                yield policy.withWarmup(warmup);
-            }
-            case "max-wait" -> policy.withMaxWait(duration(parameter, text, value));
-            case "penalty" -> policy.withPenalty(duration(parameter, text, value));
-            case "lease" -> {
-                if (policy.algorithm() != Algorithm.CONCURRENCY) {
-                    throw new ConfigException(parameter, text, "lease applies to \"<n> concurrent\" limits, such as"
-                            + " \"20 concurrent lease 30s\"");
-                }
-                yield policy.withLeaseTimeout(duration(parameter, text, value));
-            }
-            case "staggered" -> policy.withStaggered(true);
-            default -> throw new ConfigException(parameter, text, "unknown option \"" + option
-                    + "\" (options: burst, min-interval, count-rejected, warm-up, cold-factor, max-wait, delay,"
-                    + " lease, staggered, penalty)");
-        };
-    }
-
-    /**
-     * {@code delay} lets the first requests of a queue pass without waiting; without {@code max-wait} the leaky bucket
-     * is a meter that queues nothing, so {@code delay} would change nothing. Refused, showing the notation with a
-     * max-wait as long as the full bucket takes to drain (the longest any request of it could wait).
-     */
-    private static ConfigException delayWithoutQueue(String parameter, String text, Policy meter) {
-        long drain = meter.capacity() * meter.intervalMicros();          // at most 2^52: Policy's bound
-        long wait = Math.min(LONGEST_WAIT_MICROS, (drain + 999) / 1_000 * 1_000);    // whole milliseconds
-        String queue = formatWithoutAlgorithm(meter.withMaxWait(Duration.ofNanos(wait * 1_000)));
-        return new ConfigException(parameter, text, "delay queues requests only with max-wait, and alone changes "
-                + "nothing: add max-wait, such as \"" + queue + "\" (as long as the full bucket takes to drain), or drop "
-                + "delay");
-    }
-
-    /** @return the algorithm whose own option {@code option} is ({@link Algorithm#options()}), or null */
-    private static Algorithm owner(String option) {
+    /** @return how the value of {@code option} is written: the kind any algorithm's settings give it */
+    private static Settings.Kind kind(String parameter, String text, String option) {
+        if (option.equals(PENALTY.name())) {
+            return PENALTY.kind();
+        }
         for (Algorithm a : Algorithm.values()) {
-            if (a.options().contains(option)) {
-                return a;
+            for (Settings.Option o : a.defaults(1).options()) {
+                if (o.name().equals(option)) {
+                    return o.kind();
+                }
             }
         }
-        return null;
+        throw new ConfigException(parameter, text, "unknown option \"" + option + "\" (options: "
+                + String.join(", ", optionNames()) + ")");
     }
 
-    /** @return the algorithms that take a burst: "token-bucket, leaky-bucket and gcra" */
-    private static String bursting() {
-        List<String> ids = Arrays.stream(Algorithm.values()).filter(Algorithm::bursts).map(Algorithm::id).toList();
-        return ids.size() == 1 ? ids.get(0)
+    /** @return every option of the notation: each algorithm's, then the penalty */
+    private static Set<String> optionNames() {
+        Set<String> names = new LinkedHashSet<>();
+        for (Algorithm a : Algorithm.values()) {
+            a.defaults(1).options().forEach(o -> names.add(o.name()));
+        }
+        names.add(PENALTY.name());
+        return names;
+    }
+
+    /** @return the value after {@code tokens[i - 1]}: a count, or a duration in microseconds */
+    private static long value(String parameter, String text, Settings.Kind kind, String[] tokens, int i) {
+        if (i >= tokens.length) {
+            throw new ConfigException(parameter, text, "\"" + tokens[i - 1] + "\" needs a value");
+        }
+        if (kind == Settings.Kind.COUNT) {
+            return number(parameter, text, tokens[i]);
+        }
+        return Policy.micros(tokens[i - 1], duration(parameter, text, tokens[i]));
+    }
+
+    /** @return the algorithms whose settings take {@code option} */
+    private static List<Algorithm> takers(String option) {
+        List<Algorithm> takers = new ArrayList<>();
+        for (Algorithm a : Algorithm.values()) {
+            if (a.defaults(1).options().stream().anyMatch(o -> o.name().equals(option))) {
+                takers.add(a);
+            }
+        }
+        return takers;
+    }
+
+    /** @return the one algorithm that takes {@code option} (as {@code max-wait} means the leaky bucket), or null */
+    private static Algorithm owner(String option) {
+        List<Algorithm> takers = takers(option);
+        return takers.size() == 1 ? takers.get(0) : null;
+    }
+
+    /** @return {@code option}, when {@code settings} take it */
+    private static String taken(String parameter, String text, Settings settings, String option) {
+        if (settings.options().stream().anyMatch(o -> o.name().equals(option))) {
+            return option;
+        }
+        if (settings.algorithm() == Algorithm.CONCURRENCY) {
+            throw new ConfigException(parameter, text, "\"concurrent\" takes only the lease option, such as"
+                    + " \"20 concurrent lease 30s\"");
+        }
+        List<String> ids = takers(option).stream().map(Algorithm::id).toList();
+        String takers = ids.size() == 1 ? ids.get(0)
                 : String.join(", ", ids.subList(0, ids.size() - 1)) + " and " + ids.get(ids.size() - 1);
+        throw new ConfigException(parameter, text, option + " applies to " + takers + ", not "
+                + settings.algorithm().id());
     }
 
     /** Two options that need different algorithms cannot be combined. */
@@ -192,33 +203,28 @@ public final class PolicyParser {
         return needed;
     }
 
-    private static Policy withAlgorithm(String parameter, String text, Policy policy, Algorithm explicit,
+    /** @return the algorithm the notation and the configuration agree on */
+    private static Algorithm choose(String parameter, String text, boolean concurrent, Algorithm explicit,
             Algorithm inferred) {
-        if (policy.algorithm() == Algorithm.CONCURRENCY) {
-            Policy plain = Policy.concurrent(policy.limit());
-            if (!policy.equals(new Policy(plain.algorithm(), plain.limit(), policy.periodMicros(), 0, 0, false, 0,
-                    Policy.DEFAULT_COLD_FACTOR, policy.leaseTimeoutMicros(), 0, 0, false, 0))) {
-                throw new ConfigException(parameter, text, "\"concurrent\" takes only the lease option, such as"
-                        + " \"20 concurrent lease 30s\"");
-            }
+        if (concurrent) {
             if (explicit != null && explicit != Algorithm.CONCURRENCY) {
                 throw new ConfigException(parameter, text, "\"concurrent\" limits in-flight requests and cannot use "
                         + explicit.id() + "; write a rate such as \"100/1m\"");
             }
-            return policy;
+            return Algorithm.CONCURRENCY;
         }
         if (explicit == Algorithm.CONCURRENCY) {
             throw new ConfigException(parameter, text, "the concurrency algorithm takes \"<n> concurrent\"");
+        }
+        if (inferred == Algorithm.CONCURRENCY) {
+            throw new ConfigException(parameter, text, "lease applies to \"<n> concurrent\" limits, such as"
+                    + " \"20 concurrent lease 30s\"");
         }
         if (explicit != null && inferred != null && explicit != inferred) {
             throw new ConfigException(parameter, text, "this notation needs the " + inferred.id()
                     + " algorithm, but " + explicit.id() + " was configured");
         }
-        Algorithm chosen = explicit != null ? explicit : inferred != null ? inferred : Policy.DEFAULT_ALGORITHM;
-        if (policy.burst() > 0 && !chosen.bursts()) {
-            throw new ConfigException(parameter, text, "burst applies to " + bursting() + ", not " + chosen.id());
-        }
-        return policy.algorithm() == chosen ? policy : policy.withAlgorithm(chosen);
+        return explicit != null ? explicit : inferred != null ? inferred : Policy.DEFAULT_ALGORITHM;
     }
 
     /** @return {@code policy} in the notation {@link #parse} reads */
@@ -235,38 +241,12 @@ public final class PolicyParser {
         StringBuilder s = new StringBuilder();
         if (p.algorithm() == Algorithm.CONCURRENCY) {
             s.append(p.limit()).append(" concurrent");
-            if (p.leaseTimeoutMicros() != Policy.DEFAULT_LEASE_TIMEOUT_MICROS) {
-                s.append(" lease ").append(formatDuration(p.leaseTimeoutMicros()));
-            }
-            return s.toString();
+        } else {
+            s.append(p.limit()).append('/').append(formatDuration(p.periodMicros()));
         }
-        s.append(p.limit()).append('/').append(formatDuration(p.periodMicros()));
-        if (p.burst() > 0) {
-            s.append(" burst ").append(p.burst());
-        }
-        if (p.minIntervalMicros() > 0) {
-            s.append(" min-interval ").append(formatDuration(p.minIntervalMicros()));
-        }
-        if (p.countRejected()) {
-            s.append(" count-rejected");
-        }
-        if (p.algorithm() == Algorithm.WARM_UP) {
-            s.append(" warm-up ").append(formatDuration(p.warmupMicros()));
-            if (p.coldFactor() != Policy.DEFAULT_COLD_FACTOR) {
-                s.append(" cold-factor ").append(p.coldFactor());
-            }
-        }
-        if (p.maxWaitMicros() > 0) {
-            s.append(" max-wait ").append(formatDuration(p.maxWaitMicros()));
-        }
+        p.settings().format(s);
         if (p.penaltyMicros() > 0) {
             s.append(" penalty ").append(formatDuration(p.penaltyMicros()));
-        }
-        if (p.delayThreshold() > 0) {
-            s.append(" delay ").append(p.delayThreshold());
-        }
-        if (p.staggered()) {
-            s.append(" staggered");
         }
         return s.toString();
     }
@@ -303,13 +283,6 @@ public final class PolicyParser {
         String normalized = text.trim().toLowerCase(Locale.ROOT)
                 .replaceAll("\\s*/\\s*(\\d*)\\s*([a-z]+)", "/$1$2");
         return normalized.split("\\s+");
-    }
-
-    private static String value(String parameter, String text, String[] tokens, int i) {
-        if (i >= tokens.length) {
-            throw new ConfigException(parameter, text, "\"" + tokens[i - 1] + "\" needs a value");
-        }
-        return tokens[i];
     }
 
     private static long number(String parameter, String text, String digits) {

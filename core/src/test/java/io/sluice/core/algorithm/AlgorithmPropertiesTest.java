@@ -3,8 +3,12 @@ package io.sluice.core.algorithm;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.sluice.core.policy.Algorithm;
+import io.sluice.core.policy.LeakyBucketSettings;
 import io.sluice.core.policy.Outcome;
+import io.sluice.core.policy.Policies;
 import io.sluice.core.policy.Policy;
+import io.sluice.core.policy.SlidingLogSettings;
+import io.sluice.core.policy.WarmUpSettings;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -65,7 +69,7 @@ class AlgorithmPropertiesTest {
         assertWithinSlidingPeriod(admitted, s.policy().periodMicros(), s.policy().limit());
         for (int i = 1; i < admitted.size(); i++) {
             assertThat(admitted.get(i).atMicros() - admitted.get(i - 1).atMicros())
-                    .isGreaterThanOrEqualTo(s.policy().minIntervalMicros());
+                    .isGreaterThanOrEqualTo(s.policy().settings(SlidingLogSettings.class).minIntervalMicros());
         }
     }
 
@@ -248,7 +252,7 @@ class AlgorithmPropertiesTest {
     Arbitrary<Scenario> slidingLog() {
         Arbitrary<Policy> policies = Combinators.combine(rate(Algorithm.SLIDING_LOG),
                 Arbitraries.longs().between(0, 3_000_000), Arbitraries.of(true, false))
-                .as((p, gap, counts) -> p.withMinInterval(Duration.ofNanos(gap * 1000)).withCountRejected(counts));
+                .as((p, gap, counts) -> p.withSettings(new SlidingLogSettings(gap, counts)));
         return scenarios(policies, true);
     }
 
@@ -266,8 +270,9 @@ class AlgorithmPropertiesTest {
     Arbitrary<Scenario> leakyQueue() {
         Arbitrary<Policy> policies = Combinators.combine(withBurst(rate(Algorithm.LEAKY_BUCKET)),
                 Arbitraries.longs().between(1, 5_000_000), Arbitraries.longs().between(0, 3))
-                .as((p, wait, delay) -> p.withMaxWait(Duration.ofNanos(wait * 1000)).withDelayThreshold(delay));
-        return scenarios(policies, false).filter(s -> s.policy().delayThreshold() == 0);
+                .as((p, wait, delay) -> p.withSettings(new LeakyBucketSettings(
+                        p.settings(LeakyBucketSettings.class).burst(), wait, delay)));
+        return scenarios(policies, false).filter(s -> s.policy().settings(LeakyBucketSettings.class).delay() == 0);
     }
 
     @Provide
@@ -279,7 +284,7 @@ class AlgorithmPropertiesTest {
     Arbitrary<Scenario> warmUp() {
         Arbitrary<Policy> policies = Combinators.combine(rate(Algorithm.WARM_UP),
                 Arbitraries.longs().between(1, 5_000_000), Arbitraries.integers().between(1, 5))
-                .as((p, warmup, cold) -> p.withWarmup(Duration.ofNanos(warmup * 1000)).withColdFactor(cold));
+                .as((p, warmup, cold) -> p.withSettings(new WarmUpSettings(warmup, cold)));
         return scenarios(policies, true);
     }
 
@@ -327,7 +332,7 @@ class AlgorithmPropertiesTest {
     }
 
     private static Arbitrary<Policy> withBurst(Arbitrary<Policy> policies) {
-        return Combinators.combine(policies, Arbitraries.longs().between(0, 15)).as(Policy::withBurst);
+        return Combinators.combine(policies, Arbitraries.longs().between(0, 15)).as(Policies::burstWhereTaken);
     }
 
     private static Arbitrary<Scenario> scenarios(Arbitrary<Policy> policies, boolean backwards) {

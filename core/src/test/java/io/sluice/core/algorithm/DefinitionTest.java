@@ -3,6 +3,8 @@ package io.sluice.core.algorithm;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.sluice.core.policy.Algorithm;
+import io.sluice.core.policy.BucketSettings;
+import io.sluice.core.policy.Policies;
 import io.sluice.core.policy.Policy;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -73,10 +75,11 @@ class DefinitionTest {
     void aBucketTellsClientsItsCapacityTheOthersTheirLimit() {
         for (Algorithm a : Algorithm.values()) {
             Policy p = a == Algorithm.CONCURRENCY ? Policy.concurrent(5)
-                    : Policy.of(a, 5, Duration.ofSeconds(1)).withBurst(a.bursts() ? 8 : 0);
-            assertThat(Algorithms.definition(a).limit(p)).as("%s", a).isEqualTo(a.bursts() ? 8 : 5);
+                    : Policies.burstWhereTaken(Policy.of(a, 5, Duration.ofSeconds(1)), 8);
+            boolean bucket = p.settings() instanceof BucketSettings;
+            assertThat(Algorithms.definition(a).limit(p)).as("%s", a).isEqualTo(bucket ? 8 : 5);
         }
-        assertThat(Algorithm.values()).filteredOn(Algorithm::bursts)
+        assertThat(Algorithm.values()).filteredOn(a -> a.defaults(1) instanceof BucketSettings)
                 .containsExactly(Algorithm.TOKEN_BUCKET, Algorithm.LEAKY_BUCKET, Algorithm.GCRA);
     }
 

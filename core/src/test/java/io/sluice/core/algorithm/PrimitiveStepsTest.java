@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.sluice.core.policy.Algorithm;
 import io.sluice.core.policy.Outcome;
+import io.sluice.core.policy.Policies;
 import io.sluice.core.policy.Policy;
 import java.time.Duration;
 import java.util.List;
@@ -106,8 +107,8 @@ class PrimitiveStepsTest {
                 Arbitraries.of(1L, 1_000L, 1_000_000L, 7_000_000L, 60_000_000L, 1_000_333L, 250_000L),
                 Arbitraries.longs().between(0, 15),
                 Arbitraries.of(false, true))
-                .as((a, limit, period, burst, staggered) -> Policy.of(a, limit, Duration.ofNanos(period * 1000))
-                        .withBurst(burst).withStaggered(staggered));
+                .as((a, limit, period, burst, staggered) -> Policies.staggeredWhereTaken(Policies.burstWhereTaken(
+                        Policy.of(a, limit, Duration.ofNanos(period * 1000)), burst), staggered));
         return policies.flatMap(p -> {
             long interval = p.intervalMicros();
             Arbitrary<Long> gaps = Arbitraries.oneOf(Arbitraries.just(0L), Arbitraries.longs().between(1, 3 * interval),

@@ -31,7 +31,7 @@ final class Timeline<S> {
     }
 
     static <S> Timeline<S> of(RateAlgorithm<S> algorithm, String notation) {
-        return new Timeline<>(algorithm, Policy.parse(notation));
+        return new Timeline<>(algorithm, Policy.parse(notation).withAlgorithm(((Definition) algorithm).algorithm()));
     }
 
     static <S> Timeline<S> of(RateAlgorithm<S> algorithm, Policy policy) {

@@ -17,18 +17,17 @@ class PolicyParserTest {
         assertThat(Policy.parse("100/1m")).extracting(Policy::limit, Policy::periodMicros, Policy::algorithm)
                 .containsExactly(100L, 60_000_000L, Algorithm.GCRA);
         assertThat(Policy.parse("10/s")).extracting(Policy::limit, Policy::periodMicros).containsExactly(10L, 1_000_000L);
-        assertThat(Policy.parse("5/10s burst 20")).extracting(Policy::limit, Policy::periodMicros, Policy::burst)
+        assertThat(Policy.parse("5/10s burst 20")).extracting(Policy::limit, Policy::periodMicros, Policy::capacity)
                 .containsExactly(5L, 10_000_000L, 20L);
         assertThat(Policy.parse("10/1m min-interval 2s"))
-                .extracting(Policy::limit, Policy::minIntervalMicros, Policy::algorithm)
+                .extracting(Policy::limit, p -> p.settings(SlidingLogSettings.class).minIntervalMicros(), Policy::algorithm)
                 .containsExactly(10L, 2_000_000L, Algorithm.SLIDING_LOG);
         assertThat(Policy.parse("500/1h")).extracting(Policy::limit, Policy::periodMicros)
                 .containsExactly(500L, 3_600_000_000L);
         assertThat(Policy.parse("20 concurrent")).extracting(Policy::limit, Policy::algorithm)
                 .containsExactly(20L, Algorithm.CONCURRENCY);
         assertThat(Policy.parse("100/1s warm-up 30s"))
-                .extracting(Policy::limit, Policy::warmupMicros, Policy::coldFactor, Policy::algorithm)
-                .containsExactly(100L, 30_000_000L, 3, Algorithm.WARM_UP);
+                .extracting(Policy::limit, Policy::settings).containsExactly(100L, new WarmUpSettings(30_000_000L, 3));
     }
 
     @ParameterizedTest
@@ -45,11 +44,13 @@ class PolicyParserTest {
     @Test
     void readsQueueAndLeaseOptions() {
         Policy queue = PolicyParser.parse("limit", "10/s burst 5 max-wait 500ms delay 2", Algorithm.LEAKY_BUCKET);
-        assertThat(queue).extracting(Policy::algorithm, Policy::capacity, Policy::maxWaitMicros, Policy::delayThreshold)
-                .containsExactly(Algorithm.LEAKY_BUCKET, 5L, 500_000L, 2L);
-        assertThat(Policy.parse("20 concurrent lease 30s").leaseTimeoutMicros()).isEqualTo(30_000_000L);
-        assertThat(Policy.parse("10/1m count-rejected").countRejected()).isTrue();
-        assertThat(PolicyParser.parse("limit", "10/1m staggered", Algorithm.FIXED_WINDOW).staggered()).isTrue();
+        assertThat(queue).extracting(Policy::algorithm, Policy::capacity, Policy::maxWaitMicros, Policy::settings)
+                .containsExactly(Algorithm.LEAKY_BUCKET, 5L, 500_000L, new LeakyBucketSettings(5, 500_000, 2));
+        assertThat(Policy.parse("20 concurrent lease 30s")).extracting(Policy::settings, Policy::periodMicros)
+                .containsExactly(new ConcurrencySettings(30_000_000L), 30_000_000L);
+        assertThat(Policy.parse("10/1m count-rejected").settings()).isEqualTo(new SlidingLogSettings(0, true));
+        assertThat(PolicyParser.parse("limit", "10/1m staggered", Algorithm.FIXED_WINDOW).settings())
+                .isEqualTo(new FixedWindowSettings(true));
         assertThat(Policy.parse("10/s burst 5 max-wait 1s").algorithm()).as("max-wait queues").isEqualTo(Algorithm.LEAKY_BUCKET);
         assertThat(Policy.parse("10/1m staggered").algorithm()).isEqualTo(Algorithm.FIXED_WINDOW);
     }
@@ -177,7 +178,7 @@ class PolicyParserTest {
         assertThatThrownBy(() -> Policy.parse(notation)).isInstanceOf(ConfigException.class)
                 .hasMessageContaining(notation).hasMessageContaining("2^52");
         Policy plain = Policy.parse("1/366d");
-        assertThatThrownBy(() -> plain.withBurst(300_000)).isInstanceOf(ConfigException.class)
+        assertThatThrownBy(() -> plain.withSettings(new GcraSettings(300_000))).isInstanceOf(ConfigException.class)
                 .hasMessageStartingWith("burst: ").hasMessageContaining("2^52");
         assertThat(Policy.parse("1/366d burst 142").capacity()).as("the largest that fits: 2^52 / 366 days = 142.4")
                 .isEqualTo(142);
@@ -190,7 +191,8 @@ class PolicyParserTest {
         String notation = "100/1s warm-up 30s cold-factor " + factor;
         assertThatThrownBy(() -> Policy.parse(notation)).isInstanceOf(ConfigException.class)
                 .hasMessageContaining(notation).hasMessageContaining("between 1 and 1000");
-        assertThat(Policy.parse("100/1s warm-up 30s cold-factor 1000").coldFactor()).isEqualTo(1000);
+        assertThat(Policy.parse("100/1s warm-up 30s cold-factor 1000").settings(WarmUpSettings.class).coldFactor())
+                .isEqualTo(1000);
     }
 
     /**
@@ -210,7 +212,7 @@ class PolicyParserTest {
     void anOptionBeyondItsBoundIsRefusedSayingTheBound(String notation, String reason) {
         assertThatThrownBy(() -> Policy.parse(notation)).isInstanceOf(ConfigException.class)
                 .hasMessageStartingWith("limit: " + reason).hasMessageContaining("\"" + notation + "\"");
-        assertThat(Policy.parse("20 concurrent lease 366d").leaseTimeoutMicros()).isEqualTo(366L * 86_400_000_000L);
+        assertThat(Policy.parse("20 concurrent lease 366d").periodMicros()).isEqualTo(366L * 86_400_000_000L);
         assertThat(Policy.parse("10/1s max-wait 366d").maxWaitMicros()).isEqualTo(366L * 86_400_000_000L);
     }
 

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.sluice.core.policy.Algorithm;
 import io.sluice.core.policy.Outcome;
+import io.sluice.core.policy.Policies;
 import io.sluice.core.policy.Policy;
 import io.sluice.core.policy.PolicyParser;
 import io.sluice.core.testing.ManualTimeSource;
@@ -181,8 +182,9 @@ class MemoryStoreTest {
         for (Algorithm algorithm : List.of(Algorithm.GCRA, Algorithm.TOKEN_BUCKET, Algorithm.FIXED_WINDOW,
                 Algorithm.SLIDING_WINDOW)) {
             for (String notation : List.of("5/1s", "3/10s", "1/1m", "7/250ms")) {
-                Policy policy = Policy.parse(notation).withAlgorithm(algorithm).withStaggered(random.nextBoolean())
-                        .withBurst(notation.equals("3/10s") ? 7 : 0);
+                Policy policy = Policies.burstWhereTaken(Policies.staggeredWhereTaken(
+                        Policy.parse(notation).withAlgorithm(algorithm), random.nextBoolean()),
+                        notation.equals("3/10s") ? 7 : 0);
                 MemoryStore alone = MemoryStore.builder().timeSource(time).build();
                 MemoryStore among = MemoryStore.builder().timeSource(time).build();
                 for (int i = 0; i < 400; i++) {

@@ -1,6 +1,8 @@
 package io.sluice.core.internal.rules;
 
 import io.sluice.core.policy.Algorithm;
+import io.sluice.core.policy.ConcurrencySettings;
+import io.sluice.core.policy.LeakyBucketSettings;
 import io.sluice.core.policy.Policy;
 import io.sluice.core.request.RequestMatcher;
 import io.sluice.core.Rule;
@@ -68,7 +70,7 @@ public final class QueuedLeases {
             for (int c = 0; c < rules.size(); c++) {
                 Rule concurrent = rules.get(c);
                 Policy leasing = shortestLease(concurrent);
-                if (leasing == null || wait < leasing.leaseTimeoutMicros()
+                if (leasing == null || wait < leaseOf(leasing)
                         || where != null && q >= own.size() && c >= own.size()) {
                     continue;
                 }
@@ -115,7 +117,7 @@ public final class QueuedLeases {
         Policy shortest = null;
         for (Policy p : policies(rule)) {
             if (p.algorithm() == Algorithm.CONCURRENCY
-                    && (shortest == null || p.leaseTimeoutMicros() < shortest.leaseTimeoutMicros())) {
+                    && (shortest == null || leaseOf(p) < leaseOf(shortest))) {
                 shortest = p;
             }
         }
@@ -136,13 +138,18 @@ public final class QueuedLeases {
      * fits while {@code base - now <= (capacity - cost) x interval}; at most {@code max-wait}.
      */
     static long longestWaitMicros(Policy p, long cost) {
-        long ahead = p.capacity() - cost - Math.min(p.delayThreshold(), p.capacity());
+        long ahead = p.capacity() - cost - p.settings(LeakyBucketSettings.class).delayThreshold(p.limit());
         return ahead <= 0 ? 0 : Math.min(p.maxWaitMicros(), ahead * p.intervalMicros());   // at most 2^52: no overflow
+    }
+
+    /** @return the lease timeout of a concurrency policy: its period */
+    private static long leaseOf(Policy leasing) {
+        return leasing.settings(ConcurrencySettings.class).leaseTimeoutMicros();
     }
 
     private static String expiry(Rule queue, Policy queuing, long wait, Policy leasing) {
         String notation = PolicyParser.formatWithoutAlgorithm(queuing);     // max-wait says leaky-bucket
-        return "its leases expire after " + PolicyParser.formatDuration(leasing.leaseTimeoutMicros())
+        return "its leases expire after " + PolicyParser.formatDuration(leaseOf(leasing))
                 + ", but a request may wait up to " + PolicyParser.formatWait(wait) + " holding one in the queue of rule \""
                 + queue.name() + "\" (" + notation + ")";
     }
@@ -153,9 +160,9 @@ public final class QueuedLeases {
     }
 
     private static String remedy(Rule queue, long wait, Policy leasing) {
-        long seconds = -Math.floorDiv(-(wait + leasing.leaseTimeoutMicros()), 1_000_000);
+        long seconds = -Math.floorDiv(-(wait + leaseOf(leasing)), 1_000_000);
         return "a lease longer than the longest wait plus the longest response time, such as \"" + leasing.limit()
                 + " concurrent lease " + PolicyParser.formatDuration(seconds * 1_000_000) + "\", or a max-wait of \""
-                + queue.name() + "\" below " + PolicyParser.formatDuration(leasing.leaseTimeoutMicros());
+                + queue.name() + "\" below " + PolicyParser.formatDuration(leaseOf(leasing));
     }
 }
