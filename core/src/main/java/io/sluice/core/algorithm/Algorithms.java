@@ -6,8 +6,9 @@ import java.util.List;
 
 /**
  * The registration of every algorithm: the stores' only way in to this package. Adding an algorithm is its constant in
- * {@link Algorithm} (its public name and the rules of its settings), its class (its step and its {@link Definition}),
- * its Lua fragment beside the class, and one line in {@link #ALL}.
+ * {@link Algorithm} (its public name and the rules of its settings), its class (its step and its {@link Definition};
+ * a {@link PrimitiveAlgorithm} too when its state fits in a {@link Slots}), its Lua fragment beside the class, and one
+ * line in {@link #ALL}.
  */
 public final class Algorithms {
 

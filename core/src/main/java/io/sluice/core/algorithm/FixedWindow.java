@@ -20,7 +20,8 @@ import io.sluice.core.policy.Policy;
  *
  * <p>A clock that goes backwards into an earlier window keeps counting in the newest window seen.
  */
-final class FixedWindow implements RateAlgorithm<FixedWindow.State>, Definition {
+final class FixedWindow implements RateAlgorithm<FixedWindow.State>, PrimitiveAlgorithm<FixedWindow.State>,
+        Definition {
 
     /**
      * @param windowStartMicros the start of the counter's window
@@ -81,10 +82,10 @@ final class FixedWindow implements RateAlgorithm<FixedWindow.State>, Definition 
 
     /**
      * The step on primitive state (the reference {@link #step} runs it on a copy): see {@link PrimitiveSteps#step}.
-     * {@code s0} = windowStartMicros,
-     * {@code s1} = count.
+     * Its slots: {@code s0} = windowStartMicros, {@code s1} = count.
      */
-    static Outcome step(Slots s, boolean fresh, long nowMicros, long cost, Policy policy) {
+    @Override
+    public Outcome step(Slots s, boolean fresh, long nowMicros, long cost, Policy policy) {
         long period = policy.periodMicros();
         long limit = policy.limit();
         long windowStart = Math.floorDiv(nowMicros, period) * period;
@@ -112,6 +113,22 @@ final class FixedWindow implements RateAlgorithm<FixedWindow.State>, Definition 
     @Override
     public long ttlMicros(State state, long nowMicros, Policy policy) {
         return state == null ? 1 : ttlOf(state.windowStartMicros(), policy.periodMicros(), nowMicros);
+    }
+
+    @Override
+    public long ttlMicros(Slots s, long nowMicros, Policy policy) {
+        return ttlOf(s.s0, policy.periodMicros(), nowMicros);
+    }
+
+    @Override
+    public State toState(Slots s) {
+        return new State(s.s0, s.s1);
+    }
+
+    @Override
+    public void fromState(State state, Slots s) {
+        s.s0 = state.windowStartMicros();
+        s.s1 = state.count();
     }
 
     /** How long the count of the window starting at {@code windowStartMicros} matters: to its end, at least 1 µs. */

@@ -22,7 +22,7 @@ import io.sluice.core.policy.Policy;
  *
  * <p>A clock that goes backwards only makes {@code TAT - now} larger: it never mints permits.
  */
-final class Gcra implements RateAlgorithm<Gcra.State>, Definition {
+final class Gcra implements RateAlgorithm<Gcra.State>, PrimitiveAlgorithm<Gcra.State>, Definition {
 
     /** @param tatMicros the theoretical arrival time */
     record State(long tatMicros) {}
@@ -63,9 +63,10 @@ final class Gcra implements RateAlgorithm<Gcra.State>, Definition {
 
     /**
      * The step on primitive state (the reference {@link #step} runs it on a copy): see {@link PrimitiveSteps#step}.
-     * {@code s0} = tatMicros.
+     * Its slots: {@code s0} = tatMicros.
      */
-    static Outcome step(Slots s, boolean fresh, long nowMicros, long cost, Policy policy) {
+    @Override
+    public Outcome step(Slots s, boolean fresh, long nowMicros, long cost, Policy policy) {
         long interval = policy.intervalMicros();
         long capacity = policy.capacity();
         long tolerance = capacity * interval;
@@ -91,6 +92,21 @@ final class Gcra implements RateAlgorithm<Gcra.State>, Definition {
     @Override
     public long ttlMicros(State state, long nowMicros, Policy policy) {
         return state == null ? 1 : ttlOf(state.tatMicros(), nowMicros);
+    }
+
+    @Override
+    public long ttlMicros(Slots s, long nowMicros, Policy policy) {
+        return ttlOf(s.s0, nowMicros);
+    }
+
+    @Override
+    public State toState(Slots s) {
+        return new State(s.s0);
+    }
+
+    @Override
+    public void fromState(State state, Slots s) {
+        s.s0 = state.tatMicros();
     }
 
     /** How long a key whose theoretical arrival time is {@code tatMicros} matters: until then, at least 1 µs. */

@@ -5,28 +5,46 @@ import io.sluice.core.policy.Outcome;
 import io.sluice.core.policy.Policy;
 
 /**
- * Allocation-free steps of {@link Algorithm#GCRA}, {@link Algorithm#TOKEN_BUCKET}, {@link Algorithm#FIXED_WINDOW} and
- * {@link Algorithm#SLIDING_WINDOW}, over the state held as primitive longs in a {@link Slots} that is updated in place.
- * Each formula is written once, in the algorithm's class; its reference step ({@link RateAlgorithm#step}, over the
- * immutable state record) runs the same code on a scratch copy ({@link #reference}). The algorithms' class Javadoc
- * stays their documentation.
+ * Allocation-free steps of the algorithms whose class is a {@link PrimitiveAlgorithm}, over the state held as primitive
+ * longs in a {@link Slots} that is updated in place; which slot holds which field of the reference state record is
+ * said by each algorithm's class. Each formula is written once, in the algorithm's class; its reference step
+ * ({@link RateAlgorithm#step}, over the immutable state record) runs the same code on a scratch copy
+ * ({@link #reference}). The algorithms' class Javadoc stays their documentation.
  *
- * <p>Layout of the slots, field for field of the reference state record:
- * <ul>
- *   <li>GCRA: {@code s0} = tatMicros;</li>
- *   <li>token bucket: {@code s0} = tokens, {@code s1} = lastMicros;</li>
- *   <li>fixed window: {@code s0} = windowStartMicros, {@code s1} = count;</li>
- *   <li>sliding window counter: {@code s0} = windowStartMicros, {@code s1} = current, {@code s2} = previous.</li>
- * </ul>
+ * <p>This class only finds an algorithm's primitive step, by its registration in {@link Algorithms}: adding a
+ * primitive algorithm changes nothing here.
  */
 public final class PrimitiveSteps {
 
+    /** The primitive algorithms by {@link Algorithm#ordinal()}, null for the others: no hashing on a request's path. */
+    private static final PrimitiveAlgorithm<?>[] BY_ORDINAL = index();
+
     private PrimitiveSteps() {}
+
+    private static PrimitiveAlgorithm<?>[] index() {
+        Algorithm[] algorithms = Algorithm.values();
+        PrimitiveAlgorithm<?>[] byOrdinal = new PrimitiveAlgorithm<?>[algorithms.length];
+        for (Algorithm algorithm : algorithms) {
+            if (Algorithms.definition(algorithm) instanceof PrimitiveAlgorithm<?> primitive) {
+                byOrdinal[algorithm.ordinal()] = primitive;
+            }
+        }
+        return byOrdinal;
+    }
+
+    /** @return the primitive step of {@code algorithm} */
+    @SuppressWarnings("unchecked")
+    private static PrimitiveAlgorithm<Object> primitive(Algorithm algorithm, String what) {
+        PrimitiveAlgorithm<?> primitive = BY_ORDINAL[algorithm.ordinal()];
+        if (primitive == null) {
+            throw new IllegalArgumentException("no primitive " + what + " for " + algorithm);
+        }
+        return (PrimitiveAlgorithm<Object>) primitive;
+    }
 
     /** @return whether {@code algorithm} has a primitive twin here */
     public static boolean supports(Algorithm algorithm) {
-        return algorithm == Algorithm.GCRA || algorithm == Algorithm.TOKEN_BUCKET
-                || algorithm == Algorithm.FIXED_WINDOW || algorithm == Algorithm.SLIDING_WINDOW;
+        return BY_ORDINAL[algorithm.ordinal()] != null;
     }
 
     /**
@@ -39,13 +57,7 @@ public final class PrimitiveSteps {
      * @return the outcome; the state was written exactly when {@code outcome.allowed() && cost > 0}
      */
     public static Outcome step(Algorithm algorithm, Slots slots, boolean fresh, long nowMicros, long cost, Policy policy) {
-        return switch (algorithm) {
-            case GCRA -> Gcra.step(slots, fresh, nowMicros, cost, policy);
-            case TOKEN_BUCKET -> TokenBucket.step(slots, fresh, nowMicros, cost, policy);
-            case FIXED_WINDOW -> FixedWindow.step(slots, fresh, nowMicros, cost, policy);
-            case SLIDING_WINDOW -> SlidingWindowCounter.step(slots, fresh, nowMicros, cost, policy);
-            default -> throw new IllegalArgumentException("no primitive step for " + algorithm);
-        };
+        return primitive(algorithm, "step").step(slots, fresh, nowMicros, cost, policy);
     }
 
     /**
@@ -66,49 +78,16 @@ public final class PrimitiveSteps {
 
     /** The reference {@link RateAlgorithm#ttlMicros} of the state held in {@code slots}. */
     public static long ttlMicros(Algorithm algorithm, Slots slots, long nowMicros, Policy policy) {
-        return switch (algorithm) {
-            case GCRA -> Gcra.ttlOf(slots.s0, nowMicros);
-            case TOKEN_BUCKET -> Math.max(1, TokenBucket.fullAfter(slots.s0, slots.s1, nowMicros, policy.capacity(),
-                    policy.intervalMicros()));
-            case FIXED_WINDOW -> FixedWindow.ttlOf(slots.s0, policy.periodMicros(), nowMicros);
-            case SLIDING_WINDOW -> Math.max(1, SlidingWindowCounter.resetAfter(slots.s0, slots.s1, slots.s2, nowMicros,
-                    policy.periodMicros()));
-            default -> throw new IllegalArgumentException("no primitive state for " + algorithm);
-        };
+        return primitive(algorithm, "state").ttlMicros(slots, nowMicros, policy);
     }
 
     /** @return the reference state record equal to {@code slots} (for {@link #reference} and tests) */
     static Object toState(Algorithm algorithm, Slots slots) {
-        return switch (algorithm) {
-            case GCRA -> new Gcra.State(slots.s0);
-            case TOKEN_BUCKET -> new TokenBucket.State(slots.s0, slots.s1);
-            case FIXED_WINDOW -> new FixedWindow.State(slots.s0, slots.s1);
-            case SLIDING_WINDOW -> new SlidingWindowCounter.State(slots.s0, slots.s1, slots.s2);
-            default -> throw new IllegalArgumentException("no primitive state for " + algorithm);
-        };
+        return primitive(algorithm, "state").toState(slots);
     }
 
     /** Writes the reference state record {@code state} (not null) into {@code slots}. */
     static void fromState(Algorithm algorithm, Object state, Slots slots) {
-        switch (algorithm) {
-            case GCRA -> slots.s0 = ((Gcra.State) state).tatMicros();
-            case TOKEN_BUCKET -> {
-                TokenBucket.State s = (TokenBucket.State) state;
-                slots.s0 = s.tokens();
-                slots.s1 = s.lastMicros();
-            }
-            case FIXED_WINDOW -> {
-                FixedWindow.State s = (FixedWindow.State) state;
-                slots.s0 = s.windowStartMicros();
-                slots.s1 = s.count();
-            }
-            case SLIDING_WINDOW -> {
-                SlidingWindowCounter.State s = (SlidingWindowCounter.State) state;
-                slots.s0 = s.windowStartMicros();
-                slots.s1 = s.current();
-                slots.s2 = s.previous();
-            }
-            default -> throw new IllegalArgumentException("no primitive state for " + algorithm);
-        }
+        primitive(algorithm, "state").fromState(state, slots);
     }
 }

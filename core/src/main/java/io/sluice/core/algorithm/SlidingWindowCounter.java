@@ -28,7 +28,8 @@ import io.sluice.core.policy.Policy;
  * {@code L}) up to one period sooner: after one request at 0 s of {@code 10/1m}, remaining is 10 again from 60 s and
  * 1 µs, while reset-after says 120 s.
  */
-final class SlidingWindowCounter implements RateAlgorithm<SlidingWindowCounter.State>, Definition {
+final class SlidingWindowCounter implements RateAlgorithm<SlidingWindowCounter.State>,
+        PrimitiveAlgorithm<SlidingWindowCounter.State>, Definition {
 
     /**
      * @param windowStartMicros start of the current window
@@ -119,10 +120,10 @@ final class SlidingWindowCounter implements RateAlgorithm<SlidingWindowCounter.S
 
     /**
      * The step on primitive state (the reference {@link #step} runs it on a copy): see {@link PrimitiveSteps#step}.
-     * {@code s0} = windowStartMicros,
-     * {@code s1} = current, {@code s2} = previous.
+     * Its slots: {@code s0} = windowStartMicros, {@code s1} = current, {@code s2} = previous.
      */
-    static Outcome step(Slots s, boolean fresh, long nowMicros, long cost, Policy policy) {
+    @Override
+    public Outcome step(Slots s, boolean fresh, long nowMicros, long cost, Policy policy) {
         long period = policy.periodMicros();
         long limit = policy.limit();
         // roll: the state seen from now
@@ -164,5 +165,22 @@ final class SlidingWindowCounter implements RateAlgorithm<SlidingWindowCounter.S
     @Override
     public long ttlMicros(State state, long nowMicros, Policy policy) {
         return state == null ? 1 : Math.max(1, resetAfter(state, nowMicros, policy.periodMicros()));
+    }
+
+    @Override
+    public long ttlMicros(Slots s, long nowMicros, Policy policy) {
+        return Math.max(1, resetAfter(s.s0, s.s1, s.s2, nowMicros, policy.periodMicros()));
+    }
+
+    @Override
+    public State toState(Slots s) {
+        return new State(s.s0, s.s1, s.s2);
+    }
+
+    @Override
+    public void fromState(State state, Slots s) {
+        s.s0 = state.windowStartMicros();
+        s.s1 = state.current();
+        s.s2 = state.previous();
     }
 }

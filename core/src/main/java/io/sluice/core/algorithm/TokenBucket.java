@@ -20,7 +20,8 @@ import io.sluice.core.policy.Policy;
  *
  * <p>A clock that goes backwards refills nothing until it passes the last refill time again.
  */
-final class TokenBucket implements RateAlgorithm<TokenBucket.State>, Definition {
+final class TokenBucket implements RateAlgorithm<TokenBucket.State>, PrimitiveAlgorithm<TokenBucket.State>,
+        Definition {
 
     /**
      * @param tokens tokens in the bucket at {@code lastMicros}
@@ -66,10 +67,10 @@ final class TokenBucket implements RateAlgorithm<TokenBucket.State>, Definition 
 
     /**
      * The step on primitive state (the reference {@link #step} runs it on a copy): see {@link PrimitiveSteps#step}.
-     * {@code s0} = tokens, {@code s1} =
-     * lastMicros.
+     * Its slots: {@code s0} = tokens, {@code s1} = lastMicros.
      */
-    static Outcome step(Slots s, boolean fresh, long nowMicros, long cost, Policy policy) {
+    @Override
+    public Outcome step(Slots s, boolean fresh, long nowMicros, long cost, Policy policy) {
         long capacity = policy.capacity();
         long interval = policy.intervalMicros();
         long tokens;
@@ -108,5 +109,21 @@ final class TokenBucket implements RateAlgorithm<TokenBucket.State>, Definition 
     public long ttlMicros(State state, long nowMicros, Policy policy) {
         return state == null ? 1
                 : Math.max(1, fullAfter(state, nowMicros, policy.capacity(), policy.intervalMicros()));
+    }
+
+    @Override
+    public long ttlMicros(Slots s, long nowMicros, Policy policy) {
+        return Math.max(1, fullAfter(s.s0, s.s1, nowMicros, policy.capacity(), policy.intervalMicros()));
+    }
+
+    @Override
+    public State toState(Slots s) {
+        return new State(s.s0, s.s1);
+    }
+
+    @Override
+    public void fromState(State state, Slots s) {
+        s.s0 = state.tokens();
+        s.s1 = state.lastMicros();
     }
 }
