@@ -7,7 +7,6 @@ import io.sluice.core.store.Lease;
 import io.sluice.core.store.Store;
 import io.sluice.core.store.StoreException;
 import io.sluice.core.store.StoreProvider;
-import io.sluice.redis.RedisClients.Login;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -74,7 +73,7 @@ public final class RedisStore implements Store {
     private final Duration timeout;
     private final int poolSize;
 
-    private RedisStore(Builder b, ReconnectingClient client) {
+    RedisStore(Builder b, ReconnectingClient client) {
         this.client = client;
         this.script = new RedisScript(client);
         this.keys = new RedisKeys(b.prefix, b.hashTag);
@@ -188,28 +187,28 @@ public final class RedisStore implements Store {
     /** Configures and opens a {@link RedisStore}. */
     public static final class Builder {
         // build() opens a copy of the builder (see copy()): a field added here must be copied there too, or it is lost
-        private String url;
-        private String sentinelMaster;
-        private Set<HostAndPort> sentinels;
-        private Set<HostAndPort> clusterNodes;
-        private UnifiedJedis client;
-        private String prefix = DEFAULT_PREFIX;
-        private boolean hashTag;
-        private boolean applicationTime;
-        private Duration timeout = DEFAULT_TIMEOUT;
-        private int poolSize = DEFAULT_POOL_SIZE;
+        String url;
+        String sentinelMaster;
+        Set<HostAndPort> sentinels;
+        Set<HostAndPort> clusterNodes;
+        UnifiedJedis client;
+        String prefix = DEFAULT_PREFIX;
+        boolean hashTag;
+        boolean applicationTime;
+        Duration timeout = DEFAULT_TIMEOUT;
+        int poolSize = DEFAULT_POOL_SIZE;
         /** Whether {@link #timeout} and {@link #poolSize} were set: an application's client would ignore them. */
-        private boolean timeoutSet;
-        private boolean poolSizeSet;
+        boolean timeoutSet;
+        boolean poolSizeSet;
         /** Whether {@link #prefix} and {@link #hashTag} were set: a URL that sets them otherwise fails. */
-        private boolean prefixSet;
-        private boolean hashTagSet;
-        private boolean applicationTimeSet;
-        private String user;
-        private String password;
-        private String sentinelUser;
-        private String sentinelPassword;
-        private boolean sentinelCredentialsSet;
+        boolean prefixSet;
+        boolean hashTagSet;
+        boolean applicationTimeSet;
+        String user;
+        String password;
+        String sentinelUser;
+        String sentinelPassword;
+        boolean sentinelCredentialsSet;
 
         private Builder() {}
 
@@ -335,7 +334,7 @@ public final class RedisStore implements Store {
 
         /** Builds from a copy: the URL's options never become the builder's, so building twice gives the same store. */
         public RedisStore build() {
-            return copy().open();
+            return StoreOpening.open(copy());
         }
 
         /** @return a builder with every field of this one ({@code RedisUrlTest} checks that none is left out) */
@@ -362,116 +361,6 @@ public final class RedisStore implements Store {
             b.sentinelPassword = sentinelPassword;
             b.sentinelCredentialsSet = sentinelCredentialsSet;
             return b;
-        }
-
-        private RedisStore open() {
-            checkSources();
-            if (client != null) {
-                return new RedisStore(this, ReconnectingClient.of(client));
-            }
-            RedisUrl target = url == null ? null : RedisUrl.parse(url);
-            if (target != null) {
-                applyUrlSettings(target);
-            }
-            String master = target == null ? sentinelMaster : target.master();
-            Set<HostAndPort> nodes = target == null ? (master != null ? sentinels : clusterNodes)
-                    : target.standalone() ? null : RedisUrl.addresses(RedisUrl.URL_METHOD, target.nodes());
-            if (sentinelCredentialsSet && master == null) {
-                throw new ConfigException("sentinelCredentials are for the sentinels of sentinel(...) or a"
-                        + " redis-sentinel:// URL: with a standalone URL, Cluster or an application's client there are"
-                        + " none");
-            }
-            RedisClients clients = new RedisClients(timeout, poolSize);
-            if (target != null && target.standalone()) {
-                return new RedisStore(this, clients.standalone(target));
-            }
-            Login login = target == null ? new Login(user, password) : new Login(target.user(), target.password());
-            if (master != null) {
-                Login sentinelLogin = sentinelCredentialsSet ? new Login(sentinelUser, sentinelPassword) : null;
-                return new RedisStore(this, clients.sentinel(master, nodes, login, sentinelLogin, target));
-            }
-            return new RedisStore(this, clients.cluster(nodes, login, target));
-        }
-
-        /** Exactly one source of connections, and no setting that does not apply to it. */
-        private void checkSources() {
-            int sources = (url != null ? 1 : 0) + (sentinelMaster != null ? 1 : 0) + (clusterNodes != null ? 1 : 0)
-                    + (client != null ? 1 : 0);
-            if (sources != 1) {
-                throw new ConfigException("expected exactly one of a Redis URL, Sentinel, Cluster or a client for the"
-                        + " Redis store, got " + sources);
-            }
-            if ((user != null || password != null) && (url != null || client != null)) {
-                throw new ConfigException("credentials are for Sentinel or Cluster: a Redis URL carries its own"
-                        + " (redis://user:secret@host:6379), and an application's client is configured already");
-            }
-            if (client != null && sentinelCredentialsSet) {
-                throw new ConfigException("sentinelCredentials are for the sentinels of sentinel(...) or a"
-                        + " redis-sentinel:// URL: an application's client is configured already");
-            }
-            if (client != null && timeoutSet) {
-                throw new ConfigException("timeout(...)", timeout.toString(), "applies to the connections the store"
-                        + " opens, not to an application's client(...), which has timeouts of its own (set on the client,"
-                        + " such as DefaultJedisClientConfig.builder().socketTimeoutMillis(200)); expected no timeout(...)"
-                        + " with client(...)");
-            }
-            if (client != null && poolSizeSet) {
-                throw new ConfigException("poolSize(...)", Integer.toString(poolSize), "applies to the connections the"
-                        + " store opens, not to an application's client(...), which has a pool of its own (set on the"
-                        + " client, such as a ConnectionPoolConfig with setMaxTotal(32)); expected no poolSize(...) with"
-                        + " client(...)");
-            }
-        }
-
-        /** Takes the URL's options; an option the builder also set, to another value, fails. */
-        private void applyUrlSettings(RedisUrl target) {
-            UrlOptions o = target.options();
-            if (o.timeout() != null) {
-                if (timeoutSet && !timeout.equals(o.timeout())) {
-                    throw conflict(target, "timeout=" + o.timeout().toMillis() + "ms", "timeout(" + shown(timeout) + ")");
-                }
-                timeout = o.timeout();
-            }
-            if (o.poolSize() != 0) {
-                if (poolSizeSet && poolSize != o.poolSize()) {
-                    throw conflict(target, "pool-size=" + o.poolSize(), "poolSize(" + poolSize + ")");
-                }
-                poolSize = o.poolSize();
-            }
-            if (o.prefix() != null) {
-                if (prefixSet && !prefix.equals(o.prefix())) {
-                    throw conflict(target, "prefix=" + o.prefix(), "prefix(\"" + prefix + "\")");
-                }
-                prefix = o.prefix();
-            }
-            if (o.hashTag() != null) {
-                if (hashTagSet && hashTag != o.hashTag()) {
-                    throw conflict(target, "hash-tag=" + o.hashTag(), "hashTag(" + hashTag + ")");
-                }
-                hashTag = o.hashTag();
-            }
-            if (applicationTime && o.redisTime()) {
-                throw conflict(target, "time=redis", "applicationTime(true)");
-            }
-            if (applicationTimeSet && !applicationTime && o.applicationTime()) {
-                throw conflict(target, "time=application", "applicationTime(false)");
-            }
-            applicationTime |= o.applicationTime();
-        }
-
-        /**
-         * @param option the URL's option, as {@code name=value}
-         * @param method the builder's call that set it otherwise, such as {@code timeout(1000 ms)}
-         */
-        private static ConfigException conflict(RedisUrl target, String option, String method) {
-            return new ConfigException(RedisUrl.URL_METHOD, target.toString(), "option \"" + option + "\" conflicts"
-                    + " with " + method + " on the same builder; expected the setting in one of them (or the same"
-                    + " value in both)");
-        }
-
-        /** @return {@code d} as a builder's timeout shows in messages: {@code 1000 ms}, or {@code PT0.0015S} */
-        private static String shown(Duration d) {
-            return d.toNanos() % 1_000_000 == 0 ? d.toMillis() + " ms" : d.toString();
         }
     }
 }
