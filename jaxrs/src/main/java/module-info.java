@@ -1,4 +1,8 @@
-/** Jakarta REST: {@code @RateLimit}, {@link io.sluice.jaxrs.RateLimitFeature} and the filters it registers. */
+/**
+ * Jakarta REST: {@code @RateLimit}, {@link io.sluice.jaxrs.RateLimitFeature} and the filters it registers. The filters,
+ * the annotations' rules and the lease completion live in {@code io.sluice.jaxrs.internal}, exported to no module: the
+ * JAX-RS implementation (and CDI) reaches them reflectively, which {@code opens} allows.
+ */
 module io.sluice.jaxrs {
     requires io.sluice.http;
     requires io.sluice.cdi;
@@ -8,4 +12,5 @@ module io.sluice.jaxrs {
 
     exports io.sluice.jaxrs;
     opens io.sluice.jaxrs;
+    opens io.sluice.jaxrs.internal;
 }

@@ -3,6 +3,10 @@ package io.sluice.jaxrs;
 import io.sluice.core.config.ConfigException;
 import io.sluice.http.SluiceConfig;
 import io.sluice.core.time.TimeSource;
+import io.sluice.jaxrs.internal.JaxrsFront;
+import io.sluice.jaxrs.internal.MethodRules;
+import io.sluice.jaxrs.internal.RateLimitRequestFilter;
+import io.sluice.jaxrs.internal.ServletRequestCapture;
 import jakarta.ws.rs.HttpMethod;
 import jakarta.ws.rs.Path;
 import jakarta.ws.rs.Priorities;
@@ -17,9 +21,9 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * Rate limiting for JAX-RS resources: registers, for every resource method, a {@link RateLimitRequestFilter} with the
- * method's {@link RateLimit} rules and the {@link RateLimitResponseFilter}, both at priority {@value #PRIORITY}, and
- * the {@link ResponseCompletion} that releases concurrency leases, at {@value #COMPLETION_PRIORITY}.
+ * Rate limiting for JAX-RS resources: registers, for every resource method, a request filter with the method's
+ * {@link RateLimit} rules and a response filter that adds the headers, both at priority {@value #PRIORITY}, and the
+ * response filter and writer interceptor that release concurrency leases, at {@value #COMPLETION_PRIORITY}.
  * Discovered by scanning ({@code @Provider}), or registered explicitly:
  *
  * <pre>
@@ -49,8 +53,9 @@ public class RateLimitFeature implements DynamicFeature {
     public static final int PRIORITY = Priorities.AUTHORIZATION + 100;
 
     /**
-     * The priority of {@link ResponseCompletion}, which releases a request's concurrency leases: {@value}, the lowest,
-     * so it runs after every response filter of the application and wraps its every writer interceptor.
+     * The priority of the response filter and writer interceptor that release a request's concurrency leases:
+     * {@value}, the lowest, so they run after every response filter of the application and wrap its every writer
+     * interceptor.
      */
     public static final int COMPLETION_PRIORITY = Integer.MIN_VALUE;
 

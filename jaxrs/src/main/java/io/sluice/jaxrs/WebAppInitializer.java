@@ -2,6 +2,7 @@ package io.sluice.jaxrs;
 
 import io.sluice.http.RulesSource;
 import io.sluice.http.internal.WebApps;
+import io.sluice.jaxrs.internal.RequestEnd;
 import jakarta.servlet.ServletContainerInitializer;
 import jakarta.servlet.ServletContext;
 import jakarta.servlet.ServletContextEvent;
@@ -12,10 +13,11 @@ import java.util.function.Function;
 /**
  * Lets the JAX-RS filter (and the CDI engine) read {@code rules=/WEB-INF/...} from the WAR, as the servlet filter does:
  * registers the starting web application with {@link WebApps}, and removes it when the application stops. Adds the
- * {@link RequestEnd} listener, which releases, when the servlet request ends, the concurrency leases of a JAX-RS
+ * {@code RequestEnd} listener, which releases, when the servlet request ends, the concurrency leases of a JAX-RS
  * request whose response Sluice's filters did not see to its end. A container runs it at start-up, before any servlet
  * (so before the JAX-RS application), because {@code sluice-jaxrs} lists it in
- * {@code META-INF/services/jakarta.servlet.ServletContainerInitializer}.
+ * {@code META-INF/services/jakarta.servlet.ServletContainerInitializer}; an embedded server that does not discover
+ * initializers can add {@code new WebAppInitializer()} to its context (which then needs a class loader of its own).
  */
 public final class WebAppInitializer implements ServletContainerInitializer {
 

@@ -7,6 +7,7 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.sluice.core.config.ConfigException;
 import io.sluice.core.testing.LogCapture;
+import io.sluice.jaxrs.internal.JaxrsFront;
 import io.sluice.core.time.TimeSource;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.inject.Produces;

@@ -8,6 +8,7 @@ import io.sluice.cdi.RateLimitedEvent;
 import io.sluice.core.store.MemoryStore;
 import io.sluice.core.store.Store;
 import io.sluice.core.testing.LogCapture;
+import io.sluice.jaxrs.internal.JaxrsFront;
 import jakarta.enterprise.inject.spi.Extension;
 import java.util.List;
 import java.util.Map;

@@ -103,9 +103,9 @@ abstract class LeaseSuite {
 
     /**
      * An application's response filter that throws after Sluice's ran ends the response filters before
-     * {@link ResponseCompletion}'s, and no entity is written: the lease is released when the servlet request ends, by
-     * the initializer's listener. The filter turns Sluice's 429 into a 500 too, so each request is followed by one
-     * without the header, which a lease kept would answer 429.
+     * {@link io.sluice.jaxrs.internal.ResponseCompletion}'s, and no entity is written: the lease is released when the
+     * servlet request ends, by the initializer's listener. The filter turns Sluice's 429 into a 500 too, so each
+     * request is followed by one without the header, which a lease kept would answer 429.
      */
     @Test
     void aLeaseIsReleasedWhenAResponseFilterThatRunsLaterThrows() throws Exception {

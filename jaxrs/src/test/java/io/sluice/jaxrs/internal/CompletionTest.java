@@ -1,4 +1,4 @@
-package io.sluice.jaxrs;
+package io.sluice.jaxrs.internal;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

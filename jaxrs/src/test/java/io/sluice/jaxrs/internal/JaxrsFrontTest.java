@@ -1,9 +1,11 @@
-package io.sluice.jaxrs;
+package io.sluice.jaxrs.internal;
 
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.sluice.core.config.ConfigException;
+import io.sluice.core.testing.ManualTimeSource;
 import io.sluice.core.time.TimeSource;
+import io.sluice.jaxrs.RateLimit;
 import org.glassfish.jersey.server.ResourceConfig;
 import org.junit.jupiter.api.Test;
 
@@ -62,9 +64,9 @@ class JaxrsFrontTest {
             assertThatThrownBy(() -> front.checkSharedNames(MethodRules.of(V2.Users.class,
                     V2.Users.class.getDeclaredMethod("list"), front.door().clientIp(), java.util.Map.of())))
                     .isInstanceOf(ConfigException.class)
-                    .hasMessageStartingWith("@RateLimit on io.sluice.jaxrs.JaxrsFrontTest$V2$Users (Users).name: "
+                    .hasMessageStartingWith("@RateLimit on io.sluice.jaxrs.internal.JaxrsFrontTest$V2$Users (Users).name: "
                             + "expected a name: the default one, \"Users\", is already that of the annotation on "
-                            + "io.sluice.jaxrs.JaxrsFrontTest$V1$Users");
+                            + "io.sluice.jaxrs.internal.JaxrsFrontTest$V1$Users");
         } finally {
             front.close();
         }
@@ -111,7 +113,7 @@ class JaxrsFrontTest {
             java.nio.file.Path dir) throws Exception {
         java.nio.file.Path file = dir.resolve("rules.yaml");
         java.nio.file.Files.writeString(file, "rules: [{name: other, paths: [/x], limit: 1/1h}]");
-        ManualClock clock = new ManualClock();
+        ManualTimeSource clock = new ManualTimeSource();
         JaxrsFront owner = JaxrsFront.open(null, new ResourceConfig().property("sluice.rules", file.toString()), clock);
         try {
             JaxrsFront app = new JaxrsFront(owner.door(), false, java.util.Map.of());   // another application, shared door
@@ -135,7 +137,7 @@ class JaxrsFrontTest {
             @org.junit.jupiter.api.io.TempDir java.nio.file.Path dir) throws Exception {
         java.nio.file.Path file = dir.resolve("rules.yaml");
         java.nio.file.Files.writeString(file, "rules: [{name: other, paths: [/x], limit: 1/1h}]");
-        ManualClock clock = new ManualClock();
+        ManualTimeSource clock = new ManualTimeSource();
         JaxrsFront front = JaxrsFront.open(null, new ResourceConfig().property("sluice.rules", file.toString()), clock);
         java.util.concurrent.CountDownLatch checked = new java.util.concurrent.CountDownLatch(1);
         java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);

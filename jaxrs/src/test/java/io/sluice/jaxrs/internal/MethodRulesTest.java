@@ -1,4 +1,4 @@
-package io.sluice.jaxrs;
+package io.sluice.jaxrs.internal;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -8,6 +8,7 @@ import io.sluice.http.Allowlist;
 import io.sluice.core.config.ConfigException;
 import io.sluice.http.RuleSet;
 import io.sluice.core.key.ClientIpResolver;
+import io.sluice.jaxrs.RateLimit;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;

@@ -1,5 +1,6 @@
-package io.sluice.jaxrs;
+package io.sluice.jaxrs.internal;
 
+import io.sluice.jaxrs.RateLimitFeature;
 import jakarta.annotation.Priority;
 import jakarta.ws.rs.container.ContainerRequestContext;
 import jakarta.ws.rs.container.ContainerResponseContext;

@@ -1,4 +1,4 @@
-package io.sluice.jaxrs;
+package io.sluice.jaxrs.internal;
 
 import io.sluice.cdi.internal.CdiIntegration;
 import io.sluice.core.config.ConfigException;
@@ -12,6 +12,7 @@ import io.sluice.core.internal.rules.QueuedLeases;
 import io.sluice.core.key.KeyResolver;
 import io.sluice.core.time.TimeSource;
 import io.sluice.http.RuleSet;
+import io.sluice.jaxrs.RateLimitFeature;
 import jakarta.ws.rs.core.Configuration;
 import java.lang.System.Logger.Level;
 import java.util.ArrayList;
@@ -27,7 +28,7 @@ import java.util.concurrent.ConcurrentHashMap;
  * of the rules file that annotations reference (they apply only where referenced), and the application's named key
  * resolvers.
  */
-final class JaxrsFront {
+public final class JaxrsFront {
 
     /** JAX-RS configuration properties with this prefix are Sluice parameters: {@value}. */
     static final String PROPERTY_PREFIX = Parameters.DEFAULT_PREFIX + ".";
@@ -45,8 +46,10 @@ final class JaxrsFront {
     private final List<MethodRules> leaseChecked = new ArrayList<>();
     /** The warnings of {@link #checkQueuedLeases} logged so far: once each, a sub-resource being read twice. */
     private final Set<String> leaseWarnings = ConcurrentHashMap.newKeySet();
-    final RateLimitResponseFilter responses = new RateLimitResponseFilter();
-    final ResponseCompletion completions = new ResponseCompletion();
+    /** The response filter, one for every resource method. */
+    public final RateLimitResponseFilter responses = new RateLimitResponseFilter();
+    /** The completion filter and interceptor, one for every resource method. */
+    public final ResponseCompletion completions = new ResponseCompletion();
     /** Removes {@link #checkReloadedRules} from the front door, which may be shared and outlive this application. */
     private final Runnable stopCheckingReloads;
 
@@ -84,7 +87,7 @@ final class JaxrsFront {
      * MicroProfile Config, then the JAX-RS configuration properties {@code sluice.*}; deciding in a produced store when
      * there is one.
      */
-    static JaxrsFront open(SluiceConfig explicit, Configuration configuration, TimeSource time) {
+    public static JaxrsFront open(SluiceConfig explicit, Configuration configuration, TimeSource time) {
         CdiIntegration cdi = CdiIntegration.find();
         Map<String, KeyResolver> named = cdi == null ? Map.of() : cdi.keyResolvers();
         FrontDoor shared = explicit == null && cdi != null ? cdi.sharedFrontDoor() : null;
@@ -118,11 +121,11 @@ final class JaxrsFront {
         return own;
     }
 
-    FrontDoor door() {
+    public FrontDoor door() {
         return door;
     }
 
-    Map<String, KeyResolver> keyResolvers() {
+    public Map<String, KeyResolver> keyResolvers() {
         return keyResolvers;
     }
 
@@ -150,7 +153,7 @@ final class JaxrsFront {
      *
      * @throws ConfigException naming the method
      */
-    void check(MethodRules rules) {
+    public void check(MethodRules rules) {
         door.whileRulesSteady(() -> {
             synchronized (this) {
                 checkQueuedLeases(rules);
@@ -223,7 +226,7 @@ final class JaxrsFront {
     }
 
     /** Notes rules of the rules file referenced by an annotation: the JAX-RS filter applies them only there. */
-    void reference(List<String> names) {
+    public void reference(List<String> names) {
         referenced.addAll(names);
     }
 
@@ -232,7 +235,7 @@ final class JaxrsFront {
     }
 
     /** Closes the front door unless it is shared (CDI closes that one). */
-    void close() {
+    public void close() {
         stopCheckingReloads.run();
         if (ownsDoor) {
             door.close();

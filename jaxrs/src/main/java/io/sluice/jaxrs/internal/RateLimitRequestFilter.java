@@ -1,4 +1,4 @@
-package io.sluice.jaxrs;
+package io.sluice.jaxrs.internal;
 
 import io.sluice.core.Decision;
 import io.sluice.core.Rule;
@@ -6,6 +6,8 @@ import io.sluice.core.RuleOutcome;
 import io.sluice.http.RuleSet;
 import io.sluice.http.FrontDoor;
 import io.sluice.http.Reply;
+import io.sluice.jaxrs.RateLimit;
+import io.sluice.jaxrs.RateLimitFeature;
 import jakarta.ws.rs.container.ContainerRequestContext;
 import jakarta.ws.rs.container.ContainerRequestFilter;
 import jakarta.ws.rs.core.Response;
@@ -39,7 +41,7 @@ public final class RateLimitRequestFilter implements ContainerRequestFilter {
     private final JaxrsFront front;
     private final MethodRules rules;
 
-    RateLimitRequestFilter(JaxrsFront front, MethodRules rules) {
+    public RateLimitRequestFilter(JaxrsFront front, MethodRules rules) {
         this.front = front;
         this.rules = rules;
     }
@@ -129,8 +131,11 @@ public final class RateLimitRequestFilter implements ContainerRequestFilter {
         return Decision.of(all, ours.leases(), ours.atMicros());
     }
 
-    /** The request property holding a denial's {@code deny-headers}, which {@link RateLimitResponseFilter} adds. */
-    static final String DENY_HEADERS = RateLimitRequestFilter.class.getName() + ".deny-headers";
+    /**
+     * The request property holding a denial's {@code deny-headers}, which {@link RateLimitResponseFilter} adds: the
+     * name it had while this class was in {@code io.sluice.jaxrs}.
+     */
+    static final String DENY_HEADERS = "io.sluice.jaxrs.RateLimitRequestFilter.deny-headers";
 
     /** The denial's status, body and headers, but for those added only if absent (see {@link #DENY_HEADERS}). */
     static Response denial(Reply reply) {

@@ -1,4 +1,4 @@
-package io.sluice.jaxrs;
+package io.sluice.jaxrs.internal;
 
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.ws.rs.container.ContainerRequestContext;

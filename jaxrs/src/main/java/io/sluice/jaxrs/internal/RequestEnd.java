@@ -1,5 +1,6 @@
-package io.sluice.jaxrs;
+package io.sluice.jaxrs.internal;
 
+import io.sluice.jaxrs.WebAppInitializer;
 import jakarta.servlet.AsyncEvent;
 import jakarta.servlet.AsyncListener;
 import jakarta.servlet.ServletRequest;
@@ -14,7 +15,10 @@ import jakarta.servlet.http.HttpServletResponse;
  * ends with its async cycle ({@code AsyncResponse}, {@code CompletionStage}). {@link WebAppInitializer} registers it;
  * the status charged, unless a response filter saw one, is 500, what a container answers to an exception.
  */
-final class RequestEnd implements ServletRequestListener {
+public final class RequestEnd implements ServletRequestListener {
+
+    /** For {@link WebAppInitializer}. */
+    public RequestEnd() {}
 
     @Override
     public void requestDestroyed(ServletRequestEvent event) {

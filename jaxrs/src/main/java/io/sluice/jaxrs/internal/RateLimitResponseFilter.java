@@ -1,9 +1,10 @@
-package io.sluice.jaxrs;
+package io.sluice.jaxrs.internal;
 
 import io.sluice.http.Reply;
 import jakarta.ws.rs.container.ContainerRequestContext;
 import jakarta.ws.rs.container.ContainerResponseContext;
 import jakarta.ws.rs.container.ContainerResponseFilter;
+import io.sluice.jaxrs.RateLimitFeature;
 import java.util.List;
 
 /**

@@ -1,4 +1,4 @@
-package io.sluice.jaxrs;
+package io.sluice.jaxrs.internal;
 
 import io.sluice.core.policy.Algorithm;
 import io.sluice.core.request.RequestMatcher;
@@ -9,6 +9,7 @@ import io.sluice.http.RuleSet;
 import io.sluice.core.key.ClientIpResolver;
 import io.sluice.core.key.KeyResolver;
 import io.sluice.core.key.KeyResolvers;
+import io.sluice.jaxrs.RateLimit;
 import java.lang.reflect.Method;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -23,7 +24,7 @@ import java.util.function.Function;
  * rules at start-up; references to rules of the rules file are looked up in the rules in force at each request, so a
  * reloaded file takes effect.
  */
-final class MethodRules {
+public final class MethodRules {
 
     /** The key of an inline rule without {@link RateLimit#key()}: {@value}. */
     static final String DEFAULT_KEY = "ip";
@@ -53,8 +54,8 @@ final class MethodRules {
     }
 
     /** @param shadow parameter {@code shadow}: the inline rules count and report but never deny */
-    static MethodRules of(Class<?> resource, Method method, ClientIpResolver ips, Map<String, KeyResolver> custom,
-            boolean shadow) {
+    public static MethodRules of(Class<?> resource, Method method, ClientIpResolver ips,
+            Map<String, KeyResolver> custom, boolean shadow) {
         Rule.Mode mode = shadow ? Rule.Mode.SHADOW : Rule.Mode.ENFORCE;
         String base = simpleName(resource);
         Map<String, Entry> byName = new LinkedHashMap<>();
@@ -67,7 +68,7 @@ final class MethodRules {
     }
 
     /** @return no rules, for the method {@code where} ({@code Class.method}) whose annotations were refused */
-    static MethodRules none(String where) {
+    public static MethodRules none(String where) {
         return new MethodRules(List.of(), where);
     }
 
@@ -85,7 +86,7 @@ final class MethodRules {
      * an interface or a base class method counts whether the implementation hands the implementing method (Jersey) or
      * the interface's (RESTEasy), and an overriding method does not lose it.
      */
-    static RateLimit[] methodAnnotations(Class<?> resource, Method method) {
+    public static RateLimit[] methodAnnotations(Class<?> resource, Method method) {
         // nearest first. RESTEasy hands over the interface as the resource class when the interface has @Path, so there
         // an interface's annotation is the nearest; a generic interface method (put(T)) is found by the passed method
         // only, so on Jersey, which passes the implementing put(String), it is not
@@ -196,7 +197,7 @@ final class MethodRules {
     }
 
     /** @throws ConfigException when a referenced rule is not among {@code rules} */
-    void checkReferences(RuleSet rules) {
+    public void checkReferences(RuleSet rules) {
         for (Entry e : entries) {
             if (e.reference() != null && find(rules, e.reference()) == null) {
                 throw new ConfigException("@RateLimit on " + where + ".rule", e.reference(),
@@ -230,7 +231,7 @@ final class MethodRules {
     }
 
     /** @return the names of rules of the rules file this method references */
-    List<String> references() {
+    public List<String> references() {
         return entries.stream().filter(e -> e.reference() != null).map(Entry::reference).toList();
     }
 

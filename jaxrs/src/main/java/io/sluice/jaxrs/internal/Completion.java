@@ -1,4 +1,4 @@
-package io.sluice.jaxrs;
+package io.sluice.jaxrs.internal;
 
 import io.sluice.core.Decision;
 import io.sluice.core.request.RequestView;
