@@ -81,41 +81,7 @@ public final class PathGlob {
         reach[0] = true;
         for (int t = 0; t < kinds.length; t++) {
             Arrays.fill(next, false);
-            boolean any = false;
-            switch (kinds[t]) {
-                case LITERAL -> {
-                    char c = literals[t];
-                    for (int j = 0; j < len; j++) {
-                        if (reach[j] && path.charAt(j) == c) {
-                            next[j + 1] = true;
-                            any = true;
-                        }
-                    }
-                }
-                case STAR -> {
-                    for (int j = 0; j <= len; j++) {
-                        next[j] = reach[j] || (j > 0 && next[j - 1] && path.charAt(j - 1) != '/');
-                        any |= next[j];
-                    }
-                }
-                case ANY -> {
-                    for (int j = 0; j <= len; j++) {
-                        next[j] = reach[j] || (j > 0 && next[j - 1]);
-                        any |= next[j];
-                    }
-                }
-                default -> {                             // SLASH_ANY
-                    boolean slashSeen = false;           // some i < j with reach[i] and path[i] == '/'
-                    for (int j = 0; j <= len; j++) {
-                        next[j] = reach[j] || slashSeen;
-                        if (j < len && reach[j] && path.charAt(j) == '/') {
-                            slashSeen = true;
-                        }
-                        any |= next[j];
-                    }
-                }
-            }
-            if (!any) {
+            if (!step(t, path, reach, next)) {
                 return false;
             }
             boolean[] swap = reach;
@@ -123,6 +89,70 @@ public final class PathGlob {
             next = swap;
         }
         return reach[len];
+    }
+
+    /**
+     * Extends the pattern by its part {@code t}: sets {@code next[j]} where the pattern through {@code t} can match
+     * {@code path[0, j)}, from {@code reach}, where the pattern before {@code t} can ({@code next} all false before).
+     *
+     * @return whether any position is reached: if none, nothing further can match
+     */
+    private boolean step(int t, String path, boolean[] reach, boolean[] next) {
+        return switch (kinds[t]) {
+            case LITERAL -> literal(literals[t], path, reach, next);
+            case STAR -> withinSegment(path, reach, next);
+            case ANY -> anyCharacters(reach, next);
+            default -> slashAny(path, reach, next);       // SLASH_ANY
+        };
+    }
+
+    /** A literal {@code c}: one past each reached position that holds {@code c}. */
+    private static boolean literal(char c, String path, boolean[] reach, boolean[] next) {
+        int len = path.length();
+        boolean any = false;
+        for (int j = 0; j < len; j++) {
+            if (reach[j] && path.charAt(j) == c) {
+                next[j + 1] = true;
+                any = true;
+            }
+        }
+        return any;
+    }
+
+    /** {@code *}: each reached position, and any number of characters but '/' after it. */
+    private static boolean withinSegment(String path, boolean[] reach, boolean[] next) {
+        int len = path.length();
+        boolean any = false;
+        for (int j = 0; j <= len; j++) {
+            next[j] = reach[j] || (j > 0 && next[j - 1] && path.charAt(j - 1) != '/');
+            any |= next[j];
+        }
+        return any;
+    }
+
+    /** {@code **} inside a segment: each reached position, and every position after it. */
+    private static boolean anyCharacters(boolean[] reach, boolean[] next) {
+        boolean any = false;
+        for (int j = 0; j < next.length; j++) {
+            next[j] = reach[j] || (j > 0 && next[j - 1]);
+            any |= next[j];
+        }
+        return any;
+    }
+
+    /** {@code /**} as a whole segment: each reached position, and every position after a '/' at a reached one. */
+    private static boolean slashAny(String path, boolean[] reach, boolean[] next) {
+        int len = path.length();
+        boolean any = false;
+        boolean slashSeen = false;           // some i < j with reach[i] and path[i] == '/'
+        for (int j = 0; j <= len; j++) {
+            next[j] = reach[j] || slashSeen;
+            if (j < len && reach[j] && path.charAt(j) == '/') {
+                slashSeen = true;
+            }
+            any |= next[j];
+        }
+        return any;
     }
 
     @Override

@@ -1,27 +1,14 @@
 package io.sluice.core.store;
 
-import com.github.benmanes.caffeine.cache.Cache;
-import com.github.benmanes.caffeine.cache.Caffeine;
-import io.sluice.core.policy.Algorithm;
-import io.sluice.core.policy.Outcome;
-import io.sluice.core.policy.Policy;
 import io.sluice.core.algorithm.Algorithms;
 import io.sluice.core.algorithm.Concurrency;
 import io.sluice.core.algorithm.PrimitiveSteps;
-import io.sluice.core.algorithm.RateAlgorithm;
-import io.sluice.core.algorithm.Slots;
-import io.sluice.core.algorithm.Step;
+import io.sluice.core.policy.Algorithm;
+import io.sluice.core.policy.Outcome;
+import io.sluice.core.policy.Policy;
 import io.sluice.core.policy.PolicyParser;
 import io.sluice.core.time.TimeSource;
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.VarHandle;
-import java.util.Arrays;
-import java.util.Iterator;
 import java.util.List;
-import java.util.Map;
-import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.locks.LockSupport;
-import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * State in this JVM: exact on one node. Thread-safe and atomic per key; all or nothing across the checks of one
@@ -42,8 +29,11 @@ import java.util.concurrent.locks.ReentrantLock;
  * <p>Layout: one Caffeine entry per (rule, key), whose value is a mutable cell holding the state (primitive longs for
  * GCRA, token bucket, fixed and sliding window counter) and its expiry; a decision updates the cell in place under the
  * cell's lock, so a steady key costs no allocation in the store and no write to the cache. Lookups are quiet and one hit
- * in {@value #RECORD_EVERY} per key is recorded in Caffeine's eviction policy (frequency and recency), so the policy
- * still ranks keys by use.
+ * in {@value Cell#RECORD_EVERY} per key is recorded in Caffeine's eviction policy (frequency and recency), so the
+ * policy still ranks keys by use.
+ *
+ * <p>The parts: {@link Cell} (one key's state and its lock), {@link CellCache} (the bounded map, its sampling and its
+ * sweep), {@link SingleCheck} (the fast path) and {@link AllOrNothing} (the general path).
  */
 public final class MemoryStore implements Store {
 
@@ -58,40 +48,15 @@ public final class MemoryStore implements Store {
      * would otherwise churn the cache). The size bound holds regardless.
      */
     static final long SWEEP_GRACE_MICROS = 60_000_000;
-    /** Expired keys examined per new key. */
-    private static final int SWEEP_PER_INSERT = 2;
-    /** One hit in this many (a power of two) is recorded in Caffeine's eviction policy: {@value}. */
-    private static final int RECORD_EVERY = 16;
     /** Lookups of a request's cells before it answers against the ones it holds: {@value}. */
     static final int MAX_ATTEMPTS = 4;
-    /**
-     * The id of a cell that is never in the map: the fresh state of an absent key for an answer that writes nothing.
-     * Real cells count from 1, so it sorts first among the locks of a request (it is private to the request: its lock
-     * is never contended).
-     */
-    private static final long SCRATCH_ID = 0;
 
-    private final Cache<StateKey, Cell> states;
-    private final Map<StateKey, Cell> map;
-    private final com.github.benmanes.caffeine.cache.Policy<StateKey, Cell> policy;
+    private final CellCache cache;
     private final TimeSource time;
-    private final AtomicLong ids = new AtomicLong();
-    private final ReentrantLock sweeping = new ReentrantLock();
-    private Iterator<Map.Entry<StateKey, Cell>> sweep;      // guarded by sweeping
 
     private MemoryStore(Builder b) {
         this.time = b.timeSource;
-        this.states = Caffeine.newBuilder()
-                .maximumSize(b.maximumKeys)
-                .evictionListener((StateKey k, Cell cell, com.github.benmanes.caffeine.cache.RemovalCause cause) -> {
-                    if (cell != null) {
-                        cell.remove();
-                    }
-                })
-                .executor(Runnable::run)       // maintenance on the caller: no pool threads, deterministic in tests
-                .build();
-        this.map = states.asMap();
-        this.policy = states.policy();
+        this.cache = new CellCache(b.maximumKeys);
     }
 
     /** @return a store with the defaults: {@value #DEFAULT_MAXIMUM_KEYS} keys, the system clock */
@@ -136,9 +101,10 @@ public final class MemoryStore implements Store {
         long now = clock.nowMicros();
         long storeNow = clock == time ? now : time.nowMicros();
         if (PrimitiveSteps.supports(policy.algorithm())) {
-            return evaluateOne(key, policy, cost, now, storeNow, handle);
+            return SingleCheck.evaluate(cache, key, policy, cost, now, storeNow, handle);
         }
-        return evaluateAll(List.of(Check.of(key.rule, key.key, policy, cost)), now, storeNow).get(0);
+        return AllOrNothing.evaluate(cache, List.of(Check.of(key.rule, key.key, policy, cost)), now, storeNow)
+                .get(0);
     }
 
     @Override
@@ -157,310 +123,11 @@ public final class MemoryStore implements Store {
         if (checks.size() == 1) {
             Check check = checks.get(0);
             if (check.leaseId() == null && PrimitiveSteps.supports(check.policy().algorithm())) {
-                return List.of(evaluateOne(new StateKey(check.rule(), check.key()), check.policy(), check.cost(),
-                        nowMicros, storeNow, null));
+                return List.of(SingleCheck.evaluate(cache, new StateKey(check.rule(), check.key()), check.policy(),
+                        check.cost(), nowMicros, storeNow, null));
             }
         }
-        return evaluateAll(checks, nowMicros, storeNow);
-    }
-
-    /**
-     * The single-check fast path: one lookup, one lock, the primitive step in place.
-     *
-     * @param handle the caller's handle on this key, whose cell is used instead of a lookup while it has not left the
-     *     cache (then looked up again and remembered); or null
-     */
-    private Outcome evaluateOne(StateKey key, Policy policy, long cost, long now, long storeNow, KeyHandle handle) {
-        Algorithm algorithm = policy.algorithm();
-        long at = now + Algorithms.staggerOffsetMicros(key.key, policy);
-        for (int attempt = 1; ; attempt++) {
-            Cell known = handle != null ? handle.cell : null;
-            Cell cell = known != null && !known.removed ? known : lookup(key, false);
-            if (cell == null) {
-                // an absent key answers as a fresh one: an answer that writes nothing (a peek, a cost above the
-                // capacity) needs no cell, so it neither inserts one nor makes the bound evict another key
-                Outcome fresh = PrimitiveSteps.step(algorithm, new Cell(SCRATCH_ID), true, at, cost, policy);
-                if (cost == 0 || !fresh.allowed()) {
-                    return fresh;
-                }
-                cell = create(key, storeNow);
-            }
-            Outcome outcome = null;
-            boolean empty;
-            boolean record;
-            cell.lockShort();
-            try {
-                // a cell that left the cache: look again, or after MAX_ATTEMPTS answer as a fresh key (nothing kept)
-                if (!cell.removed || attempt >= MAX_ATTEMPTS) {
-                    outcome = PrimitiveSteps.step(algorithm, cell, !cell.holds(algorithm, storeNow), at, cost, policy);
-                    if (outcome.allowed() && cost > 0) {
-                        cell.wrotePrimitive(algorithm, at, storeNow, policy);
-                    }
-                }
-                empty = cell.removed || cell.algorithm == null;
-                if (empty) {
-                    cell.removed = true;    // nothing was written: a peek or a denial tracks no key
-                }
-                record = (++cell.hits & (RECORD_EVERY - 1)) == 0;   // counted under the lock: no extra line transfer
-            } finally {
-                cell.unlock();
-            }
-            if (empty) {
-                map.remove(key, cell);
-            } else if (record) {
-                states.getIfPresent(key);   // never under a cell's lock: the policy's maintenance may evict (and lock)
-            }
-            if (handle != null && known != cell) {
-                handle.cell = empty ? null : cell;      // written on change only, like the cell's own references
-            }
-            if (outcome != null) {
-                return outcome;
-            }
-            // evicted or swept between the lookup and the lock (and already removed above): look again
-        }
-    }
-
-    /** The general path: any algorithm, any number of checks, all or nothing. */
-    private List<Outcome> evaluateAll(List<Check> checks, long now, long storeNow) {
-        int n = checks.size();
-        StateKey[] keys = new StateKey[n];
-        for (int i = 0; i < n; i++) {
-            keys[i] = new StateKey(checks.get(i).rule(), checks.get(i).key());
-        }
-        for (int attempt = 1; ; attempt++) {
-            Cell[] cells = new Cell[n];
-            for (int i = 0; i < n; i++) {
-                Check c = checks.get(i);
-                if (c.cost() == 0) {
-                    // a peek writes nothing (a lease of cost 0 neither): an absent key answers as fresh from a cell of
-                    // its own, never inserted
-                    Cell found = lookup(keys[i], true);
-                    cells[i] = found != null ? found : new Cell(SCRATCH_ID);
-                } else {
-                    cells[i] = cell(keys[i], storeNow, true);
-                }
-            }
-            Cell[] order = cells.clone();
-            Arrays.sort(order, (a, b) -> Long.compare(a.id, b.id));
-            List<Outcome> outcomes = lockAndEvaluate(order, 0, checks, cells, now, storeNow, attempt >= MAX_ATTEMPTS);
-            for (int i = 0; i < n; i++) {
-                // emptied by this request (nothing written), or evicted before the locks
-                if (cells[i].removed && cells[i].id != SCRATCH_ID) {
-                    map.remove(keys[i], cells[i]);
-                }
-            }
-            if (outcomes != null) {
-                return outcomes;
-            }
-        }
-    }
-
-    /**
-     * Locks the cells in ascending id order (a total order: no deadlock), skipping repeats.
-     *
-     * @param last whether to answer even when a cell has left the cache (it then answers as a fresh key, and what is
-     *     written to it is dropped with it); else such a cell makes the caller look again
-     * @return the outcomes, or null to look again
-     */
-    private List<Outcome> lockAndEvaluate(Cell[] order, int i, List<Check> checks, Cell[] cells, long now, long storeNow,
-            boolean last) {
-        if (i == order.length) {
-            for (Cell c : cells) {
-                if (c.removed && !last) {
-                    return null;
-                }
-            }
-            List<Outcome> outcomes = evaluateLocked(checks, cells, now, storeNow);
-            for (Cell c : cells) {
-                if (c.algorithm == null) {
-                    c.removed = true;         // nothing was written: a peek or a denial tracks no key
-                }
-            }
-            return outcomes;
-        }
-        if (i > 0 && order[i] == order[i - 1]) {
-            return lockAndEvaluate(order, i + 1, checks, cells, now, storeNow, last);
-        }
-        order[i].lock();
-        try {
-            return lockAndEvaluate(order, i + 1, checks, cells, now, storeNow, last);
-        } finally {
-            order[i].unlock();
-        }
-    }
-
-    private List<Outcome> evaluateLocked(List<Check> checks, Cell[] cells, long now, long storeNow) {
-        int n = checks.size();
-        Outcome[] outcomes = new Outcome[n];
-        Object[] before = new Object[n];
-        Object[] after = new Object[n];     // the reference step's new state; or the scratch copy a primitive step wrote
-        boolean denied = false;
-        for (int i = 0; i < n; i++) {
-            Check check = checks.get(i);
-            Policy policy = check.policy();
-            Algorithm algorithm = policy.algorithm();
-            Cell cell = cells[i];
-            if (PrimitiveSteps.supports(algorithm)) {
-                // the primitive step on a copy of the slots, kept until every check has answered (all or nothing)
-                boolean fresh = !cell.holds(algorithm, storeNow);
-                Cell copy = new Cell(SCRATCH_ID);
-                if (!fresh) {
-                    copy.copySlots(cell);
-                }
-                outcomes[i] = PrimitiveSteps.step(algorithm, copy, fresh, at(check, now), check.cost(), policy);
-                after[i] = outcomes[i].allowed() && check.cost() > 0 ? copy : null;
-            } else {
-                before[i] = cell.removed ? null : cell.state(algorithm, storeNow);
-                Step<?> step = step(check, before[i], now);
-                outcomes[i] = step.outcome();
-                after[i] = step.state();
-            }
-            denied |= !outcomes[i].allowed() && !check.shadow();
-        }
-        for (int i = 0; i < n; i++) {
-            Check check = checks.get(i);
-            Cell cell = cells[i];
-            if (after[i] instanceof Cell copy) {       // a primitive step that wrote (only SlidingLog acts on denial)
-                if (!denied) {
-                    cell.copySlots(copy);
-                    cell.wrotePrimitive(check.policy().algorithm(), at(check, now), storeNow, check.policy());
-                }
-                continue;
-            }
-            if (PrimitiveSteps.supports(check.policy().algorithm())) {
-                continue;                               // a primitive step that wrote nothing
-            }
-            Object state = !denied && outcomes[i].allowed() ? after[i] : onDenied(check, before[i], now);
-            if (state != before[i]) {
-                write(cell, check, state, now, storeNow);
-            }
-        }
-        return Arrays.asList(outcomes);
-    }
-
-    /** The time a check's algorithm sees: {@code now}, staggered per key for a staggered fixed window. */
-    private static long at(Check check, long now) {
-        return now + Algorithms.staggerOffsetMicros(check.key(), check.policy());
-    }
-
-    @SuppressWarnings({"unchecked", "rawtypes"})
-    private static Step<?> step(Check check, Object state, long now) {
-        Policy policy = check.policy();
-        if (policy.algorithm() == Algorithm.CONCURRENCY) {
-            return Algorithms.concurrency().acquire((Concurrency.State) state, now, check.cost(), policy, check.leaseId());
-        }
-        RateAlgorithm algorithm = Algorithms.rate(policy.algorithm());
-        return algorithm.step(state, at(check, now), check.cost(), policy);
-    }
-
-    @SuppressWarnings({"unchecked", "rawtypes"})
-    private static Object onDenied(Check check, Object state, long now) {
-        Policy policy = check.policy();
-        if (policy.algorithm() == Algorithm.CONCURRENCY) {
-            return state;
-        }
-        RateAlgorithm algorithm = Algorithms.rate(policy.algorithm());
-        return algorithm.onDenied(state, at(check, now), check.cost(), policy);
-    }
-
-    /**
-     * Stores {@code state} (null: forget), of an algorithm without a primitive twin, in a locked cell with the expiry
-     * its algorithm gives it (the primitive algorithms write their slots: {@link Cell#wrotePrimitive}).
-     */
-    @SuppressWarnings({"unchecked", "rawtypes"})
-    private static void write(Cell cell, Check check, Object state, long now, long storeNow) {
-        if (state == null) {
-            cell.clear();
-            return;
-        }
-        Policy policy = check.policy();
-        Algorithm algorithm = policy.algorithm();
-        long ttl = algorithm == Algorithm.CONCURRENCY
-                ? Algorithms.concurrency().ttlMicros((Concurrency.State) state, now, policy)
-                : ((RateAlgorithm) Algorithms.rate(algorithm))
-                        .ttlMicros(state, at(check, now), policy);
-        if (cell.algorithm != algorithm) {
-            cell.algorithm = algorithm;       // only on change: see Cell.wrotePrimitive
-        }
-        cell.state = state;
-        cell.expiresAt = storeNow + Math.max(1, ttl);
-    }
-
-    /** @return the cell of {@code key}, created empty when absent */
-    private Cell cell(StateKey key, long storeNow, boolean sample) {
-        Cell cell = lookup(key, sample);
-        return cell != null ? cell : create(key, storeNow);
-    }
-
-    /**
-     * @param sample whether to count this hit here for Caffeine's policy (the single-check path counts under the
-     *     cell's lock instead, and records after releasing it)
-     * @return the cell of {@code key}, or null when absent
-     */
-    private Cell lookup(StateKey key, boolean sample) {
-        Cell cell = policy.getIfPresentQuietly(key);
-        // W-TinyLFU learns from a sample of the hits: a hot key is still seen as hot, at a fraction of the cost of
-        // recording every read (a shared buffer and its draining on the caller's thread)
-        if (cell != null && sample && (++cell.hits & (RECORD_EVERY - 1)) == 0) {
-            states.getIfPresent(key);
-        }
-        return cell;
-    }
-
-    /** @return a new empty cell for {@code key}, or the one another thread has just put there */
-    private Cell create(StateKey key, long storeNow) {
-        Cell created = new Cell(ids.incrementAndGet());
-        Cell cell = map.putIfAbsent(key, created);
-        if (cell != null) {
-            return cell;
-        }
-        sweep(storeNow - SWEEP_GRACE_MICROS, SWEEP_PER_INSERT, created);
-        return created;
-    }
-
-    /**
-     * Drops up to {@code budget} cells expired by {@code expiredBy} (or all of them when negative), resuming where the
-     * last sweep ended; never {@code keep} (the cell the caller has just created and is about to use). A budgeted sweep
-     * (on a new key's insert) passes over a cell another thread holds rather than wait for it.
-     */
-    private void sweep(long expiredBy, int budget, Cell keep) {
-        if (!sweeping.tryLock()) {
-            return;
-        }
-        try {
-            for (int examined = 0; budget < 0 || examined < budget; examined++) {
-                if (sweep == null || !sweep.hasNext()) {
-                    sweep = map.entrySet().iterator();
-                    if (!sweep.hasNext() || (budget < 0 && examined > 0)) {
-                        break;
-                    }
-                }
-                Map.Entry<StateKey, Cell> e = sweep.next();
-                Cell cell = e.getValue();
-                if (cell == keep) {
-                    continue;
-                }
-                boolean expired;
-                if (budget < 0) {
-                    cell.lock();
-                } else if (!cell.tryLock()) {
-                    continue;       // in use right now, so hardly expired: a later sweep looks again, no waiting here
-                }
-                try {
-                    expired = !cell.removed && cell.algorithm != null && cell.expiresAt <= expiredBy;
-                    if (expired) {
-                        cell.removed = true;
-                    }
-                } finally {
-                    cell.unlock();
-                }
-                if (expired) {
-                    map.remove(e.getKey(), cell);
-                }
-            }
-        } finally {
-            sweeping.unlock();
-        }
+        return AllOrNothing.evaluate(cache, checks, nowMicros, storeNow);
     }
 
     /**
@@ -489,7 +156,7 @@ public final class MemoryStore implements Store {
         private final StateKey key;
         private final Policy policy;
         private final TimeSource clock;
-        private Cell cell;               // the key's cell when last used; racy on purpose, checked under its lock
+        Cell cell;                       // the key's cell when last used; racy on purpose, checked under its lock
 
         private KeyHandle(MemoryStore store, StateKey key, Policy policy, TimeSource clock) {
             this.store = store;
@@ -515,7 +182,7 @@ public final class MemoryStore implements Store {
         for (Lease lease : leases) {
             StateKey key = new StateKey(lease.rule(), lease.key());
             while (true) {
-                Cell cell = states.getIfPresent(key);
+                Cell cell = cache.getIfPresent(key);
                 if (cell == null) {
                     break;
                 }
@@ -531,7 +198,7 @@ public final class MemoryStore implements Store {
                                 lease.id());
                         if (after != state) {
                             Check check = new Check(lease.rule(), lease.key(), lease.policy(), 0, false, lease.id());
-                            write(cell, check, after, nowMicros, storeNow);
+                            AllOrNothing.write(cell, check, after, nowMicros, storeNow);
                         }
                     }
                     if (!removed && cell.algorithm == null) {
@@ -542,7 +209,7 @@ public final class MemoryStore implements Store {
                     cell.unlock();
                 }
                 if (removed || drop) {
-                    map.remove(key, cell);            // never under a cell's lock: Caffeine's eviction takes it
+                    cache.remove(key, cell);          // never under a cell's lock: Caffeine's eviction takes it
                 }
                 if (!removed) {
                     break;
@@ -554,16 +221,16 @@ public final class MemoryStore implements Store {
     @Override
     public void reset(String rule, String key) {
         StateKey k = new StateKey(rule, key);
-        Cell cell = states.getIfPresent(k);
+        Cell cell = cache.getIfPresent(k);
         if (cell != null) {
             cell.remove();
-            map.remove(k, cell);
+            cache.remove(k, cell);
         }
     }
 
     /** @return the cells in the map now, expired or not (tests: when the sweep drops them) */
     int cellsInMemory() {
-        return map.size();
+        return cache.size();
     }
 
     /**
@@ -572,202 +239,7 @@ public final class MemoryStore implements Store {
      *     of keys; meant for tests and admin)
      */
     public long trackedKeys() {
-        states.cleanUp();
-        long storeNow = time.nowMicros();
-        sweeping.lock();
-        try {
-            sweep = null;
-            sweep(storeNow - SWEEP_GRACE_MICROS, -1, null);
-            sweep = null;
-        } finally {
-            sweeping.unlock();
-        }
-        states.cleanUp();
-        long tracked = 0;
-        for (Cell cell : map.values()) {
-            tracked += cell.algorithm != null && cell.expiresAt > storeNow ? 1 : 0;
-        }
-        return tracked;
-    }
-
-    private static final class StateKey {
-        final String rule;
-        final String key;
-        private final int hash;
-
-        StateKey(String rule, String key) {
-            this.rule = rule;
-            this.key = key;
-            this.hash = 31 * rule.hashCode() + key.hashCode();
-        }
-
-        @Override
-        public int hashCode() {
-            return hash;
-        }
-
-        @Override
-        public boolean equals(Object o) {
-            return o instanceof StateKey other && hash == other.hash && key.equals(other.key) && rule.equals(other.rule);
-        }
-
-        @Override
-        public String toString() {
-            return rule + "/" + key;
-        }
-    }
-
-    /**
-     * The state of one (rule, key), updated in place under its own lock: the algorithm that wrote it (null: empty),
-     * the state (primitive slots for the algorithms of {@link PrimitiveSteps}, else an immutable state object), and
-     * the store time at which it stops mattering. {@code removed} once it has left the cache: a holder looks again.
-     */
-    private static final class Cell extends Slots {
-        private static final VarHandle LOCK;
-        private static final int SPINS = 64;
-        private static final int YIELDS = 1_000;
-        /** Re-reads of a lock held for a short step before a fast-path waiter steps aside (a power of two). */
-        private static final int SHORT_SPINS = 4;
-        /** Values of the lock word: free, held for a step of any length ({@link #lock}), held for a short one. */
-        private static final int HELD_LONG = 1;
-        private static final int HELD_SHORT = 2;
-        private static final long PARK_NANOS = 10_000;
-
-        static {
-            try {
-                LOCK = MethodHandles.lookup().findVarHandle(Cell.class, "locked", int.class);
-            } catch (ReflectiveOperationException e) {
-                throw new ExceptionInInitializerError(e);
-            }
-        }
-
-        final long id;
-        private volatile int locked;    // HELD_LONG or HELD_SHORT while a thread holds the cell, else 0
-        Algorithm algorithm;
-        Object state;
-        long expiresAt = Long.MIN_VALUE;
-        boolean removed;
-        int hits;                    // racy on the multi-check path: only samples which hits Caffeine records
-
-        Cell(long id) {
-            this.id = id;
-        }
-
-        /**
-         * @return whether the cell holds live state of {@code wanted}: not removed (a cell that left the cache answers
-         *     as a fresh key), not empty, not expired, not another algorithm's
-         */
-        boolean holds(Algorithm wanted, long storeNow) {
-            return !removed && algorithm == wanted && expiresAt > storeNow;
-        }
-
-        /**
-         * @return the state object of {@code wanted}, an algorithm without a primitive twin (those live in the slots),
-         *     or null when empty, expired or of another algorithm
-         */
-        Object state(Algorithm wanted, long storeNow) {
-            return holds(wanted, storeNow) ? state : null;
-        }
-
-        void copySlots(Cell from) {
-            s0 = from.s0;
-            s1 = from.s1;
-            s2 = from.s2;
-        }
-
-        /**
-         * Records that a primitive step of {@code wrote} its new state into the slots: the algorithm, no reference
-         * state, and the expiry the state gives. References are written only when they change: a reference store into a
-         * long-lived cell dirties a card that the collector's refinement threads must then scan (G1), on every decision.
-         */
-        void wrotePrimitive(Algorithm wrote, long at, long storeNow, Policy policy) {
-            if (algorithm != wrote) {
-                algorithm = wrote;
-            }
-            if (state != null) {
-                state = null;
-            }
-            expiresAt = storeNow + PrimitiveSteps.ttlMicros(wrote, this, at, policy);
-        }
-
-        void clear() {
-            algorithm = null;
-            state = null;
-            expiresAt = Long.MIN_VALUE;
-        }
-
-        void remove() {
-            lock();
-            try {
-                removed = true;
-            } finally {
-                unlock();
-            }
-        }
-
-        /**
-         * Takes the cell's lock: one compare-and-set when it is free (a monitor costs two, and under contention parks
-         * the thread). Held for one algorithm step and never across a call out of the store. Here the step may be long:
-         * on the multi-check path the reference step, which for a sliding log or concurrency copies up to the limit's
-         * timestamps. So a waiter spins briefly, then yields, then sleeps a little at a time (a holder may be
-         * descheduled, or stepping a long log).
-         */
-        void lock() {
-            if (!LOCK.compareAndSet(this, 0, HELD_LONG)) {
-                lockContended(HELD_LONG);
-            }
-        }
-
-        /**
-         * {@link #lock()} for a step over a few longs (the single-check path, tens of nanoseconds). A waiter for such a
-         * holder re-reads the lock a few times, then steps aside for a moment: spinning at a holder that keeps the cell
-         * so briefly only moves its cache line from core to core and back, and two threads hammering one key then
-         * each pay that on every decision. Stepping aside lets the holder's thread go on uncontended, as
-         * Resilience4j's limiter backs off when its compare-and-set fails. Only such waiters step aside, and only
-         * behind such holders: a waiter of {@link #lock()} may hold other cells (the multi-check path) or run inside
-         * the cache's eviction, and waits as it always did; so does any waiter behind a {@link #lock()} holder.
-         */
-        void lockShort() {
-            if (!LOCK.compareAndSet(this, 0, HELD_SHORT)) {
-                lockContended(HELD_SHORT);
-            }
-        }
-
-        /** @return whether the lock was free and is now held (as by {@link #lock()}); never waits */
-        boolean tryLock() {
-            return LOCK.compareAndSet(this, 0, HELD_LONG);
-        }
-
-        private void lockContended(int kind) {
-            boolean interrupted = false;
-            for (int tries = 1; ; tries = Math.min(tries + 1, SPINS + YIELDS)) {     // capped: no overflow
-                int held = locked;
-                if (held == 0 && LOCK.compareAndSet(this, 0, kind)) {
-                    if (interrupted) {
-                        Thread.currentThread().interrupt();      // kept for the caller, not lost to the parks
-                    }
-                    return;
-                }
-                if (kind == HELD_SHORT && held == HELD_SHORT) {
-                    // a fast-path waiter (it holds no other cell) behind a fast-path holder: step aside now and then
-                    if ((tries & (SHORT_SPINS - 1)) == 0) {
-                        LockSupport.parkNanos(PARK_NANOS);
-                        interrupted |= Thread.interrupted();     // a pending interrupt would make every park return
-                    }
-                } else if (tries < SPINS) {
-                    // a bare re-read: most holders keep the cell for well under a microsecond
-                } else if (tries < SPINS + YIELDS) {
-                    Thread.yield();
-                } else {
-                    LockSupport.parkNanos(PARK_NANOS);
-                    interrupted |= Thread.interrupted();
-                }
-            }
-        }
-
-        void unlock() {
-            LOCK.setRelease(this, 0);
-        }
+        return cache.trackedKeys(time);
     }
 
     /** Builds a {@link MemoryStore}. */
