@@ -6,10 +6,10 @@ import io.sluice.core.time.TimeSource;
 import io.sluice.jaxrs.internal.JaxrsFront;
 import io.sluice.jaxrs.internal.MethodRules;
 import io.sluice.jaxrs.internal.RateLimitRequestFilter;
+import io.sluice.jaxrs.internal.ResponseCompletion;
 import io.sluice.jaxrs.internal.ServletRequestCapture;
 import jakarta.ws.rs.HttpMethod;
 import jakarta.ws.rs.Path;
-import jakarta.ws.rs.Priorities;
 import jakarta.ws.rs.container.DynamicFeature;
 import jakarta.ws.rs.container.ResourceInfo;
 import jakarta.ws.rs.core.Configuration;
@@ -50,14 +50,14 @@ public class RateLimitFeature implements DynamicFeature {
      * ({@code 1000}) and authorization ({@code 2000}) filters, so {@code principal} keys see the authenticated user and
      * requests refused by either are not counted; before header decorators ({@code 3000}).
      */
-    public static final int PRIORITY = Priorities.AUTHORIZATION + 100;
+    public static final int PRIORITY = RateLimitRequestFilter.PRIORITY;
 
     /**
      * The priority of the response filter and writer interceptor that release a request's concurrency leases:
      * {@value}, the lowest, so they run after every response filter of the application and wrap its every writer
      * interceptor.
      */
-    public static final int COMPLETION_PRIORITY = Integer.MIN_VALUE;
+    public static final int COMPLETION_PRIORITY = ResponseCompletion.PRIORITY;
 
     private final SluiceConfig config;
     private final TimeSource time;
@@ -171,7 +171,7 @@ public class RateLimitFeature implements DynamicFeature {
             if (!m.isAnnotationPresent(Path.class) || designatesHttpMethod(m)) {
                 continue;                                 // not a sub-resource locator
             }
-            if (MethodRules.methodAnnotations(resource, m).length > 0) {
+            if (RateLimitAnnotations.methodAnnotations(resource, m).length > 0) {
                 LOG.log(System.Logger.Level.WARNING, "@RateLimit on the sub-resource locator " + resource.getName() + "."
                         + m.getName() + " is not applied: annotate the sub-resource's class or methods");
             }
@@ -196,7 +196,8 @@ public class RateLimitFeature implements DynamicFeature {
      *     whose longest wait outlasts the lease of a concurrency limit of the method
      */
     private static MethodRules rulesOf(Class<?> resource, Method method, JaxrsFront f) {
-        MethodRules rules = MethodRules.of(resource, method, f.door().clientIp(), f.keyResolvers(), f.door().shadow());
+        MethodRules rules = RateLimitAnnotations.rulesOf(resource, method, f.door().clientIp(), f.keyResolvers(),
+                f.door().shadow());
         rules.checkReferences(f.door().rules());
         f.check(rules);
         f.reference(rules.references());

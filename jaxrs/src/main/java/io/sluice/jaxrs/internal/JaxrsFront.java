@@ -12,7 +12,6 @@ import io.sluice.core.internal.rules.QueuedLeases;
 import io.sluice.core.key.KeyResolver;
 import io.sluice.core.time.TimeSource;
 import io.sluice.http.RuleSet;
-import io.sluice.jaxrs.RateLimitFeature;
 import jakarta.ws.rs.core.Configuration;
 import java.lang.System.Logger.Level;
 import java.util.ArrayList;
@@ -24,7 +23,7 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * The state one {@link RateLimitFeature} shares with the filters it registers: the front door, the names of rules
+ * The state one {@code RateLimitFeature} shares with the filters it registers: the front door, the names of rules
  * of the rules file that annotations reference (they apply only where referenced), and the application's named key
  * resolvers.
  */
@@ -32,7 +31,12 @@ public final class JaxrsFront {
 
     /** JAX-RS configuration properties with this prefix are Sluice parameters: {@value}. */
     static final String PROPERTY_PREFIX = Parameters.DEFAULT_PREFIX + ".";
-    private static final System.Logger LOG = System.getLogger(RateLimitFeature.class.getName());
+    /**
+     * The logger of the JAX-RS filter's start-up and checks: {@value}, the name of the feature's class, which
+     * applications configure their logging by.
+     */
+    public static final String LOGGER_NAME = "io.sluice.jaxrs.RateLimitFeature";
+    private static final System.Logger LOG = System.getLogger(LOGGER_NAME);
 
     private final FrontDoor door;
     private final boolean ownsDoor;

@@ -9,24 +9,23 @@ import io.sluice.http.RuleSet;
 import io.sluice.core.key.ClientIpResolver;
 import io.sluice.core.key.KeyResolver;
 import io.sluice.core.key.KeyResolvers;
-import io.sluice.jaxrs.RateLimit;
 import java.lang.reflect.Method;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.function.Function;
 
 /**
- * The {@link RateLimit} rules of one resource method: the class's annotations, then the method's, where a method-level
- * annotation replaces the class-level one of the same name (see {@link RateLimit} for names). Inline limits become
- * rules at start-up; references to rules of the rules file are looked up in the rules in force at each request, so a
- * reloaded file takes effect.
+ * The {@code @RateLimit} rules of one resource method: the class's annotations, then the method's, where a
+ * method-level annotation replaces the class-level one of the same name (see {@code @RateLimit} for names). Inline
+ * limits become rules at start-up; references to rules of the rules file are looked up in the rules in force at each
+ * request, so a reloaded file takes effect. The API package reads the annotations and hands over their
+ * {@link AnnotationValues}: nothing here names a type of the API.
  */
 public final class MethodRules {
 
-    /** The key of an inline rule without {@link RateLimit#key()}: {@value}. */
+    /** The key of an inline rule without {@code key}: {@value}. */
     static final String DEFAULT_KEY = "ip";
     private static final Set<String> BUILT_IN_KEYS = Set.of("ip", "principal", "path", "method", "global");
     private static final System.Logger LOG = System.getLogger(MethodRules.class.getName());
@@ -46,22 +45,22 @@ public final class MethodRules {
     }
 
     /**
+     * @param classLevel the values of the class's annotations: its own or a superclass's, else those of the interfaces
+     *     it implements, nearest first, as JAX-RS inherits its own annotations
+     * @param methodLevel the values of the method's annotations; when it has none, those of the method it overrides or
+     *     implements, as JAX-RS inherits {@code @GET} and {@code @Path}
      * @param custom the application's named key resolvers (CDI)
+     * @param shadow parameter {@code shadow}: the inline rules count and report but never deny
      * @throws ConfigException naming the class or method and the annotation attribute
      */
-    static MethodRules of(Class<?> resource, Method method, ClientIpResolver ips, Map<String, KeyResolver> custom) {
-        return of(resource, method, ips, custom, false);
-    }
-
-    /** @param shadow parameter {@code shadow}: the inline rules count and report but never deny */
-    public static MethodRules of(Class<?> resource, Method method, ClientIpResolver ips,
-            Map<String, KeyResolver> custom, boolean shadow) {
+    public static MethodRules of(Class<?> resource, Method method, List<AnnotationValues> classLevel,
+            List<AnnotationValues> methodLevel, ClientIpResolver ips, Map<String, KeyResolver> custom, boolean shadow) {
         Rule.Mode mode = shadow ? Rule.Mode.SHADOW : Rule.Mode.ENFORCE;
         String base = simpleName(resource);
         Map<String, Entry> byName = new LinkedHashMap<>();
-        byName.putAll(level(classAnnotations(resource), base, "@RateLimit on " + resource.getName(),
-                resource.getName(), ips, custom, mode));
-        byName.putAll(level(methodAnnotations(resource, method), truncate(base + "." + method.getName()),
+        byName.putAll(level(classLevel, base, "@RateLimit on " + resource.getName(), resource.getName(), ips, custom,
+                mode));
+        byName.putAll(level(methodLevel, truncate(base + "." + method.getName()),
                 "@RateLimit on " + resource.getName() + "." + method.getName(), resource.getName() + "."
                         + method.getName() + parameters(method), ips, custom, mode));
         return new MethodRules(new ArrayList<>(byName.values()), resource.getName() + "." + method.getName());
@@ -70,67 +69,6 @@ public final class MethodRules {
     /** @return no rules, for the method {@code where} ({@code Class.method}) whose annotations were refused */
     public static MethodRules none(String where) {
         return new MethodRules(List.of(), where);
-    }
-
-    /**
-     * The class's annotations: its own or a superclass's, else those of the interfaces it implements, nearest first,
-     * as JAX-RS inherits its own annotations.
-     */
-    static RateLimit[] classAnnotations(Class<?> resource) {
-        return nearest(resource, c -> c.getDeclaredAnnotationsByType(RateLimit.class));
-    }
-
-    /**
-     * The method's annotations; when it has none, those of the method it overrides or implements: in the superclasses,
-     * then in the interfaces, as JAX-RS inherits {@code @GET} and {@code @Path} (Jakarta REST, 3.6). So an annotation on
-     * an interface or a base class method counts whether the implementation hands the implementing method (Jersey) or
-     * the interface's (RESTEasy), and an overriding method does not lose it.
-     */
-    public static RateLimit[] methodAnnotations(Class<?> resource, Method method) {
-        // nearest first. RESTEasy hands over the interface as the resource class when the interface has @Path, so there
-        // an interface's annotation is the nearest; a generic interface method (put(T)) is found by the passed method
-        // only, so on Jersey, which passes the implementing put(String), it is not
-        RateLimit[] found = nearest(resource, c -> declared(c, method));
-        return found.length > 0 ? found : method.getAnnotationsByType(RateLimit.class);
-    }
-
-    /**
-     * @return the first non-empty {@code on(c)}: for {@code resource} and its superclasses, then for the interfaces they
-     *     implement and those interfaces' own, depth first; empty when none has any
-     */
-    private static RateLimit[] nearest(Class<?> resource, Function<Class<?>, RateLimit[]> on) {
-        for (Class<?> c = resource; c != null && c != Object.class; c = c.getSuperclass()) {
-            RateLimit[] found = on.apply(c);
-            if (found.length > 0) {
-                return found;
-            }
-        }
-        for (Class<?> c = resource; c != null && c != Object.class; c = c.getSuperclass()) {
-            for (Class<?> i : c.getInterfaces()) {
-                RateLimit[] found = inInterface(i, on);
-                if (found.length > 0) {
-                    return found;
-                }
-            }
-        }
-        return new RateLimit[0];
-    }
-
-    private static RateLimit[] inInterface(Class<?> iface, Function<Class<?>, RateLimit[]> on) {
-        RateLimit[] found = on.apply(iface);
-        for (int p = 0; found.length == 0 && p < iface.getInterfaces().length; p++) {
-            found = inInterface(iface.getInterfaces()[p], on);
-        }
-        return found;
-    }
-
-    /** @return the annotations of the method of {@code c} with {@code method}'s name and parameters; none if absent */
-    private static RateLimit[] declared(Class<?> c, Method method) {
-        try {
-            return c.getDeclaredMethod(method.getName(), method.getParameterTypes()).getAnnotationsByType(RateLimit.class);
-        } catch (NoSuchMethodException | SecurityException e) {
-            return new RateLimit[0];
-        }
     }
 
     /** @return {@code (String, int)}: the parameter types of {@code method}, as overloads differ */
@@ -142,11 +80,11 @@ public final class MethodRules {
         return s.append(')').toString();
     }
 
-    private static Map<String, Entry> level(RateLimit[] annotations, String base, String at, String owner,
+    private static Map<String, Entry> level(List<AnnotationValues> annotations, String base, String at, String owner,
             ClientIpResolver ips, Map<String, KeyResolver> custom, Rule.Mode mode) {
         Map<String, Entry> out = new LinkedHashMap<>();
         int unnamed = 0;
-        for (RateLimit a : annotations) {
+        for (AnnotationValues a : annotations) {
             boolean byDefault = a.name().isBlank() && a.rule().isBlank();
             String name = !a.name().isBlank() ? a.name().trim() : !a.rule().isBlank() ? a.rule().trim()
                     : ++unnamed == 1 ? base : truncate(base) + "-" + unnamed;
@@ -159,7 +97,7 @@ public final class MethodRules {
         return out;
     }
 
-    private static Entry entry(RateLimit a, String name, String at, String defaultFor, ClientIpResolver ips,
+    private static Entry entry(AnnotationValues a, String name, String at, String defaultFor, ClientIpResolver ips,
             Map<String, KeyResolver> custom, Rule.Mode mode) {
         if (a.cost() < -1) {
             throw new ConfigException(at + ".cost", Long.toString(a.cost()), "expected a cost >= 0");

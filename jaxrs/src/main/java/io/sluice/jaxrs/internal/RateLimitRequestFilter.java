@@ -6,8 +6,7 @@ import io.sluice.core.RuleOutcome;
 import io.sluice.http.RuleSet;
 import io.sluice.http.FrontDoor;
 import io.sluice.http.Reply;
-import io.sluice.jaxrs.RateLimit;
-import io.sluice.jaxrs.RateLimitFeature;
+import jakarta.ws.rs.Priorities;
 import jakarta.ws.rs.container.ContainerRequestContext;
 import jakarta.ws.rs.container.ContainerRequestFilter;
 import jakarta.ws.rs.core.Response;
@@ -19,11 +18,11 @@ import java.util.Set;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Decides a request to one resource method, registered by {@link RateLimitFeature} at priority
- * {@value RateLimitFeature#PRIORITY}, after authentication and authorization, so {@code principal} keys see the user.
+ * Decides a request to one resource method, registered by {@code RateLimitFeature} at priority {@value #PRIORITY},
+ * after authentication and authorization, so {@code principal} keys see the user.
  *
  * <p>The rules of a request: the configured rules (parameter {@code limit} and the rules file, except rules that some
- * {@code @RateLimit(rule = ...)} references), then the method's {@link RateLimit} rules; one name counts once, the
+ * {@code @RateLimit(rule = ...)} references), then the method's {@code @RateLimit} rules; one name counts once, the
  * annotation's first. When the servlet filter already decided the request (request attribute
  * {@value FrontDoor#DECISION_ATTRIBUTE}), the configured rules and every rule it counted are left out: only the
  * annotation rules it could not see are counted, and the decision left in the attribute is the union of both.
@@ -34,6 +33,12 @@ import java.util.concurrent.TimeUnit;
  * completes when the response is done, or else {@link RequestEnd} when the servlet request ends.
  */
 public final class RateLimitRequestFilter implements ContainerRequestFilter {
+
+    /**
+     * The priority of the request and the response filter: {@value}, {@code Priorities.AUTHORIZATION + 100}; published
+     * as {@code RateLimitFeature.PRIORITY}.
+     */
+    public static final int PRIORITY = Priorities.AUTHORIZATION + 100;
 
     /** The request property holding the headers that {@link RateLimitResponseFilter} adds when allowed: {@value}. */
     static final String HEADERS = "io.sluice.jaxrs.headers";

@@ -4,12 +4,11 @@ import io.sluice.http.Reply;
 import jakarta.ws.rs.container.ContainerRequestContext;
 import jakarta.ws.rs.container.ContainerResponseContext;
 import jakarta.ws.rs.container.ContainerResponseFilter;
-import io.sluice.jaxrs.RateLimitFeature;
 import java.util.List;
 
 /**
  * Adds the rate-limit headers to an allowed response, and a denial's {@code deny-headers} that the response does not
- * have yet. Registered by {@link RateLimitFeature} at priority {@value RateLimitFeature#PRIORITY}. The request's
+ * have yet. Registered by {@code RateLimitFeature} at priority {@value RateLimitRequestFilter#PRIORITY}. The request's
  * concurrency leases are released by {@link ResponseCompletion}, which runs after every application filter.
  */
 public final class RateLimitResponseFilter implements ContainerResponseFilter {

@@ -1,6 +1,5 @@
 package io.sluice.jaxrs.internal;
 
-import io.sluice.jaxrs.WebAppInitializer;
 import jakarta.servlet.AsyncEvent;
 import jakarta.servlet.AsyncListener;
 import jakarta.servlet.ServletRequest;
@@ -12,12 +11,12 @@ import jakarta.servlet.http.HttpServletResponse;
  * Completes, when the servlet request ends, a {@link Completion} that {@link ResponseCompletion} did not: a response
  * that no JAX-RS filter or interceptor of Sluice's saw to its end (an exception the implementation handed to the
  * container, an application filter that dropped the entity after Sluice's last one). A request in asynchronous mode
- * ends with its async cycle ({@code AsyncResponse}, {@code CompletionStage}). {@link WebAppInitializer} registers it;
+ * ends with its async cycle ({@code AsyncResponse}, {@code CompletionStage}). {@code WebAppInitializer} registers it;
  * the status charged, unless a response filter saw one, is 500, what a container answers to an exception.
  */
 public final class RequestEnd implements ServletRequestListener {
 
-    /** For {@link WebAppInitializer}. */
+    /** For {@code WebAppInitializer}. */
     public RequestEnd() {}
 
     @Override

@@ -1,6 +1,5 @@
 package io.sluice.jaxrs.internal;
 
-import io.sluice.jaxrs.RateLimitFeature;
 import jakarta.annotation.Priority;
 import jakarta.ws.rs.container.ContainerRequestContext;
 import jakarta.ws.rs.container.ContainerResponseContext;
@@ -12,10 +11,10 @@ import java.io.IOException;
 /**
  * Completes a request's {@link Completion} as soon as its response is done: once its entity is written (a streamed
  * entity holds its leases while it streams), or in the response filter when the response has no entity. Registered
- * by {@link RateLimitFeature} at priority {@value RateLimitFeature#COMPLETION_PRIORITY}, the lowest there is: response
- * filters run in descending priority, so it runs after the application's response filters and sees the entity they
- * leave (one may drop it, and nothing would be written); writer interceptors nest in ascending priority, so it wraps
- * the application's (one may write the entity itself without calling {@code proceed}).
+ * by {@code RateLimitFeature} at priority {@value #PRIORITY}, the lowest there is: response filters run in descending
+ * priority, so it runs after the application's response filters and sees the entity they leave (one may drop it, and
+ * nothing would be written); writer interceptors nest in ascending priority, so it wraps the application's (one may
+ * write the entity itself without calling {@code proceed}).
  *
  * <p>The priority is on the class too: Jersey takes a priority given at registration only when it is positive, and
  * otherwise the class's {@code @Priority}.
@@ -24,8 +23,14 @@ import java.io.IOException;
  * of the same lowest priority that drops the entity after this one ran) is completed by {@link RequestEnd} when the
  * servlet request ends.
  */
-@Priority(RateLimitFeature.COMPLETION_PRIORITY)
+@Priority(ResponseCompletion.PRIORITY)
 public final class ResponseCompletion implements ContainerResponseFilter, WriterInterceptor {
+
+    /**
+     * The priority of this filter and interceptor: {@value}, the lowest; published as
+     * {@code RateLimitFeature.COMPLETION_PRIORITY}.
+     */
+    public static final int PRIORITY = Integer.MIN_VALUE;
 
     ResponseCompletion() {}
 

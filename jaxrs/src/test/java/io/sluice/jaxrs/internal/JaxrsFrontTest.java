@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.sluice.core.config.ConfigException;
 import io.sluice.core.testing.ManualTimeSource;
 import io.sluice.core.time.TimeSource;
+import io.sluice.jaxrs.AnnotatedRules;
 import io.sluice.jaxrs.RateLimit;
 import org.glassfish.jersey.server.ResourceConfig;
 import org.junit.jupiter.api.Test;
@@ -57,11 +58,11 @@ class JaxrsFrontTest {
     void twoClassesOfOneSimpleNameGetNoCounterInCommonUnasked() throws Exception {
         JaxrsFront front = JaxrsFront.open(null, new ResourceConfig(), TimeSource.system());
         try {
-            front.checkSharedNames(MethodRules.of(V1.Users.class, V1.Users.class.getDeclaredMethod("list"),
+            front.checkSharedNames(AnnotatedRules.of(V1.Users.class, V1.Users.class.getDeclaredMethod("list"),
                     front.door().clientIp(), java.util.Map.of()));
-            front.checkSharedNames(MethodRules.of(V1.Users.class, V1.Users.class.getDeclaredMethod("get"),
+            front.checkSharedNames(AnnotatedRules.of(V1.Users.class, V1.Users.class.getDeclaredMethod("get"),
                     front.door().clientIp(), java.util.Map.of()));           // one class, one counter: as meant
-            assertThatThrownBy(() -> front.checkSharedNames(MethodRules.of(V2.Users.class,
+            assertThatThrownBy(() -> front.checkSharedNames(AnnotatedRules.of(V2.Users.class,
                     V2.Users.class.getDeclaredMethod("list"), front.door().clientIp(), java.util.Map.of())))
                     .isInstanceOf(ConfigException.class)
                     .hasMessageStartingWith("@RateLimit on io.sluice.jaxrs.internal.JaxrsFrontTest$V2$Users (Users).name: "
@@ -78,7 +79,7 @@ class JaxrsFrontTest {
         try {
             java.util.function.Function<String, MethodRules> rules = name -> {
                 try {
-                    return MethodRules.of(SharedName.class, SharedName.class.getDeclaredMethod(name),
+                    return AnnotatedRules.of(SharedName.class, SharedName.class.getDeclaredMethod(name),
                             front.door().clientIp(), java.util.Map.of());
                 } catch (NoSuchMethodException e) {
                     throw new AssertionError(e);
@@ -104,8 +105,8 @@ class JaxrsFrontTest {
     }
 
     private static MethodRules windowed(JaxrsFront front) throws NoSuchMethodException {
-        return MethodRules.of(SharedName.class, SharedName.class.getDeclaredMethod("windowed"), front.door().clientIp(),
-                java.util.Map.of());
+        return AnnotatedRules.of(SharedName.class, SharedName.class.getDeclaredMethod("windowed"),
+                front.door().clientIp(), java.util.Map.of());
     }
 
     @Test

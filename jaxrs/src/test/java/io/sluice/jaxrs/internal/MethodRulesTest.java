@@ -8,6 +8,7 @@ import io.sluice.http.Allowlist;
 import io.sluice.core.config.ConfigException;
 import io.sluice.http.RuleSet;
 import io.sluice.core.key.ClientIpResolver;
+import io.sluice.jaxrs.AnnotatedRules;
 import io.sluice.jaxrs.RateLimit;
 import java.util.List;
 import java.util.Map;
@@ -45,7 +46,7 @@ class MethodRulesTest {
     }
 
     private static MethodRules of(String method) throws NoSuchMethodException {
-        return MethodRules.of(Api.class, Api.class.getDeclaredMethod(method), IPS, Map.of());
+        return AnnotatedRules.of(Api.class, Api.class.getDeclaredMethod(method), IPS, Map.of());
     }
 
     private static List<String> names(MethodRules rules) {
@@ -100,7 +101,7 @@ class MethodRulesTest {
 
     @Test
     void aKeyNamedAfterAProducedResolverUsesIt() throws Exception {
-        MethodRules rules = MethodRules.of(Api.class, Api.class.getDeclaredMethod("customKey"), IPS,
+        MethodRules rules = AnnotatedRules.of(Api.class, Api.class.getDeclaredMethod("customKey"), IPS,
                 Map.of("tenant", request -> "acme"));
         Rule rule = rules.resolve(NO_RULES).get(2);
         assertThat(rule.key().resolve(io.sluice.core.request.RequestView.builder("GET", "/").build())).isEqualTo("acme");
@@ -109,7 +110,7 @@ class MethodRulesTest {
 
     @Test
     void aProducedResolverThatThrowsCountsTheRequestPerClient() throws Exception {
-        MethodRules rules = MethodRules.of(Api.class, Api.class.getDeclaredMethod("customKey"), IPS,
+        MethodRules rules = AnnotatedRules.of(Api.class, Api.class.getDeclaredMethod("customKey"), IPS,
                 Map.of("tenant", request -> {
                     throw new IllegalStateException("no tenant");
                 }));
