@@ -1,8 +1,10 @@
 -- Sluice: the all-or-nothing evaluation of one request, as MemoryStore does it, around one Lua fragment per
 -- algorithm (gcra.lua beside Gcra.java, and so on). RedisScript assembles this skeleton and the fragments of the
 -- algorithms Algorithms registers into the one script Redis runs: each section marker line below is replaced by that
--- section of every fragment, and each placeholder by its value, such as an algorithm's code (see Definition and
--- ScriptAssembly). Runs on Redis 6.2 and 7.x (and Valkey); uses no command newer than 6.2.
+-- section of every fragment (the fast template, from its marker to 'fast end': by a fast mode per algorithm that has
+-- one, around its step), and each placeholder by its value, such as an algorithm's code (see Definition and
+-- ScriptAssembly). Each algorithm's decision is written once, its fragment's step. Runs on Redis 6.2 and 7.x (and
+-- Valkey); uses no command newer than 6.2.
 --
 -- Numbers are IEEE doubles: every value stays below 2^53 (Policy caps capacity x interval at 2^52 and every other
 -- span at 366 days, so a stored time now + capacity x interval stays below 2^53 until about 2112), integer division
@@ -12,7 +14,9 @@
 -- Speed: the body of this script runs on every call, so the common algorithms (those whose Definition is inline) are
 -- code in the loop below that creates no function and, for one check, no table besides the reply; the others live
 -- in library(), whose functions are created only by a request that needs them (mode 'E'). The keys are read by one
--- GET (one check) or one MGET, each changed state written by one PSETEX.
+-- GET (one check) or one MGET, each changed state written by one PSETEX. The most common request, one enforced check
+-- of cost 1 of an algorithm with a fast mode, skips the loop's setup in that mode (about a fifteenth of Redis's time
+-- per call: 0.4 µs where the call takes 6.5).
 --
 -- States are the fragments' own. Those of the inline algorithms are decimal integers, so Redis stores them with its
 -- integer encoding (no string allocation); every number is below 2^53 < 10^16, so it has at most 16 digits, and a
@@ -21,7 +25,9 @@
 --
 -- ARGV[1] = the mode, then the time: now in epoch microseconds, nothing to read Redis TIME ('e', 'e1700000000000000')
 --   modes: 'e' evaluate, every check inline; 'E' evaluate, some check needs library(); 'r' release; an algorithm's
---   code: its fast mode (the 'fast' section of its fragment; GCRA's, for one enforced check of cost 1)
+--   code: its fast mode, for one enforced check of cost 1 (GCRA's: 'g'), then only its policy's numbers; the
+--   algorithm's step, the same text as in the loop, in a shorter frame (the fast template below); its reply as
+--   evaluate's
 -- evaluate: in mode 'E' ARGV[2] = request id (unique; used by the sliding log only), then per check (KEYS[i]):
 --   code and cost in one field (the algorithm's letter, upper case for a shadow check, then the cost unless it is
 --   1: 'g', 'G', 'g0', 't5'), then the arguments its fragment reads (its header lists them)
@@ -48,7 +54,41 @@ else
   mode = sub(mode, 1, 1)
 end
 
+-- an algorithm's fast mode (its Definition says fast(); GCRA's): a request of one enforced check of cost 1 and nothing
+-- else, decided by the algorithm's own step, without the loop's tables, MGET, library or chain of codes. The lines
+-- from the marker 'fast' to 'fast end' are a template, which the assembly repeats for each such algorithm, MODE its
+-- mode and its step in place of the marker 'fast step': the same text as in the loop below, but for its reads
+-- A[a + k], folded into constant indexes A[k + 1]. Around it, the locals the loop gives a step, initialised as there
+-- (a = 1, so that its numbers are A[2]..), then the loop's epilogue for one enforced check, written out for this
+-- case: the state written only when admitted, with the same TTL, and the same reply, packed as below (the client
+-- decodes both modes alike). A denial's retry-after is at least 1, as there: a state another program wrote may be
+-- fractional ('1000.5'), and Redis would truncate a retry-after of 0.5 to 0. The step's generality (the locals it
+-- may use, its branches for cost 0 and a cost above the capacity, the epilogue's tests) costs 2 to 4% of the call
+-- (0.1 to 0.25 µs) over the hand-written twin of GCRA's step that this replaced.
 --@ fast
+if mode == ${MODE} then
+  local a, cost = 1, 1
+  local v = redis.pcall('GET', KEYS[1])
+  if type(v) ~= 'string' then v = false end
+  local ok, rem, reset, retry, delay = 0, 0, 0, -1, 0
+  local lim = 0
+  local value, ttl = nil, 0
+--@ fast step
+  if ok == 0 then
+    if retry < 1 and retry ~= -1 then retry = 1 end
+    return {0, rem, reset, retry}
+  end
+  if value then
+    if ttl < 1 then ttl = 1 end
+    redis.call('PSETEX', KEYS[1], ceil(ttl / 1000) + slack, value)
+  end
+  if delay == 0 and rem >= 0 and rem <= lim and reset >= 0 then
+    local m = lim + 1
+    if reset <= 9007199254740992 / m - 2 then return reset * m + rem end
+  end
+  return {1 + delay, rem, reset, retry}
+end
+--@ fast end
 
 -- the algorithms that are not inline: created only when a request needs one of them (creating this closure costs
 -- its upvalues on every call)

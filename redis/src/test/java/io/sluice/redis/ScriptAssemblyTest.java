@@ -16,8 +16,8 @@ import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 
 /**
- * The script Redis runs is the skeleton with every registered algorithm's fragment, each once, and tests named
- * constants, never character codes written by hand.
+ * The script Redis runs is the skeleton with every registered algorithm's fragment, each once (a step also in its
+ * algorithm's fast mode, from the same text), and tests named constants, never character codes written by hand.
  */
 class ScriptAssemblyTest {
 
@@ -66,6 +66,91 @@ class ScriptAssemblyTest {
         String script = RedisScript.text();
         assertThat(script).contains("if mode == 'g' then").contains("  if code == 103 then");
         assertThat(script.indexOf("if mode == 'g' then")).isLessThan(script.indexOf("library = function()"));
+    }
+
+    @Test
+    void theFastModeRunsTheAlgorithmsOwnStepWhichNoFragmentWritesTwice() {
+        String script = RedisScript.text();
+        List<Definition> fast = Algorithms.all().stream().filter(Definition::fast).toList();
+        assertThat(fast).extracting(Definition::algorithm).contains(Algorithm.GCRA);
+        for (Definition d : Algorithms.all()) {
+            assertThat(ScriptAssembly.sections(d.fragment(), d.lua())).as(d.fragment()).doesNotContainKey("fast");
+        }
+        int library = script.indexOf("library = function()");
+        for (Definition d : fast) {
+            String head = "if mode == '" + d.code() + "' then\n  local a, cost = 1, 1\n";
+            String step = ScriptAssembly.sections(d.fragment(), d.lua()).get("step");
+            String folded = ScriptAssembly.substitute(ScriptAssembly.folded(step), Algorithms.all());
+            assertThat(count(script, Pattern.compile(Pattern.quote(head)))).as("%s's fast mode", d.algorithm())
+                    .isEqualTo(1);
+            int at = script.indexOf(head);
+            int end = script.indexOf("\nend\n", at);
+            String block = script.substring(at, end);
+            assertThat(end).isLessThan(library);
+            assertThat(block).as("the fast mode of %s runs its step", d.algorithm()).contains(folded)
+                    .doesNotContain("A[a + ").doesNotContain("--@");
+            assertThat(count(block, Pattern.compile("redis\\.call\\('PSETEX'"))).isEqualTo(1);
+            assertThat(count(block, Pattern.compile("\\breturn\\b"))).isEqualTo(3);
+            // the loop's copy, as written
+            assertThat(script.substring(library)).contains(ScriptAssembly.substitute(step, Algorithms.all()));
+        }
+        assertThat(script).doesNotContain("${MODE}");
+    }
+
+    @Test
+    void theFastStepReadsItsArgumentsAtConstantIndexes() {
+        assertThat(ScriptAssembly.folded("local c, i = tonumber(A[a + 1]), tonumber(A[a + 12])\n    a = a + 3\n"
+                + "    x = AA[a + 1] + A[a + b]\n"))
+                .isEqualTo("local c, i = tonumber(A[2]), tonumber(A[13])\n    a = a + 3\n"
+                        + "    x = AA[a + 1] + A[a + b]\n");
+    }
+
+    @Test
+    void aFastModeNeedsAnInlineStepAndATemplate() throws IOException {
+        Definition window = Algorithms.definition(Algorithm.SLIDING_WINDOW);
+        Definition fastWindow = new Definition() {
+            @Override
+            public Algorithm algorithm() {
+                return window.algorithm();
+            }
+
+            @Override
+            public char code() {
+                return window.code();
+            }
+
+            @Override
+            public boolean inline() {
+                return window.inline();
+            }
+
+            @Override
+            public void arguments(io.sluice.core.policy.Policy policy, Arguments out) {
+                window.arguments(policy, out);
+            }
+
+            @Override
+            public boolean fast() {
+                return true;
+            }
+
+            @Override
+            public String lua() {
+                return window.lua();
+            }
+        };
+        assertThat(window.inline()).isFalse();
+        assertThatThrownBy(() -> ScriptAssembly.assemble(skeleton(), List.of(fastWindow)))
+                .hasMessageContaining("needs an inline step");
+        assertThatThrownBy(() -> ScriptAssembly.sections("x.lua", "--@ fast\n"))
+                .hasMessageContaining("x.lua: unknown section fast");
+        String skeleton = skeleton();
+        assertThatThrownBy(() -> ScriptAssembly.assemble(skeleton.replace("--@ fast end\n", ""), Algorithms.all()))
+                .hasMessageContaining("without --@ fast end");
+        assertThatThrownBy(() -> ScriptAssembly.assemble(skeleton.replace("--@ fast step\n", ""), Algorithms.all()))
+                .hasMessageContaining("one line --@ fast step");
+        assertThatThrownBy(() -> ScriptAssembly.assemble(skeleton.replace("  local a, cost = 1, 1\n",
+                "  local a, cost = 2, 1\n"), Algorithms.all())).hasMessageContaining("must set a = 1");
     }
 
     @Test

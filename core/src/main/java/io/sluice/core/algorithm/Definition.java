@@ -14,10 +14,11 @@ import java.nio.charset.StandardCharsets;
  *
  * <p>The fragment is cut into sections by lines {@code --@ <section>}: {@code step}, the code of the script's loop
  * over a request's checks that decides one check (inline, or calling the script's library); {@code library}, the
- * functions it adds to the library; {@code fast}, a mode of its own for a request of one enforced check of cost 1.
- * Text before the first section is its header, for the reader. In the fragments, {@code ${NAME}} stands for an
- * algorithm's code (its enum constant's name, such as {@code ${GCRA}}), {@code ${NAME_MODE}} for its code as a
- * one-letter string, and {@code ${'c'}} for the code of the character {@code c}.
+ * functions it adds to the library. Text before the first section is its header, for the reader. Each algorithm's
+ * decision is written once, in its step: an algorithm with a {@linkplain #fast() fast mode} has no code of its own
+ * for it, the script's assembly places the same step a second time, in that mode. In the fragments, {@code ${NAME}}
+ * stands for an algorithm's code (its enum constant's name, such as {@code ${GCRA}}), {@code ${NAME_MODE}} for its
+ * code as a one-letter string, and {@code ${'c'}} for the code of the character {@code c}.
  */
 public interface Definition {
 
@@ -70,8 +71,9 @@ public interface Definition {
     }
 
     /**
-     * @return whether a request of one enforced check of cost 1 is sent in its fragment's {@code fast} mode: the mode
-     *     is its code, followed only by its policy's numbers
+     * @return whether a request of one enforced check of cost 1 is sent in its fast mode: the mode is its code,
+     *     followed only by its policy's numbers (so it has no {@link #checkArguments}), and the script runs its step
+     *     there, with the locals the loop gives it, and replies as the loop does (so it must be {@link #inline()})
      */
     default boolean fast() {
         return false;
