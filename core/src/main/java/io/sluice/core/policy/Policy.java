@@ -2,6 +2,7 @@ package io.sluice.core.policy;
 
 import io.sluice.core.config.ConfigException;
 import java.time.Duration;
+import java.util.Objects;
 
 /**
  * How much and how fast: {@code limit} permits per {@code period}, by an algorithm with its own {@link Settings}.
@@ -12,13 +13,11 @@ import java.time.Duration;
  * {@link #of(Algorithm, long, Duration)} and {@link #withSettings}: {@code Policy.of(Algorithm.GCRA, 5,
  * Duration.ofSeconds(10)).withSettings(new GcraSettings(20))}.
  *
- * @param limit permits per period; for {@link Algorithm#CONCURRENCY} the number of requests in flight
- * @param periodMicros the period the limit applies to (for concurrency: its lease timeout)
- * @param settings the algorithm and the settings it owns
- * @param penaltyMicros a key that comes back while denied, before its retry-after, is blocked for this long on the
- *     node that saw it (0: no penalty); see {@code Engine}
+ *
+ * <p>A value: two policies of equal numbers and settings are equal. It is a class rather than a record so that what
+ * every decision reads (the algorithm, the capacity, the interval) is computed once, here.
  */
-public record Policy(long limit, long periodMicros, Settings settings, long penaltyMicros) {
+public final class Policy {
 
     /** The algorithm of a rate policy whose notation names none: {@code gcra}. */
     public static final Algorithm DEFAULT_ALGORITHM = Algorithm.GCRA;
@@ -31,21 +30,65 @@ public record Policy(long limit, long periodMicros, Settings settings, long pena
      */
     public static final long MAX_SPAN_MICROS = 1L << 52;
 
+    private final long limit;
+    private final long periodMicros;
+    private final Settings settings;
+    private final long penaltyMicros;
+    private final Algorithm algorithm;
+    private final long capacity;
+    private final long intervalMicros;
+    /** Policies are map keys on every request's path (encoded arguments, denials): hashed once. */
+    private final int hash;
+
     /**
      * Validates the numbers: the limit, then the algorithm's own settings ({@link Settings#validate}), then the period
      * and the penalty; a bad policy fails here, never later inside a store.
+     *
+     * @param limit permits per period; for {@link Algorithm#CONCURRENCY} the number of requests in flight
+     * @param periodMicros the period the limit applies to (for concurrency: its lease timeout, whatever is given)
+     * @param settings the algorithm and the settings it owns
+     * @param penaltyMicros a key that comes back while denied, before its retry-after, is blocked for this long on the
+     *     node that saw it (0: no penalty); see {@code Engine}
      */
-    public Policy {
+    public Policy(long limit, long periodMicros, Settings settings, long penaltyMicros) {
         if (settings == null) {
             throw new ConfigException("algorithm", null, "an algorithm and its settings are required");
         }
         Bounds.check(limit >= 1 && limit <= Bounds.MAX_LIMIT, "limit", limit,
                 "expected a limit between 1 and " + Bounds.MAX_LIMIT);
-        periodMicros = settings.periodMicros(periodMicros);
+        long period = settings.periodMicros(periodMicros);
         // before the period: a concurrency policy's period is its lease timeout, which its notation names "lease"
-        settings.validate(limit, periodMicros);
-        Bounds.duration("period", periodMicros, 1, "a period");
+        settings.validate(limit, period);
+        Bounds.duration("period", period, 1, "a period");
         Bounds.duration("penalty", penaltyMicros, 0, "a penalty");
+        this.limit = limit;
+        this.periodMicros = period;
+        this.settings = settings;
+        this.penaltyMicros = penaltyMicros;
+        this.algorithm = settings.algorithm();
+        this.capacity = settings.capacity(limit);
+        this.intervalMicros = intervalMicros(limit, period);
+        this.hash = Objects.hash(limit, period, settings, penaltyMicros);
+    }
+
+    /** @return permits per period; for {@link Algorithm#CONCURRENCY} the number of requests in flight */
+    public long limit() {
+        return limit;
+    }
+
+    /** @return the period the limit applies to, in microseconds (for concurrency: its lease timeout) */
+    public long periodMicros() {
+        return periodMicros;
+    }
+
+    /** @return the algorithm and the settings it owns */
+    public Settings settings() {
+        return settings;
+    }
+
+    /** @return how long a key that comes back while denied is blocked on the node that saw it, 0 for no penalty */
+    public long penaltyMicros() {
+        return penaltyMicros;
     }
 
     /**
@@ -74,7 +117,7 @@ public record Policy(long limit, long periodMicros, Settings settings, long pena
 
     /** @return the algorithm that applies the numbers: its settings' */
     public Algorithm algorithm() {
-        return settings.algorithm();
+        return algorithm;
     }
 
     /**
@@ -91,12 +134,12 @@ public record Policy(long limit, long periodMicros, Settings settings, long pena
 
     /** @return the requests that may pass at once and the limit a client is told: a bucket's burst, else the limit */
     public long capacity() {
-        return settings.capacity(limit);
+        return capacity;
     }
 
     /** @return the emission interval {@code period / limit} in microseconds, at least 1 */
     public long intervalMicros() {
-        return intervalMicros(limit, periodMicros);
+        return intervalMicros;
     }
 
     /** @return the emission interval of {@code limit} per {@code periodMicros}, at least 1 µs */
@@ -147,6 +190,17 @@ public record Policy(long limit, long periodMicros, Settings settings, long pena
     public Policy share(long nodes) {
         long share = Math.max(1, limit / nodes);
         return new Policy(share, periodMicros, settings.share(nodes, intervalMicros(share, periodMicros)), penaltyMicros);
+    }
+
+    @Override
+    public boolean equals(Object o) {
+        return o instanceof Policy p && p.limit == limit && p.periodMicros == periodMicros
+                && p.penaltyMicros == penaltyMicros && p.settings.equals(settings);
+    }
+
+    @Override
+    public int hashCode() {
+        return hash;
     }
 
     /** @return the policy in the limit notation, for logs and error messages */
