@@ -15,6 +15,7 @@ import java.util.Set;
 import redis.clients.jedis.HostAndPort;
 import redis.clients.jedis.UnifiedJedis;
 import redis.clients.jedis.exceptions.JedisException;
+import redis.clients.jedis.util.JedisClusterCRC16;
 
 /**
  * State in Redis: every rule of a request decided by one atomic Lua script (the skeleton {@code sluice.lua} joined with
@@ -61,6 +62,8 @@ public final class RedisStore implements Store {
     /** Longest key part kept as it is: {@value} characters. */
     public static final int MAX_RAW_KEY = 64;
 
+    /** The calls to one node (or hash slot) in flight at once before requests wait to be sent together. */
+    static final int COALESCED_IN_FLIGHT = 2;
     /** The most entries of a store's caches of encoded keys and policies. */
     static final int MAX_CACHED = 4096;
 
@@ -70,6 +73,8 @@ public final class RedisStore implements Store {
     private final ScriptCodec codec;
     /** A Cluster without the hash tag: the checks of a request are sent in groups, one per hash slot. */
     private final boolean bySlot;
+    /** Requests of one node or hash slot sent together while a call is in flight; null when off. */
+    private final Coalescer coalescer;
     private final Duration timeout;
     private final int poolSize;
 
@@ -79,6 +84,7 @@ public final class RedisStore implements Store {
         this.keys = new RedisKeys(b.prefix, b.hashTag);
         this.codec = new ScriptCodec(keys, b.applicationTime);
         this.bySlot = client.cluster() && !b.hashTag;
+        this.coalescer = b.coalesce ? new Coalescer(script::run, COALESCED_IN_FLIGHT, bySlot) : null;
         this.timeout = b.timeout;
         this.poolSize = b.poolSize;
     }
@@ -106,7 +112,12 @@ public final class RedisStore implements Store {
         byte[] now = codec.now(nowMicros);
         byte[] requestId = codec.requestId(checks);
         if (!bySlot || n == 1) {
-            return ScriptCodec.outcomes(script.run(n, codec.params(checks, null, null, now, requestId)), checks);
+            if (coalescer == null) {
+                return ScriptCodec.outcomes(script.run(n, codec.params(checks, null, null, now, requestId)), checks);
+            }
+            int slot = bySlot ? JedisClusterCRC16.getSlot(keys.bytes(checks.get(0).rule(), checks.get(0).key())) : 0;
+            return coalescer.evaluate(slot, checks, () -> script.run(n, codec.params(checks, null, null, now, requestId)),
+                    () -> codec.request(checks, now, requestId));
         }
         byte[][] encoded = new byte[n][];     // each key encoded (and hashed when unsafe) once, for its slot and the call
         for (int i = 0; i < n; i++) {
@@ -120,6 +131,25 @@ public final class RedisStore implements Store {
         List<Object> replies = groups.size() == 1 ? List.of(script.run(groups.get(0).size(), params.get(0)))
                 : script.pipelined(groups, params);
         return ScriptCodec.outcomes(replies, groups, checks);
+    }
+
+    /**
+     * Decides several requests in one call of the script's batch mode, one after the other, as {@link Coalescer}
+     * sends those that waited; for tests that hold the batch mode to the memory store. Not for a Cluster without the
+     * hash tag (a batch never crosses slots).
+     */
+    List<List<Outcome>> evaluateTogether(List<List<Check>> requests, long nowMicros) {
+        byte[] now = codec.now(nowMicros);
+        List<ScriptCodec.Request> encoded = new ArrayList<>(requests.size());
+        for (List<Check> checks : requests) {
+            encoded.add(codec.request(checks, now, codec.requestId(checks)));
+        }
+        return Coalescer.together(script::run, encoded, requests);
+    }
+
+    /** @return the batch calls this store made and the requests they carried (0 and 0 without coalescing) */
+    int[] coalesced() {
+        return coalescer == null ? new int[2] : coalescer.counts();
     }
 
     @Override
@@ -197,6 +227,7 @@ public final class RedisStore implements Store {
         boolean applicationTime;
         Duration timeout = DEFAULT_TIMEOUT;
         int poolSize = DEFAULT_POOL_SIZE;
+        boolean coalesce = true;
         /** Whether {@link #timeout} and {@link #poolSize} were set: an application's client would ignore them. */
         boolean timeoutSet;
         boolean poolSizeSet;
@@ -332,6 +363,16 @@ public final class RedisStore implements Store {
             return this;
         }
 
+        /**
+         * Whether requests that arrive while calls to the same Redis node are in flight are sent together, in one
+         * script call that decides them one after the other, each all-or-nothing (default: on). A request that finds
+         * the node idle goes out at once. Off: one call per request, as many in flight as the pool allows.
+         */
+        public Builder coalesce(boolean on) {
+            this.coalesce = on;
+            return this;
+        }
+
         /** Builds from a copy: the URL's options never become the builder's, so building twice gives the same store. */
         public RedisStore build() {
             return StoreOpening.open(copy());
@@ -350,6 +391,7 @@ public final class RedisStore implements Store {
             b.applicationTime = applicationTime;
             b.timeout = timeout;
             b.poolSize = poolSize;
+            b.coalesce = coalesce;
             b.timeoutSet = timeoutSet;
             b.poolSizeSet = poolSizeSet;
             b.prefixSet = prefixSet;

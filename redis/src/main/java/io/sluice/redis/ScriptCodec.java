@@ -28,6 +28,7 @@ final class ScriptCodec {
 
     private static final byte[] EVALUATE = {'e'};
     private static final byte[] EVALUATE_ALL = {'E'};
+    private static final byte[] BATCH = {'b'};
     private static final byte[] EMPTY = {};
     private static final byte[][] NUMBERS = new byte[1024][];
     /** Encoded policies, bounded: a process that sees ever new policies (per-tenant tiers, reloads) keeps the recent ones. */
@@ -80,8 +81,14 @@ final class ScriptCodec {
      * @param requestId from {@link #requestId}
      */
     byte[][] params(List<Check> checks, List<Integer> group, byte[][] keys, byte[] now, byte[] requestId) {
+        return params(checks, group, keys, now, requestId, true);
+    }
+
+    /** @param fast whether a request of one check may take its algorithm's fast mode (not inside a batch) */
+    private byte[][] params(List<Check> checks, List<Integer> group, byte[][] keys, byte[] now, byte[] requestId,
+            boolean fast) {
         int n = group == null ? checks.size() : group.size();
-        if (n == 1) {
+        if (n == 1 && fast) {
             int i = group == null ? 0 : group.get(0);
             Check c = checks.get(i);
             if (c.cost() == 1 && !c.shadow() && Algorithms.definition(c.policy().algorithm()).fast()) {
@@ -111,6 +118,61 @@ final class ScriptCodec {
             putCheck(params, c, specs[k]);
         }
         return params.params;
+    }
+
+    /**
+     * A request as part of a batch ({@link Coalescer}): its keys and the arguments of its call alone, never in a fast
+     * mode; {@code bytes} counts both.
+     */
+    record Request(byte[][] keys, byte[][] args, int bytes) {
+        /** @return the arguments of a call of this request alone, keys first */
+        byte[][] single() {
+            byte[][] params = Arrays.copyOf(keys, keys.length + args.length);
+            System.arraycopy(args, 0, params, keys.length, args.length);
+            return params;
+        }
+    }
+
+    /** The arguments of one script call for several requests: how many of them are keys, and all of them. */
+    record Batch(int keys, byte[][] params) {}
+
+    /** @return a request's arguments for a batch: as {@link #params} gives them, in the general mode */
+    Request request(List<Check> checks, byte[] now, byte[] requestId) {
+        byte[][] params = params(checks, null, null, now, requestId, false);
+        int n = checks.size();
+        int bytes = 0;
+        for (byte[] b : params) {
+            bytes += b.length + 8;      // and about what RESP adds per argument
+        }
+        return new Request(Arrays.copyOf(params, n), Arrays.copyOfRange(params, n, params.length), bytes);
+    }
+
+    /**
+     * The script's batch mode: every request's keys, in order, then the mode {@code b} (with the first request's time
+     * when the application's is passed, so that the script reads no {@code TIME}), then per request the number
+     * of its checks followed by the arguments of its call alone (its mode, with its own time when the application's
+     * is passed, and what follows it).
+     */
+    static Batch batch(List<Request> requests) {
+        int keys = 0;
+        int size = 1;
+        for (Request r : requests) {
+            keys += r.keys().length;
+            size += 1 + r.args().length;
+        }
+        byte[][] params = new byte[keys + size][];
+        int k = 0;
+        int a = keys;
+        byte[] first = requests.get(0).args()[0];      // its mode, with the application's time when it is passed
+        params[a++] = first.length == 1 ? BATCH : concat(BATCH, Arrays.copyOfRange(first, 1, first.length));
+        for (Request r : requests) {
+            System.arraycopy(r.keys(), 0, params, k, r.keys().length);
+            k += r.keys().length;
+            params[a++] = number(r.keys().length);
+            System.arraycopy(r.args(), 0, params, a, r.args().length);
+            a += r.args().length;
+        }
+        return new Batch(keys, params);
     }
 
     /** A request of one enforced check of cost 1 in its algorithm's fast mode: key, code (and time), numbers. */
@@ -213,6 +275,21 @@ final class ScriptCodec {
             out[i] = outcome((List<?>) reply, i, checks.get(i).policy());
         }
         return Arrays.asList(out);
+    }
+
+    /** Each request's outcomes from the reply of a batch: 4 integers per check, request after request. */
+    static List<List<Outcome>> outcomes(Object reply, List<Request> requests, List<List<Check>> checks) {
+        List<?> all = (List<?>) reply;
+        List<List<Outcome>> out = new ArrayList<>(requests.size());
+        int at = 0;
+        for (List<Check> request : checks) {
+            Outcome[] outcomes = new Outcome[request.size()];
+            for (int i = 0; i < outcomes.length; i++) {
+                outcomes[i] = outcome(all, at++, request.get(i).policy());
+            }
+            out.add(Arrays.asList(outcomes));
+        }
+        return out;
     }
 
     /** Cluster: the outcomes of the checks, in their order, from the replies of the calls of each group of them. */

@@ -44,6 +44,8 @@ local mode = A[1]
 local now
 -- TTLs run on Redis's clock; with the application's time they get a minute of slack for the skew between the two
 local slack = 0
+-- the request's id (mode 'E'), which names the sliding log's members: read by the library, set per request
+local rid = nil
 if #mode == 1 then
   redis.replicate_commands()
   local t = redis.call('TIME')
@@ -141,103 +143,129 @@ end
 if mode == 'r' then return library().release() end
 end
 
-local n = #KEYS
--- a key of another type (a sorted set) reads as nil in MGET, where GET would fail
-local v1, vals = false, nil
-if n == 1 then
-  v1 = redis.pcall('GET', KEYS[1])
-  if type(v1) ~= 'string' then v1 = false end
-else
-  vals = redis.call('MGET', unpack(KEYS))
+-- One request, or in mode 'b' (batch: requests that waited while calls were in flight, see Coalescer) each request
+-- in turn: its keys are KEYS[k0 + 1 .. k0 + n], its arguments start at A[a]. A request reads its keys after the
+-- requests before it wrote theirs, so a batch decides as those requests would one after the other, each one
+-- all-or-nothing. Batch: ARGV[1] = 'b' (then the time, as for any mode), then per request the number of its checks
+-- and the arguments of its call alone (its mode 'e' or 'E' with its own time, and so on); the reply is 4 integers
+-- per check, request after request, never packed.
+local k0, n, a, batch = 0, #KEYS, 2, nil
+if mode == 'b' then batch = {} else
+  if mode == 'E' then rid, a = A[2], 3 end
 end
--- tables sized up front: growing one re-allocates it at every power of two
--- one check's outcome stays in locals (o1..o4, lim1): its reply is often one integer, and then no table is made
-local out
-local o1, o2, o3, o4, lim1 = 0, 0, 0, 0, 0
-if n == 1 then out = nil
-elseif n <= 4 then out = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}
-else out = {} end
--- states to write if the request is admitted: [i] value, [n + i] TTL; with one check pv, pt
-local pend, pv, pt = nil, nil, nil
--- library(); per check, the writes of a library algorithm that keeps more than one value:
--- {write(key, state, p, i), state if admitted, state if denied, p}
-local lib, special = nil, nil
-local denied = false
-local a = 2
-if mode == 'E' then a = 3 end
-for i = 1, n do
-  local head = A[a]
-  local code = byte(head)
-  local shadow = code < ${'a'}
-  if shadow then code = code + (${'a'} - ${'A'}) end
-  local cost = 1
-  if #head > 1 then cost = tonumber(sub(head, 2)) end
-  local v = v1
-  if vals then v = vals[i] end
-  local r = (i - 1) * 4
-  -- a step reads its arguments from A[a + 1], leaves a at the next check's, and sets the outcome: allowed (1/0),
-  -- remaining, reset-after, retry-after (-1: never; else at least 1), delay; lim, the limit the client knows
-  -- (capacity or limit, the radix of the packed reply); and value, ttl: the state to write when admitted and its
-  -- time to live in µs (a library step: in ms, from ttl_ms)
-  local ok, rem, reset, retry, delay = 0, 0, 0, -1, 0
-  local lim = 0
-  local value, ttl = nil, 0
+repeat
+  if batch then
+    n = tonumber(A[a])
+    local m = A[a + 1]
+    if #m > 1 then now = tonumber(sub(m, 2)) end
+    a = a + 2
+    if byte(m) == ${'E'} then rid, a = A[a], a + 1 end
+  end
+  -- a key of another type (a sorted set) reads as nil in MGET, where GET would fail
+  local v1, vals = false, nil
+  if n == 1 then
+    v1 = redis.pcall('GET', KEYS[k0 + 1])
+    if type(v1) ~= 'string' then v1 = false end
+  else
+    vals = redis.call('MGET', unpack(KEYS, k0 + 1, k0 + n))
+  end
+  -- tables sized up front: growing one re-allocates it at every power of two
+  -- one check's outcome stays in locals (o1..o4, lim1): its reply is often one integer, and then no table is made
+  local out
+  local o1, o2, o3, o4, lim1 = 0, 0, 0, 0, 0
+  if n == 1 then out = nil
+  elseif n <= 4 then out = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}
+  else out = {} end
+  -- states to write if the request is admitted: [i] value, [n + i] TTL; with one check pv, pt
+  local pend, pv, pt = nil, nil, nil
+  -- library(); per check, the writes of a library algorithm that keeps more than one value:
+  -- {write(key, state, p, i), state if admitted, state if denied, p}
+  local lib, special = nil, nil
+  local denied = false
+  for i = 1, n do
+    local key = KEYS[k0 + i]
+    local head = A[a]
+    local code = byte(head)
+    local shadow = code < ${'a'}
+    if shadow then code = code + (${'a'} - ${'A'}) end
+    local cost = 1
+    if #head > 1 then cost = tonumber(sub(head, 2)) end
+    local v = v1
+    if vals then v = vals[i] end
+    local r = (i - 1) * 4
+    -- a step reads its arguments from A[a + 1], leaves a at the next check's, and sets the outcome: allowed (1/0),
+    -- remaining, reset-after, retry-after (-1: never; else at least 1), delay; lim, the limit the client knows
+    -- (capacity or limit, the radix of the packed reply); and value, ttl: the state to write when admitted and its
+    -- time to live in µs (a library step: in ms, from ttl_ms)
+    local ok, rem, reset, retry, delay = 0, 0, 0, -1, 0
+    local lim = 0
+    local value, ttl = nil, 0
 --@ step inline
-    if not library then return redis.error_reply("algorithm code '" .. A[a] .. "' needs mode 'E'") end
-    lib = lib or library()
-    local o
+      if not library then return redis.error_reply("algorithm code '" .. A[a] .. "' needs mode 'E'") end
+      lib = lib or library()
+      local o
 --@ step library
-      return redis.error_reply('unknown algorithm code ' .. tostring(A[a]))
-    end
-    ok, lim, rem, reset, retry, delay = o[1], o[2], o[3], o[4], o[5], o[6]
-    if value then ttl = -ttl end    -- already in ms
-  end
-  if ok == 0 then
-    if retry ~= -1 and retry < 1 then retry = 1 end
-    if not shadow then denied = true end
-  end
-  if ok == 1 then ok = 1 + delay end
-  if n == 1 then o1, o2, o3, o4, lim1 = ok, rem, reset, retry, lim
-  else out[r + 1], out[r + 2], out[r + 3], out[r + 4] = ok, rem, reset, retry end
-  if value then
-    if n == 1 then pv, pt = value, ttl
-    else
-      if not pend then
-        if n <= 4 then pend = {false, false, false, false, false, false, false, false} else pend = {} end
+        return redis.error_reply('unknown algorithm code ' .. tostring(A[a]))
       end
-      pend[i], pend[n + i] = value, ttl
+      ok, lim, rem, reset, retry, delay = o[1], o[2], o[3], o[4], o[5], o[6]
+      if value then ttl = -ttl end    -- already in ms
+    end
+    if ok == 0 then
+      if retry ~= -1 and retry < 1 then retry = 1 end
+      if not shadow then denied = true end
+    end
+    if ok == 1 then ok = 1 + delay end
+    if n == 1 then o1, o2, o3, o4, lim1 = ok, rem, reset, retry, lim
+    else out[r + 1], out[r + 2], out[r + 3], out[r + 4] = ok, rem, reset, retry end
+    if value then
+      if n == 1 then pv, pt = value, ttl
+      else
+        if not pend then
+          if n <= 4 then pend = {false, false, false, false, false, false, false, false} else pend = {} end
+        end
+        pend[i], pend[n + i] = value, ttl
+      end
     end
   end
-end
 
-for i = 1, n do
-  local admitted = not denied
-  if out then admitted = admitted and out[(i - 1) * 4 + 1] > 0 else admitted = admitted and o1 > 0 end
-  local value, ttl = pv, pt
-  if pend then value, ttl = pend[i], pend[n + i] end
-  if value and admitted then
-    if ttl < 0 then ttl = -ttl
-    else
-      -- TTL in ms: the time the state matters, at least 1 ms, plus the slack for the application's clock
-      if ttl < 1 then ttl = 1 end
-      ttl = ceil(ttl / 1000) + slack
+  for i = 1, n do
+    local admitted = not denied
+    if out then admitted = admitted and out[(i - 1) * 4 + 1] > 0 else admitted = admitted and o1 > 0 end
+    local value, ttl = pv, pt
+    if pend then value, ttl = pend[i], pend[n + i] end
+    if value and admitted then
+      if ttl < 0 then ttl = -ttl
+      else
+        -- TTL in ms: the time the state matters, at least 1 ms, plus the slack for the application's clock
+        if ttl < 1 then ttl = 1 end
+        ttl = ceil(ttl / 1000) + slack
+      end
+      redis.call('PSETEX', KEYS[k0 + i], ttl, value)
+    elseif special and special[i] then
+      local s = special[i]
+      local w = s[3]
+      if admitted then w = s[2] end
+      if w then s[1](KEYS[k0 + i], w, s[4], i) end
     end
-    redis.call('PSETEX', KEYS[i], ttl, value)
-  elseif special and special[i] then
-    local s = special[i]
-    local w = s[3]
-    if admitted then w = s[2] end
-    if w then s[1](KEYS[i], w, s[4], i) end
   end
-end
--- one check admitted at once: packed when reset x m + rem < 2^53 (2^53 / m is within half a unit, so 2 below it
--- is safe)
-if n == 1 then
-  if o1 == 1 and o2 >= 0 and o2 <= lim1 and o3 >= 0 then
-    local m = lim1 + 1
-    if o3 <= 9007199254740992 / m - 2 then return o3 * m + o2 end
+  if batch then
+    -- the request's outcomes after those of the requests before it; the next request's keys follow its keys
+    if n == 1 then out = {o1, o2, o3, o4} end
+    local at = #batch
+    for j = 1, 4 * n do batch[at + j] = out[j] end
+    k0 = k0 + n
+  else
+    -- one check admitted at once: packed when reset x m + rem < 2^53 (2^53 / m is within half a unit, so 2 below it
+    -- is safe)
+    if n == 1 then
+      if o1 == 1 and o2 >= 0 and o2 <= lim1 and o3 >= 0 then
+        local m = lim1 + 1
+        if o3 <= 9007199254740992 / m - 2 then return o3 * m + o2 end
+      end
+      return {o1, o2, o3, o4}
+    end
+    for i = 4 * n + 1, #out do out[i] = nil end     -- the unused tail of a table sized for 4 checks
+    return out
   end
-  return {o1, o2, o3, o4}
-end
-for i = 4 * n + 1, #out do out[i] = nil end     -- the unused tail of a table sized for 4 checks
-return out
+until a > #A
+return batch

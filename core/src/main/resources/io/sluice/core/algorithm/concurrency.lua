@@ -64,7 +64,7 @@
 
 --@ step
       local w
-      o, w = lib.lease(KEYS[i], now, cost, tonumber(A[a + 1]), tonumber(A[a + 2]), A[a + 3])
+      o, w = lib.lease(key, now, cost, tonumber(A[a + 1]), tonumber(A[a + 2]), A[a + 3])
       special = special or {}
       special[i] = {lib.lease_write, w, nil, nil}
       a = a + 4

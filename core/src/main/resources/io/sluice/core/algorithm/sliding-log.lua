@@ -70,7 +70,7 @@
     local t = redis.pcall('TYPE', key)
     if type(t) == 'table' and t.ok ~= 'zset' and t.ok ~= 'none' or p.foreign then redis.call('DEL', key) end
     -- in chunks of 1000 members: unpack() of a few thousand values fails in Lua 5.1 ("too many results to unpack")
-    local score, rid = fmt(w.now), A[2]
+    local score = fmt(w.now)
     local i = 1
     while i <= w.cost do
       local args = {}
@@ -92,7 +92,7 @@
       local p = {limit = tonumber(A[a + 1]), period = tonumber(A[a + 2]), gap = tonumber(A[a + 3]),
                  counts = tonumber(A[a + 4])}
       local w, d
-      o, w, d = lib.log(KEYS[i], now, cost, p)
+      o, w, d = lib.log(key, now, cost, p)
       special = special or {}
       special[i] = {lib.log_write, w, d, p}
       a = a + 5

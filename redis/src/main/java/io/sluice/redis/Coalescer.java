@@ -1,0 +1,246 @@
+package io.sluice.redis;
+
+import io.sluice.core.policy.Outcome;
+import io.sluice.core.store.Check;
+import io.sluice.core.store.StoreException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReferenceArray;
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * Coalesced calls: the requests that arrive while a call to the same Redis node (in a Cluster: the same hash slot) is
+ * in flight are sent together in the next call, one script invocation that decides them one after the other, each
+ * all-or-nothing across its own checks and answered with its own outcomes (the script's batch mode). A request that
+ * finds no call in flight goes out at once, alone, as without coalescing.
+ *
+ * <p>The thread whose call is in flight (the <i>leader</i>) sends, when its own call returns, what queued meanwhile in
+ * batches bounded by count, keys and bytes, so that a batch never blocks Redis long; after a few batches it hands the
+ * lane to the oldest waiting request's thread, so that no caller works for the others for long. Waiting threads park;
+ * each request is answered exactly once, with its outcomes or with the failure of the call that carried it.
+ */
+final class Coalescer {
+
+    /** The most requests in one batch. */
+    static final int MAX_REQUESTS = 64;
+    /** A batch takes no more requests once it has this many keys (the sum of its requests' checks). */
+    static final int MAX_KEYS = 512;
+    /** A batch takes no more requests once its arguments have this many bytes. */
+    static final int MAX_BYTES = 64 * 1024;
+    /** The batches a leader sends for others before it hands the lane on. */
+    static final int MAX_ROUNDS = 4;
+    private static final int CLUSTER_SLOTS = 16384;
+
+    /** How one call is made: the script with its keys first ({@link RedisScript#run}). */
+    interface Call {
+        Object run(int keys, byte[][] params);
+    }
+
+    private final Call call;
+    private final int maxInFlight;
+    private final AtomicReferenceArray<Lane> lanes;
+    private final AtomicInteger batches = new AtomicInteger();
+    private final AtomicInteger batched = new AtomicInteger();
+
+    /**
+     * @param maxInFlight the calls a lane may have in flight at once before requests wait to be coalesced
+     * @param cluster whether lanes are per hash slot (a Cluster without the hash tag), else one lane
+     */
+    Coalescer(Call call, int maxInFlight, boolean cluster) {
+        this.call = call;
+        this.maxInFlight = maxInFlight;
+        this.lanes = new AtomicReferenceArray<>(cluster ? CLUSTER_SLOTS : 1);
+    }
+
+    /**
+     * Decides one request whose checks are all in {@code slot}'s lane.
+     *
+     * @param slot the hash slot of its keys, or 0 when there is one lane
+     * @param alone its arguments as a call of its own (the fast mode where it applies)
+     * @param request the request as part of a batch, built only when it waits
+     */
+    List<Outcome> evaluate(int slot, List<Check> checks, AloneCall alone, RequestArguments request) {
+        Lane lane = lane(slot);
+        if (lane.tryAcquire(maxInFlight)) {
+            try {
+                return ScriptCodec.outcomes(alone.run(), checks);
+            } finally {
+                serve(lane, 0);
+            }
+        }
+        Pending p = new Pending(checks, request.arguments());
+        lane.queue.add(p);
+        while (!p.done) {
+            if (lane.tryAcquire(maxInFlight)) {
+                serve(lane, 0);
+            } else if (!p.done) {
+                LockSupport.park(this);
+            }
+        }
+        return p.result();
+    }
+
+    /** The call of a request alone. */
+    interface AloneCall {
+        Object run();
+    }
+
+    /** A request's keys and arguments in the general form a batch carries. */
+    interface RequestArguments {
+        ScriptCodec.Request arguments();
+    }
+
+    /** @return the number of batch calls made and of requests they carried, for tests and benchmarks */
+    int[] counts() {
+        return new int[] {batches.get(), batched.get()};
+    }
+
+    /**
+     * Sends what waits in {@code lane}, holding one of its calls in flight, for at most {@link #MAX_ROUNDS} batches;
+     * then gives the call back, and hands the lane to the oldest waiting request's thread if any is left.
+     */
+    private void serve(Lane lane, int rounds) {
+        while (true) {
+            if (rounds < MAX_ROUNDS) {
+                List<Pending> batch = lane.take();
+                if (!batch.isEmpty()) {
+                    send(batch);
+                    rounds++;
+                    continue;
+                }
+            }
+            lane.release();
+            Pending head = lane.queue.peek();
+            if (head == null) {
+                return;
+            }
+            if (rounds < MAX_ROUNDS && lane.tryAcquire(maxInFlight)) {
+                continue;       // arrived after the queue was found empty: served here
+            }
+            LockSupport.unpark(head.owner);     // it finds the lane free, or a leader that serves it
+            return;
+        }
+    }
+
+    private void send(List<Pending> batch) {
+        try {
+            if (batch.size() == 1) {
+                Pending p = batch.get(0);
+                p.complete(ScriptCodec.outcomes(call.run(p.request.keys().length, p.request.single()), p.checks), null);
+                return;
+            }
+            List<ScriptCodec.Request> requests = new ArrayList<>(batch.size());
+            List<List<Check>> checks = new ArrayList<>(batch.size());
+            for (Pending p : batch) {
+                requests.add(p.request);
+                checks.add(p.checks);
+            }
+            List<List<Outcome>> outcomes = together(call, requests, checks);
+            batches.incrementAndGet();
+            batched.addAndGet(batch.size());
+            for (int i = 0; i < batch.size(); i++) {
+                batch.get(i).complete(outcomes.get(i), null);
+            }
+        } catch (RuntimeException | Error e) {
+            for (Pending p : batch) {
+                p.complete(null, e);
+            }
+            if (e instanceof Error error) {
+                throw error;
+            }
+        }
+    }
+
+    /** Decides {@code requests} in one call of the script's batch mode, one after the other: each one's outcomes. */
+    static List<List<Outcome>> together(Call call, List<ScriptCodec.Request> requests, List<List<Check>> checks) {
+        ScriptCodec.Batch encoded = ScriptCodec.batch(requests);
+        return ScriptCodec.outcomes(call.run(encoded.keys(), encoded.params()), requests, checks);
+    }
+
+    private Lane lane(int slot) {
+        Lane lane = lanes.get(slot);
+        if (lane == null) {
+            lanes.compareAndSet(slot, null, new Lane());
+            lane = lanes.get(slot);
+        }
+        return lane;
+    }
+
+    /** The requests waiting for one node (or slot), and its calls in flight. */
+    private static final class Lane {
+        final ConcurrentLinkedQueue<Pending> queue = new ConcurrentLinkedQueue<>();
+        final AtomicInteger inFlight = new AtomicInteger();
+
+        boolean tryAcquire(int max) {
+            for (int n = inFlight.get(); n < max; n = inFlight.get()) {
+                if (inFlight.compareAndSet(n, n + 1)) {
+                    return true;
+                }
+            }
+            return false;
+        }
+
+        void release() {
+            inFlight.decrementAndGet();
+        }
+
+        /**
+         * @return the oldest waiting requests, taken from the queue until one of the bounds is reached (the last one
+         *     taken may pass the bounds of keys and bytes: a request is never split)
+         */
+        List<Pending> take() {
+            List<Pending> batch = new ArrayList<>();
+            int keys = 0;
+            int bytes = 0;
+            while (batch.size() < MAX_REQUESTS && keys < MAX_KEYS && bytes < MAX_BYTES) {
+                Pending p = queue.poll();
+                if (p == null) {
+                    break;
+                }
+                batch.add(p);
+                keys += p.request.keys().length;
+                bytes += p.request.bytes();
+            }
+            return batch;
+        }
+    }
+
+    /** One waiting request and, once its call returned, its outcomes or the call's failure. */
+    private static final class Pending {
+        final List<Check> checks;
+        final ScriptCodec.Request request;
+        final Thread owner = Thread.currentThread();
+        private List<Outcome> outcomes;
+        private Throwable failure;
+        volatile boolean done;
+
+        Pending(List<Check> checks, ScriptCodec.Request request) {
+            this.checks = checks;
+            this.request = request;
+        }
+
+        void complete(List<Outcome> result, Throwable error) {
+            outcomes = result;
+            failure = error;
+            done = true;        // publishes the two fields above
+            if (owner != Thread.currentThread()) {
+                LockSupport.unpark(owner);
+            }
+        }
+
+        List<Outcome> result() {
+            if (failure == null) {
+                return outcomes;
+            }
+            if (failure instanceof StoreException e) {
+                throw new StoreException(e.getMessage(), e);     // this thread's stack, the call's cause
+            }
+            if (failure instanceof RuntimeException e) {
+                throw e;
+            }
+            throw (Error) failure;
+        }
+    }
+}
