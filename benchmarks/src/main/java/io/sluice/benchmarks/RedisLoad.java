@@ -91,6 +91,8 @@ public final class RedisLoad {
         pool.setMaxIdle(64);
         RedisClient jedis = RedisClient.builder().fromURI(url).poolConfig(pool).build();
         RedisStore store = RedisStore.builder().url(url).poolSize(64).timeout(Duration.ofSeconds(2)).build();
+        RedisStore uncoalesced = RedisStore.builder().url(url).poolSize(64).timeout(Duration.ofSeconds(2))
+                .coalesce(false).build();
         String sha = jedis.scriptLoad(BARE_GCRA);
         String shaKeys = jedis.scriptLoad(BARE_GCRA_KEYS);
         ProxyManager<byte[]> bucket4j = Bucket4jJedis.casBasedBuilder(jedis)
@@ -103,7 +105,7 @@ public final class RedisLoad {
                 .findFirst().orElse("?") + ", " + Runtime.getRuntime().availableProcessors() + " cores, "
                 + seconds + " s per row, " + rounds + " interleaved rounds, medians");
         List<String> names = List.of("ping", "bare-evalsha", "bare-evalsha-4-keys", "sluice-gcra-1-rule",
-                "sluice-gcra-4-rules", "bucket4j-jedis");
+                "sluice-gcra-4-rules", "sluice-1-rule-uncoalesced", "sluice-4-rules-uncoalesced", "bucket4j-jedis");
         List<Call> calls = List.of(
                 key -> jedis.ping(),
                 key -> jedis.evalsha(sha, List.of("bare:" + key), List.of()),
@@ -112,6 +114,9 @@ public final class RedisLoad {
                 key -> store.evaluate(List.of(Check.of("one", key, policy, 1)), 0),
                 key -> store.evaluate(List.of(Check.of("r1", key, policy, 1), Check.of("r2", key, policy, 1),
                         Check.of("r3", key, policy, 1), Check.of("r4", key, policy, 1)), 0),
+                key -> uncoalesced.evaluate(List.of(Check.of("u", key, policy, 1)), 0),
+                key -> uncoalesced.evaluate(List.of(Check.of("u1", key, policy, 1), Check.of("u2", key, policy, 1),
+                        Check.of("u3", key, policy, 1), Check.of("u4", key, policy, 1)), 0),
                 key -> bucket4j.builder().build(("b4j:" + key).getBytes(StandardCharsets.UTF_8), () -> config)
                         .tryConsume(1));
         String[] keys = Keys.distinct(Keys.COUNT);
