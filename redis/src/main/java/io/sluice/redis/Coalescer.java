@@ -67,17 +67,22 @@ final class Coalescer {
             try {
                 return ScriptCodec.outcomes(alone.run(), checks);
             } finally {
-                serve(lane, 0);
+                serve(lane);
             }
         }
         Pending p = new Pending(checks, request.arguments());
         lane.queue.add(p);
+        boolean interrupted = false;
         while (!p.done) {
             if (lane.tryAcquire(maxInFlight)) {
-                serve(lane, 0);
+                serve(lane);
             } else if (!p.done) {
                 LockSupport.park(this);
+                interrupted |= Thread.interrupted();     // kept for the caller; a set flag would not let park wait
             }
+        }
+        if (interrupted) {
+            Thread.currentThread().interrupt();
         }
         return p.result();
     }
@@ -101,7 +106,8 @@ final class Coalescer {
      * Sends what waits in {@code lane}, holding one of its calls in flight, for at most {@link #MAX_ROUNDS} batches;
      * then gives the call back, and hands the lane to the oldest waiting request's thread if any is left.
      */
-    private void serve(Lane lane, int rounds) {
+    private void serve(Lane lane) {
+        int rounds = 0;
         while (true) {
             if (rounds < MAX_ROUNDS) {
                 List<Pending> batch = lane.take();
@@ -145,10 +151,7 @@ final class Coalescer {
             }
         } catch (RuntimeException | Error e) {
             for (Pending p : batch) {
-                p.complete(null, e);
-            }
-            if (e instanceof Error error) {
-                throw error;
+                p.complete(null, e);        // each request's thread throws it; this one goes on serving the lane
             }
         }
     }
