@@ -9,36 +9,71 @@ import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HexFormat;
 import java.util.List;
+import java.util.Locale;
 import redis.clients.jedis.AbstractPipeline;
+import redis.clients.jedis.Protocol;
 import redis.clients.jedis.Response;
 import redis.clients.jedis.UnifiedJedis;
 import redis.clients.jedis.exceptions.JedisConnectionException;
+import redis.clients.jedis.exceptions.JedisDataException;
 import redis.clients.jedis.exceptions.JedisException;
 import redis.clients.jedis.exceptions.JedisNoScriptException;
 
 /**
- * The script on the servers, {@code sluice.lua} with every algorithm's fragment ({@link ScriptAssembly}): called by
- * its SHA ({@code EVALSHA}), loaded again where a server lost it
- * ({@code NOSCRIPT}), called once more on a pooled connection a restarted Redis closed, and in a Cluster sent to the
- * masters of each group's hash slot in one pipeline. Any failure is a {@link StoreException}.
+ * The script on the servers, {@code sluice.lua} with every algorithm's fragment ({@link ScriptAssembly}). On Redis 7
+ * and later it is a function, {@code sluice_<SHA-1 of its code>} in a library of that name ({@link #library()}),
+ * called with {@code FCALL} and loaded with {@code FUNCTION LOAD} where a server answers that it has no such function:
+ * functions are kept in the RDB and AOF files and replicated, so a restart with persistence or a failover needs no
+ * reload, and {@code SCRIPT FLUSH} does not touch them. Where {@code FCALL} is refused (Redis 6.2, whose answer is an
+ * unknown command; a user whose ACL denies it; a server that cannot load the library) the script is called by its SHA
+ * ({@code EVALSHA}), its text unchanged, and loaded again where a server lost it ({@code NOSCRIPT}). The refusal is
+ * remembered for the client that met it: one round trip per call either way, once the server has what it needs.
+ * Either is called once more on a pooled connection a restarted Redis closed, and in a Cluster sent to the masters of
+ * each group's hash slot in one pipeline. Any failure is a {@link StoreException}.
  */
 final class RedisScript {
+
+    /** The store's logger: the name applications configure. */
+    private static final System.Logger LOG = System.getLogger(RedisStore.class.getName());
 
     private static final String SCRIPT = ScriptAssembly.assemble(skeleton(), Algorithms.all());
     private static final byte[] SCRIPT_BYTES = SCRIPT.getBytes(StandardCharsets.UTF_8);
     private static final byte[] SHA_BYTES = sha1(SCRIPT).getBytes(StandardCharsets.US_ASCII);
 
+    /**
+     * The script's call of {@code redis.replicate_commands()}: needed on Redis 6.2 before a write that follows
+     * {@code TIME}; Redis 7 always replicates a script's effects, and a function has no such call (it is nil there).
+     */
+    private static final String REPLICATE_COMMANDS = "redis.replicate_commands()";
+    /** The function's code: the script as the body of a Lua function of {@code KEYS} and {@code ARGV}. */
+    private static final String FUNCTION_CODE = functionCode(SCRIPT);
+    /**
+     * The name of the library and of its one function: the hash of the code, so that two versions of Sluice sharing a
+     * Redis each call their own, and {@code FUNCTION LOAD REPLACE} can only replace a library with the same code.
+     */
+    private static final String FUNCTION = "sluice_" + sha1(FUNCTION_CODE);
+    private static final byte[] FUNCTION_BYTES = FUNCTION.getBytes(StandardCharsets.US_ASCII);
+    private static final byte[] LIBRARY_BYTES = library().getBytes(StandardCharsets.UTF_8);
+    private static final byte[] LOAD = "LOAD".getBytes(StandardCharsets.US_ASCII);
+    private static final byte[] REPLACE = "REPLACE".getBytes(StandardCharsets.US_ASCII);
+
     private final ReconnectingClient client;
+    /**
+     * The client whose server refused {@code FCALL} or {@code FUNCTION LOAD}: its calls use {@code EVALSHA}. A client
+     * that replaces it (after {@code READONLY}: maybe another server behind the same name) tries functions again.
+     */
+    private volatile UnifiedJedis evalshaOnly;
 
     RedisScript(ReconnectingClient client) {
         this.client = client;
     }
 
     /**
-     * One script call with encoded arguments, the first {@code keys} of them keys; after SCRIPT FLUSH or a restart the
-     * script is sent in full (which caches it again).
+     * One script call with encoded arguments, the first {@code keys} of them keys; where the server lost the function
+     * or the script (a restart without persistence, {@code FUNCTION FLUSH}, {@code SCRIPT FLUSH}) it is loaded again.
      */
     Object run(int keys, byte[][] params) {
         UnifiedJedis redis = client.get();
@@ -65,19 +100,23 @@ final class RedisScript {
         List<Object> replies = new ArrayList<>(groups.size());
         UnifiedJedis redis = client.get();
         try {
+            boolean function = redis != evalshaOnly;
             List<Response<Object>> responses = new ArrayList<>(groups.size());
             try (AbstractPipeline pipeline = redis.pipelined()) {
                 for (int g = 0; g < groups.size(); g++) {
-                    responses.add(pipeline.evalsha(SHA_BYTES, groups.get(g).size(), params.get(g)));
+                    int keys = groups.get(g).size();
+                    byte[][] p = params.get(g);
+                    responses.add(function ? pipeline.fcall(FUNCTION_BYTES, keys(keys, p), args(keys, p))
+                            : pipeline.evalsha(SHA_BYTES, keys, p));
                 }
                 pipeline.sync();
             }
             for (int g = 0; g < responses.size(); g++) {
                 try {
                     replies.add(responses.get(g).get());
-                } catch (JedisNoScriptException e) {
-                    // a node that lost the script
-                    replies.add(reload(redis, groups.get(g).size(), params.get(g)));
+                } catch (JedisDataException e) {
+                    // a node that lost the function or the script, or refused functions
+                    replies.add(recover(redis, e, function, groups.get(g).size(), params.get(g)));
                 }
             }
             return replies;
@@ -100,7 +139,66 @@ final class RedisScript {
         }
     }
 
-    private static Object call(UnifiedJedis redis, int keys, byte[][] params) {
+    private Object call(UnifiedJedis redis, int keys, byte[][] params) {
+        boolean function = redis != evalshaOnly;
+        try {
+            return function ? redis.fcall(FUNCTION_BYTES, keys(keys, params), args(keys, params))
+                    : redis.evalsha(SHA_BYTES, keys, params);
+        } catch (JedisDataException e) {
+            return recover(redis, e, function, keys, params);
+        }
+    }
+
+    /**
+     * An error reply that Redis gives before the script starts, so that the call can be made again: {@code NOSCRIPT}
+     * (loaded with {@code SCRIPT LOAD}, then {@code EVALSHA} again), {@code ERR Function not found} ({@code FUNCTION
+     * LOAD}, then {@code FCALL} again), or {@code FCALL} or {@code FUNCTION LOAD} refused ({@code EVALSHA} from now
+     * on, on this client). The load goes to the node of the call's first key. Any other error is thrown: the script
+     * may have run.
+     *
+     * @param function whether the call that failed was an {@code FCALL}
+     */
+    private Object recover(UnifiedJedis redis, JedisDataException e, boolean function, int keys, byte[][] params) {
+        if (!function) {
+            if (!(e instanceof JedisNoScriptException)) {
+                throw e;
+            }
+            return reload(redis, keys, params);
+        }
+        if (refusedCall(e)) {
+            return evalshaFromNowOn(redis, e, keys, params);
+        }
+        if (!notFound(e)) {
+            throw e;
+        }
+        try {
+            redis.sendCommand(params[0], Protocol.Command.FUNCTION, LOAD, REPLACE, LIBRARY_BYTES);
+        } catch (JedisDataException refused) {
+            if (!refusedLoad(refused)) {
+                throw refused;              // READONLY, OOM, LOADING, BUSY...: a state that passes, not a refusal
+            }
+            return evalshaFromNowOn(redis, refused, keys, params);
+        }
+        return redis.fcall(FUNCTION_BYTES, keys(keys, params), args(keys, params));
+    }
+
+    /**
+     * Functions refused: this client calls the script with {@code EVALSHA} from now on. Logged once: as information
+     * where the server has no functions (Redis 6.2), as a warning where it has them but refused them here (an ACL, a
+     * library it cannot load).
+     */
+    private Object evalshaFromNowOn(UnifiedJedis redis, JedisDataException refused, int keys, byte[][] params) {
+        if (evalshaOnly != redis) {
+            evalshaOnly = redis;
+            String message = String.valueOf(refused.getMessage());
+            int args = message.indexOf(", with args beginning with");
+            if (args >= 0) {
+                message = message.substring(0, args);       // not the call's keys and arguments
+            }
+            LOG.log(message.startsWith("ERR unknown command") ? System.Logger.Level.INFO : System.Logger.Level.WARNING,
+                    "Redis refused functions (" + client.description() + ": " + message
+                    + "): the script is called with EVALSHA");
+        }
         try {
             return redis.evalsha(SHA_BYTES, keys, params);
         } catch (JedisNoScriptException e) {
@@ -120,9 +218,68 @@ final class RedisScript {
         return redis.evalsha(SHA_BYTES, keys, params);
     }
 
+    /** {@code ERR Function not found}: answered before anything runs (Redis 7.0 to 7.4, Valkey). */
+    private static boolean notFound(JedisDataException e) {
+        String message = e.getMessage();
+        return message != null && message.startsWith("ERR Function not found");
+    }
+
+    /**
+     * @return whether Redis refused {@code FCALL} itself, before running anything: an unknown command (Redis 6.2:
+     *     {@code ERR unknown command `FCALL`}; a renamed one) or an ACL that denies it ({@code NOPERM ... 'fcall'}).
+     *     An error of a command the script calls names that command (and the function, {@code sluice_<hex>}), never
+     *     {@code fcall}: after such an error the script may have written, and is not called again.
+     */
+    private static boolean refusedCall(JedisDataException e) {
+        String message = e.getMessage();
+        if (message == null) {
+            return false;
+        }
+        String m = message.toLowerCase(Locale.ROOT);
+        return (m.startsWith("err unknown command") || m.startsWith("noperm")) && m.contains("fcall");
+    }
+
+    /**
+     * @return whether a server refused to load the library: {@code ERR} (an unknown command or subcommand, a library
+     *     it cannot compile) or {@code NOPERM} (an ACL without {@code FUNCTION LOAD}). Nothing ran, and a server that
+     *     cannot load it now will not later; {@code READONLY}, {@code OOM}, {@code LOADING}, {@code BUSY} and the
+     *     like are states that pass, answered as any failed call.
+     */
+    private static boolean refusedLoad(JedisDataException e) {
+        String message = e.getMessage();
+        return message != null && (message.startsWith("ERR") || message.startsWith("NOPERM"));
+    }
+
+    /** The first {@code keys} of {@code params}, and the rest: views, no copy. */
+    private static List<byte[]> keys(int keys, byte[][] params) {
+        return Arrays.asList(params).subList(0, keys);
+    }
+
+    private static List<byte[]> args(int keys, byte[][] params) {
+        return Arrays.asList(params).subList(keys, params.length);
+    }
+
     /** @return the script Redis runs: the skeleton with every registered algorithm's fragment (tests call it by hand) */
     static String text() {
         return SCRIPT;
+    }
+
+    /** @return the name of the function, and of its library */
+    static String function() {
+        return FUNCTION;
+    }
+
+    /**
+     * @return the function library: the script as the body of a function whose parameters {@code KEYS} and
+     *     {@code ARGV} stand for the globals of the same name that a script reads
+     */
+    static String library() {
+        return "#!lua name=" + FUNCTION + "\n" + FUNCTION_CODE
+                + "redis.register_function{function_name='" + FUNCTION + "', callback=sluice}\n";
+    }
+
+    private static String functionCode(String script) {
+        return "local function sluice(KEYS, ARGV)\n" + script.replace(REPLICATE_COMMANDS, "") + "\nend\n";
     }
 
     private static String skeleton() {

@@ -19,7 +19,8 @@ import redis.clients.jedis.util.JedisClusterCRC16;
 
 /**
  * State in Redis: every rule of a request decided by one atomic Lua script (the skeleton {@code sluice.lua} joined with
- * each algorithm's Lua twin, see {@link ScriptAssembly}), in one {@code EVALSHA} round trip, all-or-nothing.
+ * each algorithm's Lua twin, see {@link ScriptAssembly}), in one round trip, all-or-nothing: {@code FCALL} of a function
+ * on Redis 7 and later, {@code EVALSHA} on 6.2 and wherever functions are refused (see {@link RedisScript}).
  *
  * <p>Build one from a URL ({@code redis://[user:password@]host:port[/db]}, {@code rediss://} for TLS,
  * {@code redis-sentinel://s1,s2/master}, {@code redis-cluster://n1,n2}), from Sentinel (master name and sentinel
@@ -48,8 +49,8 @@ import redis.clients.jedis.util.JedisClusterCRC16;
  * slot and every request is all-or-nothing (at the price of putting all limiter state on one master).
  *
  * <p><b>Failures</b>: any Redis error or timeout is a {@link StoreException}; the engine's circuit breaker and each
- * rule's failure mode decide what happens then. After {@code SCRIPT FLUSH} or a restart the script is sent again
- * transparently.
+ * rule's failure mode decide what happens then. Where a server lost the function or the script ({@code FUNCTION
+ * FLUSH}, {@code SCRIPT FLUSH}, a restart without persistence) it is loaded again transparently.
  */
 public final class RedisStore implements Store {
 

@@ -1,6 +1,7 @@
 package io.sluice.redis;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assumptions.assumeThat;
 
 import io.sluice.core.store.Check;
 import io.sluice.core.store.Lease;
@@ -23,6 +24,7 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import redis.clients.jedis.Jedis;
+import redis.clients.jedis.resps.LibraryInfo;
 import redis.clients.jedis.util.JedisClusterCRC16;
 
 /** RedisStore on a real Redis Cluster of three masters, started by the test. */
@@ -142,13 +144,15 @@ class RedisClusterIT {
             String a = "a";
             String b = "b";
             int i = 0;
-            while (JedisClusterCRC16.getSlot(redis.key("open", a)) * 3 / 16384
-                    == JedisClusterCRC16.getSlot(redis.key("shut", b)) * 3 / 16384) {
+            while (master(redis.key("open", a)) == master(redis.key("shut", b))) {
                 b = "b" + i++;                                   // keys on two different masters
             }
             for (RedisProcess node : nodes) {
                 try (Jedis j = new Jedis("127.0.0.1", node.port())) {
                     j.scriptFlush();
+                    if (functions()) {
+                        j.functionFlush();
+                    }
                 }
             }
             Policy open = Policy.parse("10/1h");
@@ -159,7 +163,56 @@ class RedisClusterIT {
             assertThat(second).extracting(Outcome::allowed).containsExactly(true, false);
             // documented: across slots the other group's consumption is not undone (memory would leave 9)
             assertThat(second.get(0).remaining()).isEqualTo(8);
+            if (functions()) {
+                for (String key : List.of(redis.key("open", a), redis.key("shut", b))) {
+                    try (Jedis j = new Jedis("127.0.0.1", nodes.get(master(key)).port())) {
+                        assertThat(j.functionList()).as("the function loaded on the master of %s", key)
+                                .extracting(LibraryInfo::getLibraryName).containsExactly(RedisScript.function());
+                    }
+                }
+            }
         }
+    }
+
+    @Test
+    void aUserWhoseAclDeniesFunctionsIsServedWithEvalshaOnEveryMaster() throws Exception {
+        assumeThat(functions()).as("FCALL is a Redis 7 command").isTrue();
+        for (RedisProcess node : nodes) {
+            try (Jedis j = new Jedis("127.0.0.1", node.port())) {
+                j.aclSetUser("nofcall", "on", ">pw", "~*", "+@all", "-fcall");
+                j.configResetStat();
+            }
+        }
+        try (RedisStore redis = RedisStore.builder().cluster(seeds()).credentials("nofcall", "pw").applicationTime(true)
+                .prefix("acl").timeout(Duration.ofSeconds(2)).build()) {
+            String a = "a";
+            String b = "b";
+            for (int i = 0; master(redis.key("one", a)) == master(redis.key("two", b)); i++) {
+                b = "b" + i;                                    // keys on two different masters: a pipeline
+            }
+            Policy two = Policy.parse("2/1h");
+            List<Check> request = List.of(Check.of("one", a, two, 1), Check.of("two", b, two, 1));
+            assertThat(redis.evaluate(request, T0)).extracting(Outcome::remaining).containsExactly(1L, 1L);
+            assertThat(redis.evaluate(request, T0)).extracting(Outcome::remaining).containsExactly(0L, 0L);
+            long evalsha = 0;
+            for (RedisProcess node : nodes) {
+                CommandStats stats = CommandStats.of("redis://127.0.0.1:" + node.port());
+                assertThat(stats.failed().getOrDefault("fcall", 0L)).isZero();
+                evalsha += stats.calls("evalsha");
+            }
+            assertThat(evalsha).as("both requests, both groups").isGreaterThanOrEqualTo(4);
+        }
+    }
+
+    /** @return the index in {@link #nodes} of the master of {@code key}'s hash slot */
+    private static int master(String key) {
+        return JedisClusterCRC16.getSlot(key) * 3 / 16384;
+    }
+
+    /** @return whether the cluster's nodes are Redis 7 or later, which have functions */
+    private static boolean functions() {
+        String version = RedisProcess.version(nodes.get(0).url());
+        return Integer.parseInt(version.substring(0, version.indexOf('.'))) >= 7;
     }
 
     @Test

@@ -28,7 +28,10 @@ import redis.clients.jedis.exceptions.JedisException;
 import redis.clients.jedis.params.ScanParams;
 import redis.clients.jedis.resps.ScanResult;
 
-/** RedisStore against a real redis-server: script reloads, TTLs, hostile keys, Redis time, restarts, bad URLs. */
+/**
+ * RedisStore against a real redis-server: TTLs, hostile keys, Redis time, restarts, bad URLs (script and function
+ * reloads: {@link RedisFunctionsIT}).
+ */
 class RedisStoreIT {
 
     private static final long T0 = ManualTimeSource.START_MICROS;
@@ -69,20 +72,6 @@ class RedisStoreIT {
                     .as("200 ms is not enough while Redis answers nobody").isInstanceOf(StoreException.class);
             assertThat(patient.evaluate(List.of(Check.of("r", "a", five, 1)), T0).get(0).remaining())
                     .as("10 s outlasts the pause").isEqualTo(3);
-        }
-    }
-
-    @Test
-    void aFlushedScriptIsSentAgainAndTheRequestStillGetsItsDecision() {
-        try (RedisStore store = store("flush")) {
-            Policy two = Policy.parse("2/1s");
-            assertThat(store.evaluate(List.of(Check.of("r", "k", two, 1)), T0).get(0).allowed()).isTrue();
-            admin.scriptFlush();
-            admin.sendCommand(Protocol.Command.CONFIG, "RESETSTAT");
-            assertThat(store.evaluate(List.of(Check.of("r", "k", two, 1)), T0).get(0).allowed()).isTrue();
-            assertThat(store.evaluate(List.of(Check.of("r", "k", two, 1)), T0).get(0).allowed()).isFalse();
-            assertThat(admin.info("commandstats")).as("loaded with SCRIPT LOAD, which Redis 7.4 never evicts, not EVAL")
-                    .contains("cmdstat_script").doesNotContain("cmdstat_eval:");
         }
     }
 
