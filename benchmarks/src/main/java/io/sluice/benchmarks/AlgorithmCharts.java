@@ -100,21 +100,23 @@ public final class AlgorithmCharts {
         return counts;
     }
 
+    private static final int WIDTH = 720;
+    private static final int HEIGHT = 200;
+    private static final int LEFT = 36;
+    private static final int BOTTOM = 28;
+    private static final int TOP = 34;
+    /** The most requests a bar shows. */
+    private static final int MOST = 14;
+
     static String svg(Algorithm algorithm, String notation, int[][] counts) {
-        int width = 720;
-        int height = 200;
-        int left = 36;
-        int bottom = 28;
-        int top = 34;
-        int most = 14;
-        double barWidth = (width - left - 10) / (double) counts.length;
-        double unit = (height - bottom - top) / (double) most;
+        double barWidth = (WIDTH - LEFT - 10) / (double) counts.length;
+        double unit = (HEIGHT - BOTTOM - TOP) / (double) MOST;
         StringBuilder s = new StringBuilder();
         s.append(String.format(Locale.ROOT, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
-                + "viewBox=\"0 0 %d %d\" font-family=\"sans-serif\" font-size=\"11\">%n", width, height, width, height));
-        s.append(String.format(Locale.ROOT, "<rect width=\"%d\" height=\"%d\" fill=\"#fff\"/>%n", width, height));
+                + "viewBox=\"0 0 %d %d\" font-family=\"sans-serif\" font-size=\"11\">%n", WIDTH, HEIGHT, WIDTH, HEIGHT));
+        s.append(String.format(Locale.ROOT, "<rect width=\"%d\" height=\"%d\" fill=\"#fff\"/>%n", WIDTH, HEIGHT));
         s.append(String.format(Locale.ROOT, "<text x=\"%d\" y=\"16\" font-size=\"13\" font-weight=\"bold\">%s — %s</text>%n",
-                left, algorithm.id(), escape(notation)));
+                LEFT, algorithm.id(), escape(notation)));
         int allowed = 0;
         int denied = 0;
         for (int[] c : counts) {
@@ -122,24 +124,37 @@ public final class AlgorithmCharts {
             denied += c[1];
         }
         s.append(String.format(Locale.ROOT, "<text x=\"%d\" y=\"16\" text-anchor=\"end\"><tspan fill=\"#1a7f37\">"
-                + "allowed %d</tspan>  <tspan fill=\"#cf222e\">denied %d</tspan></text>%n", width - 10, allowed, denied));
-        int base = height - bottom;
+                + "allowed %d</tspan>  <tspan fill=\"#cf222e\">denied %d</tspan></text>%n", WIDTH - 10, allowed, denied));
+        axes(s, barWidth, unit);
+        bars(s, counts, barWidth, unit);
+        s.append("</svg>\n");
+        return s.toString();
+    }
+
+    /** The time axis, a label every 5 s, and the request axis. */
+    private static void axes(StringBuilder s, double barWidth, double unit) {
+        int base = HEIGHT - BOTTOM;
         s.append(String.format(Locale.ROOT, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"#999\"/>%n",
-                left, base, width - 10, base));
+                LEFT, base, WIDTH - 10, base));
         for (int sec = 0; sec <= DURATION / SECOND; sec += 5) {
-            double x = left + sec * (SECOND / BAR) * barWidth;
+            double x = LEFT + sec * (SECOND / BAR) * barWidth;
             s.append(String.format(Locale.ROOT, "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\" fill=\"#555\">%ds</text>%n",
                     x, base + 16, sec));
         }
-        for (int requests = 0; requests <= most; requests += 7) {
+        for (int requests = 0; requests <= MOST; requests += 7) {
             double y = base - requests * unit;
             s.append(String.format(Locale.ROOT, "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\" fill=\"#555\">%d</text>%n",
-                    left - 6, y + 4, requests));
+                    LEFT - 6, y + 4, requests));
         }
+    }
+
+    /** One bar per time slot: the allowed requests in green, the denied above them in red. */
+    private static void bars(StringBuilder s, int[][] counts, double barWidth, double unit) {
+        int base = HEIGHT - BOTTOM;
         for (int i = 0; i < counts.length; i++) {
-            double x = left + i * barWidth + 1;
+            double x = LEFT + i * barWidth + 1;
             double ha = counts[i][0] * unit;
-            double hd = Math.min(counts[i][1], most - counts[i][0]) * unit;
+            double hd = Math.min(counts[i][1], MOST - counts[i][0]) * unit;
             if (ha > 0) {
                 s.append(String.format(Locale.ROOT, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"#2da44e\"/>%n",
                         x, base - ha, barWidth - 2, ha));
@@ -149,8 +164,6 @@ public final class AlgorithmCharts {
                         x, base - ha - hd, barWidth - 2, hd));
             }
         }
-        s.append("</svg>\n");
-        return s.toString();
     }
 
     private static String escape(String s) {

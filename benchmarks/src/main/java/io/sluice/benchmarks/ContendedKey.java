@@ -37,38 +37,44 @@ public final class ContendedKey {
                 Rule.builder("rate").policy(Policy.parse("1000000000/1s")).key(r -> "k").build())).build();
         RequestView request = RequestView.builder("GET", "/").remoteAddress("192.0.2.1").build();
         for (int threads : new int[] {1, 2, 4, 8, 16}) {
-            LongAdder decisions = new LongAdder();
-            LongAdder allowed = new LongAdder();
-            long[] slowest = new long[threads];
-            Thread[] workers = new Thread[threads];
-            long t0 = System.nanoTime();
-            long end = t0 + seconds * 1_000_000_000L;
-            for (int t = 0; t < threads; t++) {
-                int id = t;
-                workers[t] = new Thread(() -> {
-                    for (long start = System.nanoTime(); start < end; start = System.nanoTime()) {
-                        Decision d = engine.check(request);
-                        slowest[id] = Math.max(slowest[id], System.nanoTime() - start);
-                        decisions.increment();
-                        if (d.allowed()) {
-                            allowed.increment();
-                        }
-                    }
-                });
-            }
-            for (Thread w : workers) {
-                w.start();
-            }
-            for (Thread w : workers) {
-                w.join();               // each worker stops at the step's end by itself
-            }
-            double elapsed = (System.nanoTime() - t0) / 1e9;
-            long worst = 0;
-            for (long s : slowest) {
-                worst = Math.max(worst, s);
-            }
-            System.out.printf("%s, %2d threads: %,.0f decisions/s, %,.0f admitted/s, slowest decision %,d µs%n", log,
-                    threads, decisions.sum() / elapsed, allowed.sum() / elapsed, worst / 1000);
+            step(engine, request, log, threads, seconds);
         }
+    }
+
+    /** {@code threads} threads deciding the same request for {@code seconds}: decisions and admissions per second. */
+    private static void step(Engine engine, RequestView request, String log, int threads, int seconds)
+            throws InterruptedException {
+        LongAdder decisions = new LongAdder();
+        LongAdder allowed = new LongAdder();
+        long[] slowest = new long[threads];
+        Thread[] workers = new Thread[threads];
+        long t0 = System.nanoTime();
+        long end = t0 + seconds * 1_000_000_000L;
+        for (int t = 0; t < threads; t++) {
+            int id = t;
+            workers[t] = new Thread(() -> {
+                for (long start = System.nanoTime(); start < end; start = System.nanoTime()) {
+                    Decision d = engine.check(request);
+                    slowest[id] = Math.max(slowest[id], System.nanoTime() - start);
+                    decisions.increment();
+                    if (d.allowed()) {
+                        allowed.increment();
+                    }
+                }
+            });
+        }
+        for (Thread w : workers) {
+            w.start();
+        }
+        for (Thread w : workers) {
+            w.join();               // each worker stops at the step's end by itself
+        }
+        double elapsed = (System.nanoTime() - t0) / 1e9;
+        long worst = 0;
+        for (long s : slowest) {
+            worst = Math.max(worst, s);
+        }
+        System.out.printf("%s, %2d threads: %,.0f decisions/s, %,.0f admitted/s, slowest decision %,d µs%n", log,
+                threads, decisions.sum() / elapsed, allowed.sum() / elapsed, worst / 1000);
     }
 }

@@ -4,7 +4,6 @@ import io.github.bucket4j.BucketConfiguration;
 import io.github.bucket4j.distributed.ExpirationAfterWriteStrategy;
 import io.github.bucket4j.distributed.proxy.ProxyManager;
 import io.github.bucket4j.redis.jedis.Bucket4jJedis;
-import io.sluice.core.policy.Algorithm;
 import io.sluice.core.policy.Policy;
 import io.sluice.core.store.Check;
 import io.sluice.redis.RedisStore;
@@ -21,7 +20,6 @@ import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.commons.pool2.impl.GenericObjectPoolConfig;
 import redis.clients.jedis.Connection;
-import redis.clients.jedis.DefaultJedisClientConfig;
 import redis.clients.jedis.Protocol;
 import redis.clients.jedis.RedisClient;
 
@@ -76,6 +74,16 @@ public final class RedisLoad {
 
     private RedisLoad() {}
 
+    /** The contenders of one run, over one Redis. */
+    private record Setup(RedisClient jedis, RedisStore store, RedisStore uncoalesced, ProxyManager<byte[]> bucket4j,
+            BucketConfiguration config, List<String> names, List<Call> calls) {
+        void close() {
+            store.close();
+            uncoalesced.close();
+            jedis.close();
+        }
+    }
+
     public static void main(String[] args) throws Exception {
         int seconds = args.length > 0 ? Integer.parseInt(args[0]) : 2;
         int rounds = args.length > 1 ? Integer.parseInt(args[1]) : 3;
@@ -86,6 +94,31 @@ public final class RedisLoad {
             redis = RedisProcess.start();
             url = redis.url();
         }
+        Setup setup = setup(url);
+        System.out.println("Redis " + setup.jedis().info("server").lines().filter(l -> l.startsWith("redis_version"))
+                .findFirst().orElse("?") + ", " + Runtime.getRuntime().availableProcessors() + " cores, "
+                + seconds + " s per row, " + rounds + " interleaved rounds, medians");
+        System.out.printf(Locale.ROOT, "%-26s %-13s %7s %11s %10s %10s %9s %9s %9s%n", "contender", "keys", "threads",
+                "decisions/s", "p50 µs", "p99 µs", "srv µs", "srvCPU µs", "cliCPU µs");
+        String[] keys = Keys.distinct(Keys.COUNT);
+        for (String keySpace : List.of("hot key", "100,000 keys")) {
+            for (int threads : new int[] {1, 16, 64}) {
+                String row = keySpace + "/" + threads;
+                if (only.isEmpty() || row.equals(only) || Integer.toString(threads).equals(only)
+                        || keySpace.equals(only)) {
+                    row(setup, keySpace, threads, seconds, rounds, keySpace.equals("hot key") ? null : keys);
+                }
+            }
+        }
+        RedisMemory.report(setup.jedis(), setup.store(), setup.bucket4j(), setup.config());
+        setup.close();
+        if (redis != null) {
+            redis.close();
+        }
+        System.exit(0);
+    }
+
+    private static Setup setup(String url) {
         GenericObjectPoolConfig<Connection> pool = new GenericObjectPoolConfig<>();
         pool.setMaxTotal(64);
         pool.setMaxIdle(64);
@@ -101,9 +134,6 @@ public final class RedisLoad {
         BucketConfiguration config = BucketConfiguration.builder()
                 .addLimit(l -> l.capacity(1_000_000_000L).refillGreedy(1_000_000_000L, Duration.ofSeconds(1))).build();
         Policy policy = Policy.parse("1000000000/1s");
-        System.out.println("Redis " + jedis.info("server").lines().filter(l -> l.startsWith("redis_version"))
-                .findFirst().orElse("?") + ", " + Runtime.getRuntime().availableProcessors() + " cores, "
-                + seconds + " s per row, " + rounds + " interleaved rounds, medians");
         List<String> names = List.of("ping", "bare-evalsha", "bare-evalsha-4-keys", "sluice-gcra-1-rule",
                 "sluice-gcra-4-rules", "sluice-1-rule-uncoalesced", "sluice-4-rules-uncoalesced", "bucket4j-jedis");
         List<Call> calls = List.of(
@@ -112,76 +142,40 @@ public final class RedisLoad {
                 key -> jedis.evalsha(shaKeys, List.of("bare1:" + key, "bare2:" + key, "bare3:" + key, "bare4:" + key),
                         List.of()),
                 key -> store.evaluate(List.of(Check.of("one", key, policy, 1)), 0),
-                key -> store.evaluate(List.of(Check.of("r1", key, policy, 1), Check.of("r2", key, policy, 1),
-                        Check.of("r3", key, policy, 1), Check.of("r4", key, policy, 1)), 0),
+                key -> store.evaluate(fourRules("r", key, policy), 0),
                 key -> uncoalesced.evaluate(List.of(Check.of("u", key, policy, 1)), 0),
-                key -> uncoalesced.evaluate(List.of(Check.of("u1", key, policy, 1), Check.of("u2", key, policy, 1),
-                        Check.of("u3", key, policy, 1), Check.of("u4", key, policy, 1)), 0),
+                key -> uncoalesced.evaluate(fourRules("u", key, policy), 0),
                 key -> bucket4j.builder().build(("b4j:" + key).getBytes(StandardCharsets.UTF_8), () -> config)
                         .tryConsume(1));
-        String[] keys = Keys.distinct(Keys.COUNT);
-        System.out.printf(Locale.ROOT, "%-22s %-13s %7s %11s %10s %10s %9s %9s %9s%n", "contender", "keys", "threads",
-                "decisions/s", "p50 µs", "p99 µs", "srv µs", "srvCPU µs", "cliCPU µs");
-        for (String keySpace : List.of("hot key", "100,000 keys")) {
-            for (int threads : new int[] {1, 16, 64}) {
-                String row = keySpace + "/" + threads;
-                if (!only.isEmpty() && !row.equals(only) && !Integer.toString(threads).equals(only)
-                        && !keySpace.equals(only)) {
-                    continue;
-                }
-                List<List<Result>> perContender = new ArrayList<>();
-                for (int c = 0; c < calls.size(); c++) {
-                    perContender.add(new ArrayList<>());
-                }
-                for (int round = 0; round < rounds; round++) {
-                    for (int i = 0; i < calls.size(); i++) {
-                        int c = (i + round) % calls.size();         // rotate the order: no contender always first
-                        perContender.get(c).add(run(jedis, names.get(c), keySpace, threads, seconds, calls.get(c),
-                                keySpace.equals("hot key") ? null : keys));
-                    }
-                }
-                for (int c = 0; c < calls.size(); c++) {
-                    Result r = median(perContender.get(c));
-                    System.out.printf(Locale.ROOT, "%-22s %-13s %7d %11.0f %10.1f %10.1f %9.2f %9.2f %9.2f%n",
-                            r.name, r.keys, r.threads, r.perSecond, r.p50Micros, r.p99Micros, r.serverMicros,
-                            r.serverCpuMicros, r.clientCpuMicros);
-                }
+        return new Setup(jedis, store, uncoalesced, bucket4j, config, names, calls);
+    }
+
+    private static List<Check> fourRules(String prefix, String key, Policy policy) {
+        return List.of(Check.of(prefix + "1", key, policy, 1), Check.of(prefix + "2", key, policy, 1),
+                Check.of(prefix + "3", key, policy, 1), Check.of(prefix + "4", key, policy, 1));
+    }
+
+    /** One row of the table: every contender {@code rounds} times, the order rotated each round; their medians. */
+    private static void row(Setup setup, String keySpace, int threads, int seconds, int rounds, String[] keys)
+            throws Exception {
+        List<Call> calls = setup.calls();
+        List<List<Result>> perContender = new ArrayList<>();
+        for (int c = 0; c < calls.size(); c++) {
+            perContender.add(new ArrayList<>());
+        }
+        for (int round = 0; round < rounds; round++) {
+            for (int i = 0; i < calls.size(); i++) {
+                int c = (i + round) % calls.size();         // rotate the order: no contender always first
+                perContender.get(c).add(run(setup.jedis(), setup.names().get(c), keySpace, threads, seconds,
+                        calls.get(c), keys));
             }
         }
-        System.out.println();
-        System.out.println("Redis MEMORY USAGE per key (SAMPLES 0) after one request, one key per algorithm:");
-        long now = System.currentTimeMillis() * 1000;
-        String apiKey = store.key("api", "client-12345");    // Bucket4j is measured under this same key name below
-        for (Algorithm a : Algorithm.values()) {
-            Policy p = a == Algorithm.CONCURRENCY ? Policy.concurrent(10)
-                    : a == Algorithm.SLIDING_LOG ? Policy.parse("10/1m min-interval 0s")
-                    : Policy.of(a, 10, Duration.ofMinutes(1));
-            store.evaluate(List.of(new Check("mem-" + a.id(), "client-12345", p, 1, false,
-                    a == Algorithm.CONCURRENCY ? "lease-1" : null)), now);
-            Object bytes = jedis.sendCommand(Protocol.Command.MEMORY, "USAGE",
-                    store.key("mem-" + a.id(), "client-12345"), "SAMPLES", "0");
-            store.reset("api", "client-12345");
-            store.evaluate(List.of(new Check("api", "client-12345", p, 1, false,
-                    a == Algorithm.CONCURRENCY ? "lease-1" : null)), now);
-            Object same = jedis.sendCommand(Protocol.Command.MEMORY, "USAGE", apiKey, "SAMPLES", "0");
-            System.out.printf(Locale.ROOT, "%-16s %5s bytes (key %s)   %5s bytes (key %s)%n", a.id(), bytes,
-                    store.key("mem-" + a.id(), "client-12345"), same, apiKey);
+        for (int c = 0; c < calls.size(); c++) {
+            Result r = median(perContender.get(c));
+            System.out.printf(Locale.ROOT, "%-26s %-13s %7d %11.0f %10.1f %10.1f %9.2f %9.2f %9.2f%n",
+                    r.name, r.keys, r.threads, r.perSecond, r.p50Micros, r.p99Micros, r.serverMicros,
+                    r.serverCpuMicros, r.clientCpuMicros);
         }
-        bucket4j.builder().build("b4j:client-12345".getBytes(StandardCharsets.UTF_8), () -> config).tryConsume(1);
-        Object b4j = jedis.sendCommand(Protocol.Command.MEMORY, "USAGE", "b4j:client-12345", "SAMPLES", "0");
-        BucketConfiguration small = BucketConfiguration.builder()
-                .addLimit(l -> l.capacity(10).refillGreedy(10, Duration.ofMinutes(1))).build();
-        jedis.del(apiKey);
-        bucket4j.builder().build(apiKey.getBytes(StandardCharsets.UTF_8), () -> small).tryConsume(1);
-        Object b4jSame = jedis.sendCommand(Protocol.Command.MEMORY, "USAGE", apiKey, "SAMPLES", "0");
-        System.out.printf(Locale.ROOT, "%-16s %5s bytes (key b4j:client-12345)   %5s bytes (key %s)%n",
-                "bucket4j-jedis", b4j, b4jSame, apiKey);
-        store.close();
-        jedis.close();
-        if (redis != null) {
-            redis.close();
-        }
-        System.exit(0);
     }
 
     private static Result median(List<Result> rounds) {
@@ -226,32 +220,7 @@ public final class RedisLoad {
         long[] counts = new long[threads];
         CountDownLatch done = new CountDownLatch(threads);
         for (int t = 0; t < threads; t++) {
-            int id = t;
-            Thread thread = new Thread(() -> {
-                long[] lat = new long[1 << 20];
-                int n = 0;
-                long count = 0;
-                try {
-                    while (running.get()) {
-                        String key = keys == null ? "hot" : keys[ThreadLocalRandom.current().nextInt(keys.length)];
-                        long start = System.nanoTime();
-                        call.run(key);
-                        long took = System.nanoTime() - start;
-                        if (measuring.get()) {
-                            count++;
-                            if (n < lat.length) {
-                                lat[n++] = took;
-                            }
-                        }
-                    }
-                } catch (Exception e) {
-                    e.printStackTrace();
-                } finally {
-                    samples[id] = Arrays.copyOf(lat, n);
-                    counts[id] = count;
-                    done.countDown();
-                }
-            });
+            Thread thread = new Thread(caller(t, call, keys, measuring, running, samples, counts, done));
             thread.setDaemon(true);
             thread.start();
         }
@@ -275,5 +244,35 @@ public final class RedisLoad {
         double n = Math.max(1, total);
         return new Result(name, keySpace, threads, total * 1e9 / elapsed, p50, p99, after[0] / n,
                 (after[1] - before[1]) * 1e6 / n, clientCpu / 1000.0 / n);
+    }
+
+    /** One load thread: calls until stopped, counting and timing the calls made while measuring. */
+    private static Runnable caller(int id, Call call, String[] keys, AtomicBoolean measuring, AtomicBoolean running,
+            long[][] samples, long[] counts, CountDownLatch done) {
+        return () -> {
+            long[] lat = new long[1 << 20];
+            int n = 0;
+            long count = 0;
+            try {
+                while (running.get()) {
+                    String key = keys == null ? "hot" : keys[ThreadLocalRandom.current().nextInt(keys.length)];
+                    long start = System.nanoTime();
+                    call.run(key);
+                    long took = System.nanoTime() - start;
+                    if (measuring.get()) {
+                        count++;
+                        if (n < lat.length) {
+                            lat[n++] = took;
+                        }
+                    }
+                }
+            } catch (Exception e) {
+                e.printStackTrace();
+            } finally {
+                samples[id] = Arrays.copyOf(lat, n);
+                counts[id] = count;
+                done.countDown();
+            }
+        };
     }
 }
