@@ -229,6 +229,7 @@ public final class RedisStore implements Store {
         Duration timeout = DEFAULT_TIMEOUT;
         int poolSize = DEFAULT_POOL_SIZE;
         boolean coalesce = true;
+        boolean coalesceSet;
         /** Whether {@link #timeout} and {@link #poolSize} were set: an application's client would ignore them. */
         boolean timeoutSet;
         boolean poolSizeSet;
@@ -371,6 +372,7 @@ public final class RedisStore implements Store {
          */
         public Builder coalesce(boolean on) {
             this.coalesce = on;
+            this.coalesceSet = true;
             return this;
         }
 
@@ -393,6 +395,7 @@ public final class RedisStore implements Store {
             b.timeout = timeout;
             b.poolSize = poolSize;
             b.coalesce = coalesce;
+            b.coalesceSet = coalesceSet;
             b.timeoutSet = timeoutSet;
             b.poolSizeSet = poolSizeSet;
             b.prefixSet = prefixSet;

@@ -96,6 +96,12 @@ final class StoreOpening {
             }
             b.prefix = o.prefix();
         }
+        if (o.coalesce() != null) {
+            if (b.coalesceSet && b.coalesce != o.coalesce()) {
+                throw conflict(target, "coalesce=" + o.coalesce(), "coalesce(" + b.coalesce + ")");
+            }
+            b.coalesce = o.coalesce();
+        }
         if (o.hashTag() != null) {
             if (b.hashTagSet && b.hashTag != o.hashTag()) {
                 throw conflict(target, "hash-tag=" + o.hashTag(), "hashTag(" + b.hashTag + ")");

@@ -14,12 +14,14 @@ import java.util.Set;
  * {@code applicationTime} when it says {@code time=application}, {@code redisTime} when it says {@code time=redis}.
  */
 record UrlOptions(boolean applicationTime, boolean redisTime, Duration timeout, int poolSize, String prefix,
-        Boolean hashTag) {
+        Boolean hashTag, Boolean coalesce) {
 
-    private static final Set<String> OPTIONS = Set.of("time", "timeout", "pool-size", "prefix", "hash-tag");
+    private static final Set<String> OPTIONS = Set.of("time", "timeout", "pool-size", "prefix", "hash-tag",
+            "coalesce");
     private static final String OPTIONS_HELP = "the Redis URL takes \"time=application\" or \"time=redis\" (the"
             + " default), \"timeout=<duration>\" (default 50ms), \"pool-size=<connections>\" (default 16),"
-            + " \"prefix=<key prefix>\" (default sluice) and \"hash-tag=true\" (default false), each at most once,"
+            + " \"prefix=<key prefix>\" (default sluice), \"hash-tag=true\" (default false) and \"coalesce=false\""
+            + " (default true), each at most once,"
             + " such as \"redis://host:6379?timeout=200ms&pool-size=32\"";
 
     /**
@@ -57,6 +59,9 @@ record UrlOptions(boolean applicationTime, boolean redisTime, Duration timeout, 
         if (hashTag != null) {
             given.add("hash-tag=" + hashTag);
         }
+        if (coalesce != null) {
+            given.add("coalesce=" + coalesce);
+        }
         return given.isEmpty() ? "" : "?" + String.join("&", given);
     }
 
@@ -70,6 +75,7 @@ record UrlOptions(boolean applicationTime, boolean redisTime, Duration timeout, 
         private int poolSize;
         private String prefix;
         private Boolean hashTag;
+        private Boolean coalesce;
 
         Reader(String parameter, String shown) {
             this.parameter = parameter;
@@ -93,14 +99,15 @@ record UrlOptions(boolean applicationTime, boolean redisTime, Duration timeout, 
                 case "time" -> applicationTime = time(value);
                 case "timeout" -> timeout = timeout(value);
                 case "prefix" -> prefix = prefix(value);
-                case "hash-tag" -> hashTag = hashTag(value);
+                case "hash-tag" -> hashTag = flag("hash-tag", value, "false");
+                case "coalesce" -> coalesce = flag("coalesce", value, "true");
                 default -> poolSize = poolSize(value);
             }
         }
 
         UrlOptions options() {
             return new UrlOptions(Boolean.TRUE.equals(applicationTime), Boolean.FALSE.equals(applicationTime), timeout,
-                    poolSize, prefix, hashTag);
+                    poolSize, prefix, hashTag, coalesce);
         }
 
         private boolean time(String value) {
@@ -131,10 +138,11 @@ record UrlOptions(boolean applicationTime, boolean redisTime, Duration timeout, 
             return value;
         }
 
-        private boolean hashTag(String value) {
+        private boolean flag(String name, String value, String byDefault) {
             if (!value.equals("true") && !value.equals("false")) {
-                throw new ConfigException(parameter, shown, "expected \"?hash-tag=true\" or \"?hash-tag=false\" (the"
-                        + " default)");
+                String other = byDefault.equals("true") ? "false" : "true";
+                throw new ConfigException(parameter, shown, "expected \"?" + name + "=" + other + "\" or \"?" + name + "="
+                        + byDefault + "\" (the default)");
             }
             return value.equals("true");
         }

@@ -87,7 +87,8 @@ class RedisUrlTest {
                         + " did you mean \"timeout\"? (option names are lower case, words joined by '-'); the Redis URL"
                         + " takes \"time=application\" or \"time=redis\" (the default), \"timeout=<duration>\""
                         + " (default 50ms), \"pool-size=<connections>\" (default 16), \"prefix=<key prefix>\" (default"
-                        + " sluice) and \"hash-tag=true\" (default false), each at most once, such as"
+                        + " sluice), \"hash-tag=true\" (default false) and \"coalesce=false\" (default true), each at"
+                        + " most once, such as"
                         + " \"redis://host:6379?timeout=200ms&pool-size=32\", got \"redis://localhost:6379?Timeout=200ms\"");
         assertThatThrownBy(() -> RedisStore.checkUrl("store (init-param)", "redis://localhost:6379?tls=true"))
                 .as("no near name: no guess").hasMessageNotContaining("did you mean");
@@ -154,6 +155,17 @@ class RedisUrlTest {
         assertThatThrownBy(() -> RedisStore.builder().url("redis://localhost:1?hash-tag=false").hashTag(true).build())
                 .isInstanceOf(ConfigException.class).hasMessageStartingWith("url(...): option \"hash-tag=false\""
                         + " conflicts with hashTag(true) on the same builder;");
+        assertThatThrownBy(() -> RedisStore.builder().url("redis://localhost:1?coalesce=false").coalesce(true).build())
+                .isInstanceOf(ConfigException.class).hasMessageStartingWith("url(...): option \"coalesce=false\""
+                        + " conflicts with coalesce(true) on the same builder;");
+        assertThatThrownBy(() -> RedisStore.checkUrl("store", "redis://localhost:1?coalesce=no"))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("expected \"?coalesce=false\" or \"?coalesce=true\" (the default)");
+        assertThat(RedisUrl.parse("redis://h?coalesce=false").options().coalesce()).isFalse();
+        assertThat(RedisUrl.parse("redis://h").options().coalesce()).isNull();
+        try (RedisStore store = RedisStore.builder().url("redis://localhost:1?coalesce=false").coalesce(false).build()) {
+            assertThat(store.coalesced()).containsExactly(0, 0);
+        }
         assertThatThrownBy(() -> RedisStore.builder().url("redis://localhost:1").sentinelCredentials(null, "s").build())
                 .isInstanceOf(ConfigException.class).hasMessageContaining("redis-sentinel:// URL");
     }
