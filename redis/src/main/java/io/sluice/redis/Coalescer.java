@@ -3,6 +3,7 @@ package io.sluice.redis;
 import io.sluice.core.policy.Outcome;
 import io.sluice.core.store.Check;
 import io.sluice.core.store.StoreException;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ConcurrentLinkedQueue;
@@ -29,8 +30,10 @@ final class Coalescer {
     static final int MAX_KEYS = 512;
     /** A batch takes no more requests once its arguments have this many bytes. */
     static final int MAX_BYTES = 64 * 1024;
-    /** The batches a leader sends for others before it hands the lane on. */
-    static final int MAX_ROUNDS = 4;
+    /** The batches a leader sends for others after its own call before it hands the lane on. */
+    static final int MAX_ROUNDS = 1;
+    /** A request of the script's library mode (a sliding log, a lease...) weighs this many of {@link #MAX_REQUESTS}. */
+    static final int LIBRARY_WEIGHT = 8;
     private static final int CLUSTER_SLOTS = 16384;
 
     /** How one call is made: the script with its keys first ({@link RedisScript#run}). */
@@ -40,6 +43,8 @@ final class Coalescer {
 
     private final Call call;
     private final int maxInFlight;
+    /** How long a request waits for its batch before it gives up: a few calls' time budgets. */
+    private final long waitNanos;
     private final AtomicReferenceArray<Lane> lanes;
     private final AtomicInteger batches = new AtomicInteger();
     private final AtomicInteger batched = new AtomicInteger();
@@ -47,10 +52,12 @@ final class Coalescer {
     /**
      * @param maxInFlight the calls a lane may have in flight at once before requests wait to be coalesced
      * @param cluster whether lanes are per hash slot (a Cluster without the hash tag), else one lane
+     * @param timeout the time budget of one call
      */
-    Coalescer(Call call, int maxInFlight, boolean cluster) {
+    Coalescer(Call call, int maxInFlight, boolean cluster, Duration timeout) {
         this.call = call;
         this.maxInFlight = maxInFlight;
+        this.waitNanos = 3 * timeout.toNanos() + 10_000_000L;
         this.lanes = new AtomicReferenceArray<>(cluster ? CLUSTER_SLOTS : 1);
     }
 
@@ -73,18 +80,46 @@ final class Coalescer {
         Pending p = new Pending(checks, request.arguments());
         lane.queue.add(p);
         boolean interrupted = false;
+        try {
+            await(lane, p);
+        } finally {
+            interrupted |= Thread.interrupted();
+            if (interrupted || p.interrupted) {
+                Thread.currentThread().interrupt();     // kept for the caller; a set flag would not let park wait
+            }
+        }
+        return p.result();
+    }
+
+    /**
+     * Waits for {@code p}'s answer, serving the lane when it is free. A request that waited {@link #waitNanos} and was
+     * not sent yet is taken back and fails; one already sent waits as long again for its call, which the socket's
+     * timeout bounds, and then fails too (the call may have run).
+     */
+    private void await(Lane lane, Pending p) {
+        long deadline = System.nanoTime() + waitNanos;
+        boolean sent = false;
         while (!p.done) {
             if (lane.tryAcquire(maxInFlight)) {
                 serve(lane);
-            } else if (!p.done) {
-                LockSupport.park(this);
-                interrupted |= Thread.interrupted();     // kept for the caller; a set flag would not let park wait
+                continue;
             }
+            long left = deadline - System.nanoTime();
+            if (left <= 0) {
+                if (!sent && lane.queue.remove(p)) {
+                    throw new StoreException("Redis call not sent: waited " + waitNanos / 1_000_000
+                            + " ms for the calls in flight to the same node");
+                }
+                if (sent) {
+                    throw new StoreException("Redis call unanswered after " + 2 * waitNanos / 1_000_000 + " ms");
+                }
+                sent = true;
+                deadline = System.nanoTime() + waitNanos;
+                continue;
+            }
+            LockSupport.parkNanos(this, left);
+            p.interrupted |= Thread.interrupted();
         }
-        if (interrupted) {
-            Thread.currentThread().interrupt();
-        }
-        return p.result();
     }
 
     /** The call of a request alone. */
@@ -110,7 +145,13 @@ final class Coalescer {
         int rounds = 0;
         while (true) {
             if (rounds < MAX_ROUNDS) {
-                List<Pending> batch = lane.take();
+                List<Pending> batch;
+                try {
+                    batch = lane.take();
+                } catch (Throwable e) {         // out of memory, say: the lane is given back, its waiters time out
+                    lane.release();
+                    throw e;
+                }
                 if (!batch.isEmpty()) {
                     send(batch);
                     rounds++;
@@ -197,12 +238,14 @@ final class Coalescer {
             List<Pending> batch = new ArrayList<>();
             int keys = 0;
             int bytes = 0;
-            while (batch.size() < MAX_REQUESTS && keys < MAX_KEYS && bytes < MAX_BYTES) {
+            int weight = 0;
+            while (weight < MAX_REQUESTS && keys < MAX_KEYS && bytes < MAX_BYTES) {
                 Pending p = queue.poll();
                 if (p == null) {
                     break;
                 }
                 batch.add(p);
+                weight += p.request.library() ? LIBRARY_WEIGHT : 1;
                 keys += p.request.keys().length;
                 bytes += p.request.bytes();
             }
@@ -215,6 +258,8 @@ final class Coalescer {
         final List<Check> checks;
         final ScriptCodec.Request request;
         final Thread owner = Thread.currentThread();
+        /** Whether its thread was interrupted while it waited (only that thread reads and writes it). */
+        boolean interrupted;
         private List<Outcome> outcomes;
         private Throwable failure;
         volatile boolean done;
@@ -237,11 +282,9 @@ final class Coalescer {
             if (failure == null) {
                 return outcomes;
             }
-            if (failure instanceof StoreException e) {
-                throw new StoreException(e.getMessage(), e);     // this thread's stack, the call's cause
-            }
-            if (failure instanceof RuntimeException e) {
-                throw e;
+            if (failure instanceof RuntimeException e) {     // this thread's stack, the call's failure as the cause
+                throw new StoreException(e instanceof StoreException ? e.getMessage()
+                        : "Redis call failed: " + e, e);
             }
             throw (Error) failure;
         }

@@ -63,6 +63,8 @@ public final class RedisStore implements Store {
     /** Longest key part kept as it is: {@value} characters. */
     public static final int MAX_RAW_KEY = 64;
 
+    /** The time budget a coalesced request assumes of an application's client, whose own it cannot read. */
+    private static final Duration APPLICATION_CLIENT_BUDGET = Duration.ofSeconds(5);
     /** The calls to one node (or hash slot) in flight at once before requests wait to be sent together. */
     static final int COALESCED_IN_FLIGHT = 2;
     /** The most entries of a store's caches of encoded keys and policies. */
@@ -85,7 +87,8 @@ public final class RedisStore implements Store {
         this.keys = new RedisKeys(b.prefix, b.hashTag);
         this.codec = new ScriptCodec(keys, b.applicationTime);
         this.bySlot = client.cluster() && !b.hashTag;
-        this.coalescer = b.coalesce ? new Coalescer(script::run, COALESCED_IN_FLIGHT, bySlot) : null;
+        this.coalescer = b.coalesce ? new Coalescer(script::run, COALESCED_IN_FLIGHT, bySlot,
+                b.client != null ? APPLICATION_CLIENT_BUDGET : b.timeout) : null;
         this.timeout = b.timeout;
         this.poolSize = b.poolSize;
     }
@@ -116,8 +119,10 @@ public final class RedisStore implements Store {
             if (coalescer == null) {
                 return ScriptCodec.outcomes(script.run(n, codec.params(checks, null, null, now, requestId)), checks);
             }
-            int slot = bySlot ? JedisClusterCRC16.getSlot(keys.bytes(checks.get(0).rule(), checks.get(0).key())) : 0;
-            return coalescer.evaluate(slot, checks, () -> script.run(n, codec.params(checks, null, null, now, requestId)),
+            Check first = checks.get(0);
+            int slot = bySlot ? JedisClusterCRC16.getSlot(keys.bytes(first.rule(), first.key())) : 0;
+            return coalescer.evaluate(slot, checks,
+                    () -> script.run(n, codec.params(checks, null, null, now, requestId)),
                     () -> codec.request(checks, now, requestId));
         }
         byte[][] encoded = new byte[n][];     // each key encoded (and hashed when unsafe) once, for its slot and the call
@@ -139,11 +144,11 @@ public final class RedisStore implements Store {
      * sends those that waited; for tests that hold the batch mode to the memory store. Not for a Cluster without the
      * hash tag (a batch never crosses slots).
      */
-    List<List<Outcome>> evaluateTogether(List<List<Check>> requests, long nowMicros) {
-        byte[] now = codec.now(nowMicros);
+    List<List<Outcome>> evaluateTogether(List<List<Check>> requests, long[] nowMicros) {
         List<ScriptCodec.Request> encoded = new ArrayList<>(requests.size());
-        for (List<Check> checks : requests) {
-            encoded.add(codec.request(checks, now, codec.requestId(checks)));
+        for (int i = 0; i < requests.size(); i++) {
+            List<Check> checks = requests.get(i);
+            encoded.add(codec.request(checks, codec.now(nowMicros[i]), codec.requestId(checks)));
         }
         return Coalescer.together(script::run, encoded, requests);
     }

@@ -125,6 +125,11 @@ final class ScriptCodec {
      * mode; {@code bytes} counts both.
      */
     record Request(byte[][] keys, byte[][] args, int bytes) {
+        /** @return whether the request needs the script's library (mode {@code E}), which costs Redis more */
+        boolean library() {
+            return args[0][0] == 'E';
+        }
+
         /** @return the arguments of a call of this request alone, keys first */
         byte[][] single() {
             byte[][] params = Arrays.copyOf(keys, keys.length + args.length);

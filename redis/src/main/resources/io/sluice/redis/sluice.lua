@@ -150,6 +150,8 @@ end
 -- and the arguments of its call alone (its mode 'e' or 'E' with its own time, and so on); the reply is 4 integers
 -- per check, request after request, never packed.
 local k0, n, a, batch = 0, #KEYS, 2, nil
+-- library(), made by the first request that needs it; its functions read now and rid as each request sets them
+local lib = nil
 if mode == 'b' then batch = {} else
   if mode == 'E' then rid, a = A[2], 3 end
 end
@@ -178,9 +180,9 @@ repeat
   else out = {} end
   -- states to write if the request is admitted: [i] value, [n + i] TTL; with one check pv, pt
   local pend, pv, pt = nil, nil, nil
-  -- library(); per check, the writes of a library algorithm that keeps more than one value:
+  -- per check, the writes of a library algorithm that keeps more than one value:
   -- {write(key, state, p, i), state if admitted, state if denied, p}
-  local lib, special = nil, nil
+  local special = nil
   local denied = false
   for i = 1, n do
     local key = KEYS[k0 + i]

@@ -71,9 +71,9 @@ public final class Algorithms {
         boolean[] codes = new boolean[128];
         for (Definition d : all) {
             char code = d.code();
-            if (code < 'a' || code > 'z' || code == 'e' || code == 'r' || codes[code]) {
+            if (code < 'a' || code > 'z' || code == 'b' || code == 'e' || code == 'r' || codes[code]) {
                 throw new IllegalStateException("algorithm " + d.algorithm() + ": code '" + code + "' is taken or not"
-                        + " a lower-case letter other than e and r");
+                        + " a lower-case letter other than b, e and r");
             }
             if (byOrdinal[d.algorithm().ordinal()] != null) {
                 throw new IllegalStateException("algorithm " + d.algorithm() + " is registered twice");

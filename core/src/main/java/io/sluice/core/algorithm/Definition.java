@@ -35,8 +35,8 @@ public interface Definition {
     Algorithm algorithm();
 
     /**
-     * @return its code in the script: a lower-case letter, other than {@code e} and {@code r} (the script's modes);
-     *     upper case marks a shadow check
+     * @return its code in the script: a lower-case letter, other than {@code b}, {@code e} and {@code r} (the
+     *     script's modes); upper case marks a shadow check
      */
     char code();
 

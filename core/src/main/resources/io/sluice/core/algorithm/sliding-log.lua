@@ -1,7 +1,7 @@
 -- sliding-log.lua: the Redis twin of SlidingLog.java; a change to one is a change to the other
 -- (RedisDifferentialIT holds the two to the microsecond). Arguments: limit, period, min-interval, count-rejected
 -- (0/1). State: a sorted set of timestamps, one member 'time:request-id:check:n' per permit scored by its time, at
--- most the limit (the request id is ARGV[2], Definition.namesMembers).
+-- most the limit (the request id is the skeleton's rid, its request's in a batch; Definition.namesMembers).
 
 --@ library
   local function zscores(key, from, to)
