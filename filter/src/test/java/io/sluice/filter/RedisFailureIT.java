@@ -83,9 +83,13 @@ class RedisFailureIT {
     void scriptFlushesDuringLoadFailNoRequest() throws Exception {
         try (RedisProcess redis = RedisProcess.start(); FilterServer server = server(redis, "deny")) {
             try (HttpLoad load = new HttpLoad(server, "/", 4); RedisClient admin = RedisClient.create(redis.url())) {
+                boolean functions = !RedisProcess.version(redis.url()).startsWith("6.");
                 for (int i = 0; i < 5; i++) {
                     load.awaitMore(100);
                     admin.scriptFlush();
+                    if (functions) {
+                        admin.functionFlush();      // on Redis 7 the store calls a function, which SCRIPT FLUSH keeps
+                    }
                 }
                 load.awaitMore(100);
                 assertThat(load.statuses.keySet()).as("with on-store-failure=deny a single store failure would be"
