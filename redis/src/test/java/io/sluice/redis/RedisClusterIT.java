@@ -20,6 +20,7 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Random;
 import java.util.Set;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -201,6 +202,47 @@ class RedisClusterIT {
                 evalsha += stats.calls("evalsha");
             }
             assertThat(evalsha).as("both requests, both groups").isGreaterThanOrEqualTo(4);
+        }
+    }
+
+    /**
+     * Coalescing in a Cluster: one lane per hash slot. 24 threads on two hot keys whose slots live on two masters,
+     * 2400 requests each: exactly each key's limit is admitted, and requests were sent in batches.
+     */
+    @Test
+    void coalescedRequestsOfTwoSlotsAreAdmittedToTheLastPermit() throws Exception {
+        String[] keys = {"alpha", "beta", "gamma", "delta"};
+        String first = keys[0];
+        String second = null;
+        for (String k : keys) {
+            if (second == null && master("lanes:hot:" + k) != master("lanes:hot:" + first)) {
+                second = k;
+            }
+        }
+        assumeThat(second).as("two of the keys on two masters").isNotNull();
+        Policy policy = Policy.parse("500/366d burst 500");
+        try (RedisStore redis = RedisStore.builder().cluster(seeds()).prefix("lanes").poolSize(24).build()) {
+            String[] both = {first, second};
+            AtomicInteger[] admitted = {new AtomicInteger(), new AtomicInteger()};
+            List<Thread> threads = new ArrayList<>();
+            for (int t = 0; t < 24; t++) {
+                int which = t % 2;
+                Thread thread = new Thread(() -> {
+                    for (int i = 0; i < 200; i++) {
+                        if (redis.evaluate(List.of(Check.of("hot", both[which], policy, 1)), 0).get(0).allowed()) {
+                            admitted[which].incrementAndGet();
+                        }
+                    }
+                });
+                thread.start();
+                threads.add(thread);
+            }
+            for (Thread thread : threads) {
+                thread.join(60_000);
+            }
+            assertThat(admitted[0].get()).as("%s, of 2400", first).isEqualTo(500);
+            assertThat(admitted[1].get()).as("%s, of 2400", second).isEqualTo(500);
+            assertThat(redis.coalesced()[0]).as("batch calls").isPositive();
         }
     }
 
