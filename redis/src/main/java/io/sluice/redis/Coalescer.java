@@ -10,6 +10,7 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReferenceArray;
 import java.util.concurrent.locks.LockSupport;
+import java.util.function.Supplier;
 
 /**
  * Coalesced calls: the requests that arrive while a call to the same Redis node (in a Cluster: the same hash slot) is
@@ -65,19 +66,20 @@ final class Coalescer {
      * Decides one request whose checks are all in {@code slot}'s lane.
      *
      * @param slot the hash slot of its keys, or 0 when there is one lane
-     * @param alone its arguments as a call of its own (the fast mode where it applies)
+     * @param alone the call of the request alone (in the fast mode where it applies), made when the lane is free
      * @param request the request as part of a batch, built only when it waits
      */
-    List<Outcome> evaluate(int slot, List<Check> checks, AloneCall alone, RequestArguments request) {
+    List<Outcome> evaluate(int slot, List<Check> checks, Supplier<Object> alone,
+            Supplier<ScriptCodec.Request> request) {
         Lane lane = lane(slot);
         if (lane.tryAcquire(maxInFlight)) {
             try {
-                return ScriptCodec.outcomes(alone.run(), checks);
+                return ScriptCodec.outcomes(alone.get(), checks);
             } finally {
                 serve(lane);
             }
         }
-        Pending p = new Pending(checks, request.arguments());
+        Pending p = new Pending(checks, request.get());
         lane.queue.add(p);
         boolean interrupted = false;
         try {
@@ -120,16 +122,6 @@ final class Coalescer {
             LockSupport.parkNanos(this, left);
             p.interrupted |= Thread.interrupted();
         }
-    }
-
-    /** The call of a request alone. */
-    interface AloneCall {
-        Object run();
-    }
-
-    /** A request's keys and arguments in the general form a batch carries. */
-    interface RequestArguments {
-        ScriptCodec.Request arguments();
     }
 
     /** @return the number of batch calls made and of requests they carried, for tests and benchmarks */

@@ -116,14 +116,14 @@ public final class RedisStore implements Store {
         byte[] now = codec.now(nowMicros);
         byte[] requestId = codec.requestId(checks);
         if (!bySlot || n == 1) {
+            // a Cluster's one key is encoded once, for its slot (its lane) and the call
+            byte[][] one = bySlot ? new byte[][] {keys.bytes(checks.get(0).rule(), checks.get(0).key())} : null;
             if (coalescer == null) {
-                return ScriptCodec.outcomes(script.run(n, codec.params(checks, null, null, now, requestId)), checks);
+                return ScriptCodec.outcomes(script.run(n, codec.params(checks, null, one, now, requestId)), checks);
             }
-            Check first = checks.get(0);
-            int slot = bySlot ? JedisClusterCRC16.getSlot(keys.bytes(first.rule(), first.key())) : 0;
-            return coalescer.evaluate(slot, checks,
-                    () -> script.run(n, codec.params(checks, null, null, now, requestId)),
-                    () -> codec.request(checks, now, requestId));
+            return coalescer.evaluate(one == null ? 0 : JedisClusterCRC16.getSlot(one[0]), checks,
+                    () -> script.run(n, codec.params(checks, null, one, now, requestId)),
+                    () -> codec.request(checks, one, now, requestId));
         }
         byte[][] encoded = new byte[n][];     // each key encoded (and hashed when unsafe) once, for its slot and the call
         for (int i = 0; i < n; i++) {
@@ -148,7 +148,7 @@ public final class RedisStore implements Store {
         List<ScriptCodec.Request> encoded = new ArrayList<>(requests.size());
         for (int i = 0; i < requests.size(); i++) {
             List<Check> checks = requests.get(i);
-            encoded.add(codec.request(checks, codec.now(nowMicros[i]), codec.requestId(checks)));
+            encoded.add(codec.request(checks, null, codec.now(nowMicros[i]), codec.requestId(checks)));
         }
         return Coalescer.together(script::run, encoded, requests);
     }
@@ -222,7 +222,8 @@ public final class RedisStore implements Store {
 
     /** Configures and opens a {@link RedisStore}. */
     public static final class Builder {
-        // build() opens a copy of the builder (see copy()): a field added here must be copied there too, or it is lost
+        // build() opens a copy of the builder (StoreOpening.copy): a field added here must be copied there too, or
+        // it is lost
         String url;
         String sentinelMaster;
         Set<HostAndPort> sentinels;
@@ -383,35 +384,7 @@ public final class RedisStore implements Store {
 
         /** Builds from a copy: the URL's options never become the builder's, so building twice gives the same store. */
         public RedisStore build() {
-            return StoreOpening.open(copy());
-        }
-
-        /** @return a builder with every field of this one ({@code RedisUrlTest} checks that none is left out) */
-        Builder copy() {
-            Builder b = new Builder();
-            b.url = url;
-            b.sentinelMaster = sentinelMaster;
-            b.sentinels = sentinels;
-            b.clusterNodes = clusterNodes;
-            b.client = client;
-            b.prefix = prefix;
-            b.hashTag = hashTag;
-            b.applicationTime = applicationTime;
-            b.timeout = timeout;
-            b.poolSize = poolSize;
-            b.coalesce = coalesce;
-            b.coalesceSet = coalesceSet;
-            b.timeoutSet = timeoutSet;
-            b.poolSizeSet = poolSizeSet;
-            b.prefixSet = prefixSet;
-            b.hashTagSet = hashTagSet;
-            b.applicationTimeSet = applicationTimeSet;
-            b.user = user;
-            b.password = password;
-            b.sentinelUser = sentinelUser;
-            b.sentinelPassword = sentinelPassword;
-            b.sentinelCredentialsSet = sentinelCredentialsSet;
-            return b;
+            return StoreOpening.open(StoreOpening.copy(this));
         }
     }
 }

@@ -141,9 +141,12 @@ final class ScriptCodec {
     /** The arguments of one script call for several requests: how many of them are keys, and all of them. */
     record Batch(int keys, byte[][] params) {}
 
-    /** @return a request's arguments for a batch: as {@link #params} gives them, in the general mode */
-    Request request(List<Check> checks, byte[] now, byte[] requestId) {
-        byte[][] params = params(checks, null, null, now, requestId, false);
+    /**
+     * @param keys the checks' keys, already encoded; null to encode them here
+     * @return a request's arguments for a batch: as {@link #params} gives them, in the general mode
+     */
+    Request request(List<Check> checks, byte[][] keys, byte[] now, byte[] requestId) {
+        byte[][] params = params(checks, null, keys, now, requestId, false);
         int n = checks.size();
         int bytes = 0;
         for (byte[] b : params) {

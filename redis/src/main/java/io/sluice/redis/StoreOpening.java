@@ -16,6 +16,37 @@ final class StoreOpening {
 
     private StoreOpening() {}
 
+    /**
+     * @return a builder with every field of {@code from}, which {@code build()} opens so that a URL's options never
+     *     become the caller's builder's ({@code RedisUrlTest} checks that no field is left out)
+     */
+    static Builder copy(Builder from) {
+        Builder b = RedisStore.builder();
+        b.url = from.url;
+        b.sentinelMaster = from.sentinelMaster;
+        b.sentinels = from.sentinels;
+        b.clusterNodes = from.clusterNodes;
+        b.client = from.client;
+        b.prefix = from.prefix;
+        b.hashTag = from.hashTag;
+        b.applicationTime = from.applicationTime;
+        b.timeout = from.timeout;
+        b.poolSize = from.poolSize;
+        b.coalesce = from.coalesce;
+        b.coalesceSet = from.coalesceSet;
+        b.timeoutSet = from.timeoutSet;
+        b.poolSizeSet = from.poolSizeSet;
+        b.prefixSet = from.prefixSet;
+        b.hashTagSet = from.hashTagSet;
+        b.applicationTimeSet = from.applicationTimeSet;
+        b.user = from.user;
+        b.password = from.password;
+        b.sentinelUser = from.sentinelUser;
+        b.sentinelPassword = from.sentinelPassword;
+        b.sentinelCredentialsSet = from.sentinelCredentialsSet;
+        return b;
+    }
+
     static RedisStore open(Builder b) {
         checkSources(b);
         if (b.client != null) {

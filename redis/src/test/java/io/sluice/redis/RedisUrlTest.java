@@ -212,7 +212,7 @@ class RedisUrlTest {
 
     @Test
     void buildCopiesEveryFieldOfTheBuilder() throws Exception {
-        // a field added to the Builder but not to copy() would be lost by build(): each gets a value no default has
+        // a field added to the Builder but not to StoreOpening.copy would be lost by build(): each gets a value no default has
         try (redis.clients.jedis.RedisClient client = redis.clients.jedis.RedisClient.create("redis://127.0.0.1:1")) {
             RedisStore.Builder original = RedisStore.builder();
             java.util.List<java.lang.reflect.Field> fields = new java.util.ArrayList<>();
@@ -230,7 +230,7 @@ class RedisUrlTest {
                 f.set(original, value);
                 fields.add(f);
             }
-            RedisStore.Builder copy = original.copy();
+            RedisStore.Builder copy = StoreOpening.copy(original);
             for (java.lang.reflect.Field f : fields) {
                 assertThat(f.get(copy)).as("field %s copied", f.getName()).isEqualTo(f.get(original));
             }

@@ -1,7 +1,6 @@
 package io.sluice.core.policy;
 
 import io.sluice.core.config.ConfigException;
-import java.time.Duration;
 import java.util.List;
 
 /**
@@ -23,8 +22,6 @@ public record LeakyBucketSettings(long burst, long maxWaitMicros, long delay) im
     /** The option {@code delay N}. */
     public static final Option DELAY = new Option("delay", Kind.COUNT);
     private static final List<Option> OPTIONS = List.of(BURST, MAX_WAIT, DELAY);
-    /** The longest max-wait a policy takes, 366 days (Policy's bound), in microseconds. */
-    private static final long LONGEST_WAIT_MICROS = Bounds.MAX_PERIOD_MICROS;
 
     @Override
     public Algorithm algorithm() {
@@ -80,7 +77,7 @@ public record LeakyBucketSettings(long burst, long maxWaitMicros, long delay) im
      */
     private ConfigException delayWithoutQueue(long limit, long periodMicros) {
         long drain = capacity(limit) * Policy.intervalMicros(limit, periodMicros);      // at most 2^52: checked above
-        long wait = Math.min(LONGEST_WAIT_MICROS, (drain + 999) / 1_000 * 1_000);    // whole milliseconds
+        long wait = Math.min(Bounds.MAX_PERIOD_MICROS, (drain + 999) / 1_000 * 1_000);    // whole milliseconds
         Policy queue = new Policy(limit, periodMicros, new LeakyBucketSettings(burst, wait, delay), 0);
         return new ConfigException("delay queues requests only with max-wait, and alone changes nothing: add max-wait, such as \"" + PolicyParser.formatWithoutAlgorithm(queue) + "\" (as "
                 + "long as the full bucket takes to drain), or drop delay");
@@ -94,10 +91,5 @@ public record LeakyBucketSettings(long burst, long maxWaitMicros, long delay) im
     /** @return the excess requests that pass without waiting: {@code delay}, at most the capacity */
     public long delayThreshold(long limit) {
         return Math.min(delay, capacity(limit));
-    }
-
-    /** @return these settings with {@code max-wait} */
-    public LeakyBucketSettings withMaxWait(Duration wait) {
-        return new LeakyBucketSettings(burst, Policy.micros("max-wait", wait), delay);
     }
 }

@@ -3,12 +3,11 @@ package io.sluice.core.policy;
 import io.sluice.core.config.ConfigException;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.Set;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -40,6 +39,20 @@ public final class PolicyParser {
     private static final Pattern DURATION = Pattern.compile("(\\d{1,12})\\s*([a-z]+)");
     /** The option {@code penalty DURATION}, every algorithm's: the engine applies it. */
     private static final Settings.Option PENALTY = new Settings.Option("penalty", Settings.Kind.DURATION);
+    /** The algorithms that take each option of their settings, in the order of {@link Algorithm}. */
+    private static final Map<String, List<Algorithm>> TAKERS = new HashMap<>();
+    /** Every option of the notation, each algorithm's then the penalty, in that order. */
+    private static final Map<String, Settings.Option> OPTIONS = new LinkedHashMap<>();
+
+    static {
+        for (Algorithm a : Algorithm.values()) {
+            for (Settings.Option o : a.defaults(1).options()) {
+                OPTIONS.putIfAbsent(o.name(), o);
+                TAKERS.computeIfAbsent(o.name(), name -> new ArrayList<>()).add(a);
+            }
+        }
+        OPTIONS.put(PENALTY.name(), PENALTY);
+    }
     /** A unit {@code M} on its own (after a number or a slash): minutes to this parser, months to many readers. */
     private static final Pattern MONTHS = Pattern.compile("[\\d/\\s]M(?![A-Za-z])");
 
@@ -126,28 +139,12 @@ public final class PolicyParser {
 
     /** @return how the value of {@code option} is written: the kind any algorithm's settings give it */
     private static Settings.Kind kind(String parameter, String text, String option) {
-        if (option.equals(PENALTY.name())) {
-            return PENALTY.kind();
+        Settings.Option known = OPTIONS.get(option);
+        if (known == null) {
+            throw new ConfigException(parameter, text, "unknown option \"" + option + "\" (options: "
+                    + String.join(", ", OPTIONS.keySet()) + ")");
         }
-        for (Algorithm a : Algorithm.values()) {
-            for (Settings.Option o : a.defaults(1).options()) {
-                if (o.name().equals(option)) {
-                    return o.kind();
-                }
-            }
-        }
-        throw new ConfigException(parameter, text, "unknown option \"" + option + "\" (options: "
-                + String.join(", ", optionNames()) + ")");
-    }
-
-    /** @return every option of the notation: each algorithm's, then the penalty */
-    private static Set<String> optionNames() {
-        Set<String> names = new LinkedHashSet<>();
-        for (Algorithm a : Algorithm.values()) {
-            a.defaults(1).options().forEach(o -> names.add(o.name()));
-        }
-        names.add(PENALTY.name());
-        return names;
+        return known.kind();
     }
 
     /** @return the value after {@code tokens[i - 1]}: a count, or a duration in microseconds */
@@ -161,15 +158,9 @@ public final class PolicyParser {
         return Policy.micros(tokens[i - 1], duration(parameter, text, tokens[i]));
     }
 
-    /** @return the algorithms whose settings take {@code option} */
+    /** @return the algorithms whose settings take {@code option} (none for the penalty, which every one takes) */
     private static List<Algorithm> takers(String option) {
-        List<Algorithm> takers = new ArrayList<>();
-        for (Algorithm a : Algorithm.values()) {
-            if (a.defaults(1).options().stream().anyMatch(o -> o.name().equals(option))) {
-                takers.add(a);
-            }
-        }
-        return takers;
+        return TAKERS.getOrDefault(option, List.of());
     }
 
     /** @return the one algorithm that takes {@code option} (as {@code max-wait} means the leaky bucket), or null */
