@@ -124,6 +124,15 @@ public final class Engine implements AutoCloseable {
         counting.charge(request, decision, status);
     }
 
+    /**
+     * @return what leased permits ({@link io.sluice.core.policy.Policy#leasedMicros()}) did on this node since it
+     *     started: checks answered from blocks and by the store, takes, permits taken and lapsed; all zero unless the
+     *     store is shared (Redis) and a rule leases
+     */
+    public LeaseCounts leaseCounts() {
+        return guard.leaseCounts();
+    }
+
     /** @return the state of the circuit breaker around the store */
     public CircuitBreaker.State storeCircuit() {
         return guard.state();

@@ -47,7 +47,7 @@ final class StoreGuard implements AutoCloseable {
      */
     StoreGuard(Store store, TimeSource time, int nodeCount, long localMaximumKeys, int failureThreshold,
             long coolDownMicros) {
-        this.store = store;
+        this.store = store.shared() ? new LeasedPermits(store, time) : store;
         this.time = time;
         this.nodeCount = nodeCount;
         this.local = MemoryStore.builder().maximumKeys(localMaximumKeys).timeSource(time).build();
@@ -57,6 +57,11 @@ final class StoreGuard implements AutoCloseable {
     /** @return the configured store, unguarded (admin calls, whose callers answer its failures themselves) */
     Store store() {
         return store;
+    }
+
+    /** @return what leased permits did on this node; all zero when the store is this process's alone */
+    LeaseCounts leaseCounts() {
+        return store instanceof LeasedPermits l ? l.counts() : new LeaseCounts(0, 0, 0, 0, 0);
     }
 
     /** @return the state of the breaker */

@@ -1,6 +1,7 @@
 package io.sluice.micrometer;
 
 import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -37,6 +38,8 @@ import java.util.concurrent.TimeUnit;
  *   <li>{@code sluice.store.failures} (counter): decisions answered by failure modes (store down or circuit open)</li>
  *   <li>{@code sluice.store.latency} (timer): each store call, through {@link #instrument(Store)}</li>
  *   <li>{@code sluice.store.circuit} (gauge; 0 closed, 1 half-open, 2 open), through {@link #bindCircuit(Engine)}</li>
+ *   <li>{@code sluice.leased.decisions}, {@code sluice.leased.takes}, {@code sluice.leased.permits} (function
+ *       counters): what leased permits did, through {@link #bindLeases(Engine)}</li>
  * </ul>
  *
  * <p>A rule a reloaded rules file no longer has loses its {@code sluice.decisions} meters at that reload (a listener of
@@ -179,10 +182,36 @@ public final class MicrometerMetrics implements DecisionListener {
             }
 
             @Override
+            public boolean shared() {
+                return store.shared();
+            }
+
+            @Override
             public void close() {
                 store.close();
             }
         };
+    }
+
+    /**
+     * Publishes what leased permits did on the engine's node: {@code sluice.leased.decisions} (function counter; tag
+     * {@code answered} = {@code lease}: checks of leasing rules answered from a block without a store call,
+     * {@code store}: those the store answered), {@code sluice.leased.takes} (store calls that took a block),
+     * {@code sluice.leased.permits} (tag {@code fate} = {@code taken}, {@code lapsed}: taken and never spent).
+     */
+    public void bindLeases(Engine engine) {
+        FunctionCounter.builder("sluice.leased.decisions", engine, e -> e.leaseCounts().leasedDecisions())
+                .tag("answered", "lease").description("Checks of leasing rules answered from a leased block")
+                .register(registry);
+        FunctionCounter.builder("sluice.leased.decisions", engine, e -> e.leaseCounts().storeDecisions())
+                .tag("answered", "store").description("Checks of leasing rules the store answered")
+                .register(registry);
+        FunctionCounter.builder("sluice.leased.takes", engine, e -> e.leaseCounts().takes())
+                .description("Store calls that took a block of permits").register(registry);
+        FunctionCounter.builder("sluice.leased.permits", engine, e -> e.leaseCounts().permitsTaken())
+                .tag("fate", "taken").description("Permits taken in blocks").register(registry);
+        FunctionCounter.builder("sluice.leased.permits", engine, e -> e.leaseCounts().permitsLapsed())
+                .tag("fate", "lapsed").description("Leased permits that ended unspent").register(registry);
     }
 
     /** Publishes the engine's circuit state as {@code sluice.store.circuit}: 0 closed, 1 half-open, 2 open. */

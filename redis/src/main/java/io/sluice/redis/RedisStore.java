@@ -182,6 +182,12 @@ public final class RedisStore implements Store {
         }
     }
 
+    /** @return true: every node that points at the same Redis shares its state, so rules may lease permits */
+    @Override
+    public boolean shared() {
+        return true;
+    }
+
     @Override
     public void close() {
         client.close();

@@ -36,5 +36,6 @@ final class MicrometerLookup implements CdiMetrics {
     @Override
     public void bind(Engine engine) {
         metrics.bindCircuit(engine);
+        metrics.bindLeases(engine);
     }
 }

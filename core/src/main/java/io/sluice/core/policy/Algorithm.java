@@ -66,6 +66,14 @@ public enum Algorithm {
                 + Arrays.stream(values()).map(Algorithm::id).collect(Collectors.joining(", ")));
     }
 
+    /**
+     * @return whether nodes may lease this algorithm's permits in blocks ({@link Policy#leasedMicros()}): GCRA, the
+     *     token bucket and the fixed window, whose permits are counted when taken, whenever they are spent
+     */
+    public boolean leases() {
+        return this == GCRA || this == TOKEN_BUCKET || this == FIXED_WINDOW;
+    }
+
     @Override
     public String toString() {
         return id;

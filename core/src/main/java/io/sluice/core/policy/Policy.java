@@ -34,6 +34,7 @@ public final class Policy {
     private final long periodMicros;
     private final Settings settings;
     private final long penaltyMicros;
+    private final long leasedMicros;
     private final Algorithm algorithm;
     private final long capacity;
     private final long intervalMicros;
@@ -51,6 +52,16 @@ public final class Policy {
      *     node that saw it (0: no penalty); see {@code Engine}
      */
     public Policy(long limit, long periodMicros, Settings settings, long penaltyMicros) {
+        this(limit, periodMicros, settings, penaltyMicros, 0);
+    }
+
+    /**
+     * A policy whose permits nodes may lease in blocks: see {@link #leasedMicros()}.
+     *
+     * @param leasedMicros how long a node may hold a block of permits it took from a shared store before spending
+     *     them (0: no leasing); only {@link Algorithm#leases() algorithms that lease}
+     */
+    public Policy(long limit, long periodMicros, Settings settings, long penaltyMicros, long leasedMicros) {
         if (settings == null) {
             throw new ConfigException("algorithm", null, "an algorithm and its settings are required");
         }
@@ -65,10 +76,12 @@ public final class Policy {
         this.periodMicros = period;
         this.settings = settings;
         this.penaltyMicros = penaltyMicros;
+        this.leasedMicros = leasedMicros;
         this.algorithm = settings.algorithm();
-        this.capacity = settings.capacity(limit);
         this.intervalMicros = intervalMicros(limit, period);
-        this.hash = Objects.hash(limit, period, settings, penaltyMicros);
+        this.capacity = settings.capacity(limit)
+                - Leasing.reserve(algorithm, leasedMicros, intervalMicros, settings.capacity(limit));
+        this.hash = Objects.hash(limit, period, settings, penaltyMicros, leasedMicros);
     }
 
     /** @return permits per period; for {@link Algorithm#CONCURRENCY} the number of requests in flight */
@@ -89,6 +102,20 @@ public final class Policy {
     /** @return how long a key that comes back while denied is blocked on the node that saw it, 0 for no penalty */
     public long penaltyMicros() {
         return penaltyMicros;
+    }
+
+    /**
+     * How long a node may hold permits it leased before it spends them: a node that shares its store with others (Redis)
+     * takes blocks of permits in one call, debited there first, spends them locally, and lets what it has not spent
+     * lapse after this time (a fixed window's block also at its window's end). 0 for no leasing, the default.
+     *
+     * <p>So that a block spent late never lets the fleet pass more than the policy in any window, GCRA and the token
+     * bucket keep the lease time's worth of permits in reserve: their {@link #capacity()} is the burst less
+     * {@code ceil(leased / interval)} ({@code 1000/1s leased 100ms}: 900 at once, then 1000 a second). A fixed window
+     * needs no reserve. The client's {@code remaining} is approximate by at most a block.
+     */
+    public long leasedMicros() {
+        return leasedMicros;
     }
 
     /**
@@ -132,7 +159,10 @@ public final class Policy {
         return type.cast(settings);
     }
 
-    /** @return the requests that may pass at once and the limit a client is told: a bucket's burst, else the limit */
+    /**
+     * @return the requests that may pass at once and the limit a client is told: a bucket's burst (less the reserve of
+     *     leased permits, see {@link #leasedMicros()}), else the limit
+     */
     public long capacity() {
         return capacity;
     }
@@ -159,7 +189,7 @@ public final class Policy {
 
     /**
      * @return the same rate under another algorithm, its settings at their defaults but for a burst, kept from one
-     *     bucket to another; the penalty kept. The same policy when it is {@code a}'s already.
+     *     bucket to another; the penalty and leasing kept (an algorithm that cannot lease refuses leasing). The same policy when it is {@code a}'s already.
      */
     public Policy withAlgorithm(Algorithm a) {
         if (a == algorithm()) {
@@ -169,33 +199,42 @@ public final class Policy {
         if (settings instanceof BucketSettings from && s instanceof BucketSettings to) {
             s = to.withBurst(from.burst());
         }
-        return new Policy(limit, periodMicros, s, penaltyMicros);
+        return new Policy(limit, periodMicros, s, penaltyMicros, leasedMicros);
     }
 
-    /** @return the same rate with other settings, which name the algorithm; the penalty kept */
+    /** @return the same rate with other settings, which name the algorithm; the penalty and leasing kept */
     public Policy withSettings(Settings s) {
-        return new Policy(limit, periodMicros, s, penaltyMicros);
+        return new Policy(limit, periodMicros, s, penaltyMicros, leasedMicros);
     }
 
     /** @return this policy with a penalty: see {@link #penaltyMicros()} */
     public Policy withPenalty(Duration d) {
-        return new Policy(limit, periodMicros, settings, micros("penalty", d));
+        return new Policy(limit, periodMicros, settings, micros("penalty", d), leasedMicros);
+    }
+
+    /**
+     * @return this policy with leased permits: see {@link #leasedMicros()}; {@link Duration#ZERO} for none
+     * @throws ConfigException when the algorithm cannot lease, or the lease outlasts a GCRA or token bucket's burst
+     */
+    public Policy withLeased(Duration d) {
+        return new Policy(limit, periodMicros, settings, penaltyMicros, micros("leased", d));
     }
 
     /**
      * @param nodes how many nodes share the policy
      * @return one node's share: the limit divided among the nodes (at least 1), and the algorithm's settings with it
-     *     (a burst divided too)
+     *     (a burst divided too), without leasing (a share is this node's alone)
      */
     public Policy share(long nodes) {
         long share = Math.max(1, limit / nodes);
-        return new Policy(share, periodMicros, settings.share(nodes, intervalMicros(share, periodMicros)), penaltyMicros);
+        return new Policy(share, periodMicros, settings.share(nodes, intervalMicros(share, periodMicros)), penaltyMicros,
+                0);
     }
 
     @Override
     public boolean equals(Object o) {
         return o instanceof Policy p && p.limit == limit && p.periodMicros == periodMicros
-                && p.penaltyMicros == penaltyMicros && p.settings.equals(settings);
+                && p.penaltyMicros == penaltyMicros && p.leasedMicros == leasedMicros && p.settings.equals(settings);
     }
 
     @Override

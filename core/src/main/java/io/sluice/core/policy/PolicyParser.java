@@ -19,10 +19,11 @@ import java.util.regex.Pattern;
  *           | count "concurrent" option*        20 concurrent   20 concurrent lease 30s
  * period   := [number] unit                      unit: ms s m h d
  * option   := burst N | min-interval DURATION | count-rejected | warm-up DURATION | cold-factor N
- *           | max-wait DURATION | delay N | lease DURATION | staggered | penalty DURATION
+ *           | max-wait DURATION | delay N | lease DURATION | staggered | penalty DURATION | leased DURATION
  * </pre>
  *
- * <p>The options are the algorithms' ({@link Settings#options()}), and {@code penalty}, every algorithm's. The
+ * <p>The options are the algorithms' ({@link Settings#options()}), {@code penalty}, every algorithm's, and
+ * {@code leased} (leased permits, {@link Policy#leasedMicros()}), the algorithms' that {@link Algorithm#leases()}. The
  * algorithm follows from the notation when not given: {@code concurrent} means concurrency, and an option only one
  * algorithm takes means that algorithm ({@code warm-up} warm-up, {@code min-interval} or {@code count-rejected} the
  * sliding log, {@code max-wait} or {@code delay} the leaky bucket as a queue, {@code staggered} the fixed window);
@@ -39,6 +40,8 @@ public final class PolicyParser {
     private static final Pattern DURATION = Pattern.compile("(\\d{1,12})\\s*([a-z]+)");
     /** The option {@code penalty DURATION}, every algorithm's: the engine applies it. */
     private static final Settings.Option PENALTY = new Settings.Option("penalty", Settings.Kind.DURATION);
+    /** The option {@code leased DURATION}: the policy checks that its algorithm leases. */
+    private static final Settings.Option LEASED = new Settings.Option("leased", Settings.Kind.DURATION);
     /** The algorithms that take each option of their settings, in the order of {@link Algorithm}. */
     private static final Map<String, List<Algorithm>> TAKERS = new HashMap<>();
     /** Every option of the notation, each algorithm's then the penalty, in that order. */
@@ -52,6 +55,7 @@ public final class PolicyParser {
             }
         }
         OPTIONS.put(PENALTY.name(), PENALTY);
+        OPTIONS.put(LEASED.name(), LEASED);
     }
     /** A unit {@code M} on its own (after a number or a slash): minutes to this parser, months to many readers. */
     private static final Pattern MONTHS = Pattern.compile("[\\d/\\s]M(?![A-Za-z])");
@@ -111,14 +115,17 @@ public final class PolicyParser {
         Algorithm chosen = choose(parameter, text, concurrent, explicit, inferred);
         Settings settings = chosen.defaults(head.periodMicros());
         long penalty = 0;
+        long leased = 0;
         for (Map.Entry<String, Long> option : options.entrySet()) {
             if (option.getKey().equals(PENALTY.name()) && chosen != Algorithm.CONCURRENCY) {
                 penalty = option.getValue();
+            } else if (option.getKey().equals(LEASED.name())) {
+                leased = option.getValue();
             } else {
                 settings = settings.with(taken(parameter, text, settings, option.getKey()), option.getValue());
             }
         }
-        return new Policy(head.limit(), head.periodMicros(), settings, penalty);
+        return new Policy(head.limit(), head.periodMicros(), settings, penalty, leased);
     }
 
     /** @return the policy that {@code head} ("100/1m", "20 concurrent") states, under the default algorithm */
@@ -238,6 +245,9 @@ public final class PolicyParser {
         p.settings().format(s);
         if (p.penaltyMicros() > 0) {
             s.append(" penalty ").append(formatDuration(p.penaltyMicros()));
+        }
+        if (p.leasedMicros() > 0) {
+            s.append(" leased ").append(formatDuration(p.leasedMicros()));
         }
         return s.toString();
     }

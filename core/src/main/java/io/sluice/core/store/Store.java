@@ -43,6 +43,15 @@ public interface Store extends AutoCloseable {
      */
     void reset(String rule, String key);
 
+    /**
+     * @return whether other processes share this store's state (Redis), so that a node may lease permits from it in
+     *     blocks ({@link io.sluice.core.policy.Policy#leasedMicros()}); false for a store of this process alone, where
+     *     every decision is local already. False unless overridden.
+     */
+    default boolean shared() {
+        return false;
+    }
+
     /** Releases connections and threads. */
     @Override
     default void close() {}

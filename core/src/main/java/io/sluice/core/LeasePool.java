@@ -1,0 +1,166 @@
+package io.sluice.core;
+
+import io.sluice.core.policy.Algorithm;
+import io.sluice.core.policy.Outcome;
+import io.sluice.core.policy.Policy;
+
+/**
+ * One rule's key on this node under leased permits ({@link Policy#leasedMicros()}): the blocks of permits the node
+ * took from the shared store and has not spent yet (at most two: the one in use and the one that refilled it), each
+ * with its end, and what sizes the next block. Thread-safe; every method holds the pool's lock for a few field
+ * updates, never across a store call.
+ *
+ * <p><b>Block size.</b> The next block is the permits this key spent since the last take, per µs, times the lease time
+ * (for a fixed window, at most until its window ends), at most twice the last block plus one, and at most a quarter of
+ * what the store last said remains: so a key near its limit gets blocks of one, which are not leased at all (its
+ * requests are decided by the store, exactly), and a quiet key never leases. A block is taken when what is left falls
+ * to a quarter of the last one.
+ */
+final class LeasePool {
+
+    /** A block is taken when the permits left fall to this share of the last block: 1 / {@value}. */
+    private static final int LOW_WATER = 4;
+    /** The most a block may take of what the store said remains: 1 / {@value}. */
+    private static final int SHARE_OF_REMAINING = 4;
+
+    private final Policy policy;
+    private long count;
+    private long end;
+    private long nextCount;
+    private long nextEnd;
+    private boolean taking;
+    private long size = 1;
+    private long spent;
+    private long since;
+    private long storeRemaining;
+    private long fullAt;
+
+    LeasePool(Policy policy, long nowMicros) {
+        this.policy = policy;
+        this.since = nowMicros;
+        this.storeRemaining = policy.capacity();
+    }
+
+    Policy policy() {
+        return policy;
+    }
+
+    /**
+     * Spends {@code cost} permits of the blocks that have not ended.
+     *
+     * @return the outcome of a request served by the blocks, or null when they hold fewer than {@code cost}
+     */
+    synchronized Outcome trySpend(long cost, long nowMicros, LeaseCounts.Counter counter) {
+        dropEnded(nowMicros, counter);
+        if (count + nextCount < cost) {
+            return null;
+        }
+        long fromFirst = Math.min(count, cost);
+        count -= fromFirst;
+        nextCount -= cost - fromFirst;
+        if (count == 0 && nextCount > 0) {
+            count = nextCount;
+            end = nextEnd;
+            nextCount = 0;
+        }
+        spent += cost;
+        long remaining = Math.min(policy.capacity(), storeRemaining + count + nextCount);
+        return Outcome.allow(policy.capacity(), remaining, Math.max(0, fullAt - nowMicros));
+    }
+
+    /** Gives back permits {@link #trySpend} took for a request that another rule denied (they were never used). */
+    synchronized void refund(long cost, long nowMicros) {
+        if (end > nowMicros) {
+            count += cost;
+            spent -= cost;
+        }
+    }
+
+    /** A request of {@code cost} the store decided: what remains there, and the permits spent if admitted. */
+    synchronized void observed(Outcome o, long cost, long nowMicros) {
+        if (o.allowed()) {
+            spent += cost;
+        }
+        storeRemaining = o.remaining();
+        fullAt = nowMicros + o.resetAfterMicros();
+    }
+
+    /**
+     * @return the size of the block to take now (at least 2), claiming the one take in flight; 0 when none is due:
+     *     enough permits left, a take already in flight, or a block of one would do
+     */
+    synchronized long takeDue(long nowMicros) {
+        if (taking || (count + nextCount) * LOW_WATER > size) {
+            return 0;
+        }
+        long elapsed = nowMicros - since;
+        if (elapsed <= 0) {
+            return 0;
+        }
+        long window = policy.leasedMicros();
+        if (policy.algorithm() == Algorithm.FIXED_WINDOW) {
+            window = Math.min(window, Math.max(0, fullAt - nowMicros));
+        }
+        double perMicro = (double) spent / elapsed;
+        long want = (long) Math.ceil(perMicro * window);
+        want = Math.min(want, 2 * size + 1);
+        want = Math.min(want, Math.max(1, storeRemaining / SHARE_OF_REMAINING));
+        spent = 0;
+        since = nowMicros;
+        size = Math.max(1, want);
+        if (want < 2) {
+            return 0;
+        }
+        taking = true;
+        return want;
+    }
+
+    /** The block a take got: {@code k} permits until {@code endMicros}; the store's outcome of the take. */
+    synchronized void landed(long k, long endMicros, Outcome o, long nowMicros) {
+        taking = false;
+        storeRemaining = o.remaining();
+        fullAt = nowMicros + o.resetAfterMicros();
+        if (count == 0) {
+            count = k;
+            end = endMicros;
+        } else if (nextCount == 0) {
+            nextCount = k;
+            nextEnd = endMicros;
+        } else {
+            nextCount += k;            // a third block joins the second and ends with it, never later
+            nextEnd = Math.min(nextEnd, endMicros);
+        }
+    }
+
+    /** A take the store refused or could not answer: what it said remains, when it said it. */
+    synchronized void refused(Outcome o, long nowMicros) {
+        taking = false;
+        if (o != null) {
+            storeRemaining = o.remaining();
+            fullAt = nowMicros + o.resetAfterMicros();
+            size = 1;
+        }
+    }
+
+    /** @return the permits the blocks still hold (tests and lapse accounting) */
+    synchronized long held() {
+        return count + nextCount;
+    }
+
+    /** Lets the permits of ended blocks lapse. */
+    private void dropEnded(long nowMicros, LeaseCounts.Counter counter) {
+        if (count > 0 && end <= nowMicros) {
+            counter.lapsed(count);
+            count = 0;
+        }
+        if (nextCount > 0 && nextEnd <= nowMicros) {
+            counter.lapsed(nextCount);
+            nextCount = 0;
+        }
+        if (count == 0 && nextCount > 0) {
+            count = nextCount;
+            end = nextEnd;
+            nextCount = 0;
+        }
+    }
+}

@@ -1,0 +1,271 @@
+package io.sluice.core;
+
+import com.github.benmanes.caffeine.cache.Cache;
+import com.github.benmanes.caffeine.cache.Caffeine;
+import io.sluice.core.internal.LogThrottle;
+import io.sluice.core.log.LogText;
+import io.sluice.core.policy.Algorithm;
+import io.sluice.core.policy.Outcome;
+import io.sluice.core.policy.Policy;
+import io.sluice.core.store.Check;
+import io.sluice.core.store.Lease;
+import io.sluice.core.store.Store;
+import io.sluice.core.store.StoreException;
+import io.sluice.core.time.TimeSource;
+import java.lang.System.Logger.Level;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.Executor;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Leased permits in front of a shared store ({@link Policy#leasedMicros()}): a check of a leasing rule is answered from
+ * this node's block of permits for its key when the block has enough, without a store call; else the store decides it,
+ * as without leasing. Blocks are taken in the background, one take in flight per key, each debited in the store first
+ * ({@link LeasePool} sizes them), and lapse unspent at their end: never over the limit, under-use at most a block per
+ * node and key. A request is all or nothing across its rules: when the store denies one, the permits its other rules
+ * took from blocks go back to them. Thread-safe.
+ */
+final class LeasedPermits implements Store {
+
+    /** The most keys whose blocks and rates this node tracks: {@value}; the least recently used beyond lapse. */
+    static final long MAX_POOLS = 10_000;
+    private static final System.Logger LOG = System.getLogger(Engine.class.getName());
+
+    private final Store store;
+    private final TimeSource time;
+    private final Executor takes;
+    private final Cache<RuleKey, LeasePool> pools;
+    private final LeaseCounts.Counter counter = new LeaseCounts.Counter();
+    private final LogThrottle failureLines = new LogThrottle(60_000_000);
+
+    private record RuleKey(String rule, String key) {}
+
+    /** Takes blocks on two background threads of its own. */
+    LeasedPermits(Store store, TimeSource time) {
+        this(store, time, null);
+    }
+
+    /** @param takes runs the takes of blocks (tests: on the caller's thread); null for two threads of its own */
+    LeasedPermits(Store store, TimeSource time, Executor takes) {
+        this.store = store;
+        this.time = time;
+        this.takes = takes != null ? takes : takeThreads();
+        this.pools = Caffeine.newBuilder().maximumSize(MAX_POOLS).expireAfterAccess(Duration.ofMinutes(1))
+                .<RuleKey, LeasePool>removalListener((k, pool, cause) -> {
+                    if (pool != null && cause.wasEvicted()) {
+                        counter.lapsed(pool.held());
+                    }
+                }).build();
+    }
+
+    private static ExecutorService takeThreads() {
+        ThreadPoolExecutor pool = new ThreadPoolExecutor(2, 2, 30, TimeUnit.SECONDS, new ArrayBlockingQueue<>(1024),
+                r -> {
+                    Thread t = new Thread(r, "sluice-leased-permits");
+                    t.setDaemon(true);
+                    return t;
+                });
+        pool.allowCoreThreadTimeOut(true);
+        return pool;
+    }
+
+    /** @return what leasing did so far */
+    LeaseCounts counts() {
+        return counter.read();
+    }
+
+    /** @return the permits this node's blocks hold for a rule's key (tests) */
+    long heldFor(String rule, String key) {
+        LeasePool pool = pools.getIfPresent(new RuleKey(rule, key));
+        return pool == null ? 0 : pool.held();
+    }
+
+    @Override
+    public List<Outcome> evaluate(List<Check> checks, long nowMicros) {
+        return evaluate(checks, nowMicros, time);
+    }
+
+    @Override
+    public List<Outcome> evaluate(List<Check> checks, long nowMicros, TimeSource clock) {
+        LeasePool[] leasing = null;
+        for (int i = 0; i < checks.size(); i++) {
+            Check c = checks.get(i);
+            LeasePool pool = leases(c) ? pool(c, nowMicros) : null;
+            if (pool != null) {
+                leasing = leasing != null ? leasing : new LeasePool[checks.size()];
+                leasing[i] = pool;
+            }
+        }
+        if (leasing == null) {
+            return store.evaluate(checks, nowMicros, clock);
+        }
+        return evaluateLeasing(checks, leasing, nowMicros, clock);
+    }
+
+    private static boolean leases(Check c) {
+        return c.policy().leasedMicros() > 0 && c.cost() > 0 && !c.shadow();
+    }
+
+    /** @return the key's pool under the check's policy (a changed rule's blocks lapse); null in a reload's race */
+    private LeasePool pool(Check c, long nowMicros) {
+        RuleKey k = new RuleKey(c.rule(), c.key());
+        LeasePool pool = pools.get(k, x -> new LeasePool(c.policy(), nowMicros));
+        if (pool.policy().equals(c.policy())) {
+            return pool;
+        }
+        LeasePool old = pool;
+        LeasePool fresh = new LeasePool(c.policy(), nowMicros);
+        pool = pools.asMap().compute(k, (x, current) -> current == null || current == old ? fresh : current);
+        if (pool == fresh) {
+            counter.lapsed(old.held());
+        }
+        return pool.policy().equals(c.policy()) ? pool : null;
+    }
+
+    /** The checks blocks can answer are answered from them; the others go to the store in one call. */
+    private List<Outcome> evaluateLeasing(List<Check> checks, LeasePool[] leasing, long nowMicros, TimeSource clock) {
+        int n = checks.size();
+        Outcome[] out = new Outcome[n];
+        List<Check> rest = new ArrayList<>(n);
+        for (int i = 0; i < n; i++) {
+            Check c = checks.get(i);
+            out[i] = leasing[i] == null ? null : leasing[i].trySpend(c.cost(), nowMicros, counter);
+            if (out[i] == null) {
+                rest.add(c);
+            }
+        }
+        try {
+            if (rest.isEmpty()) {
+                counter.leased(n);
+            } else {
+                answer(checks, rest, out, leasing, nowMicros, clock);
+            }
+        } finally {
+            for (int i = 0; i < n; i++) {
+                if (leasing[i] != null) {
+                    takeIfDue(checks.get(i), leasing[i], nowMicros);
+                }
+            }
+        }
+        return Arrays.asList(out);
+    }
+
+    /**
+     * Asks the store for {@code rest}, the checks {@code out} has no outcome for, and fills them in; when the store
+     * denies the request, or fails, the checks answered from blocks give their permits back.
+     */
+    private void answer(List<Check> checks, List<Check> rest, Outcome[] out, LeasePool[] leasing, long nowMicros,
+            TimeSource clock) {
+        boolean[] fromBlock = new boolean[out.length];
+        for (int i = 0; i < out.length; i++) {
+            fromBlock[i] = out[i] != null;
+        }
+        List<Outcome> answered;
+        try {
+            answered = store.evaluate(rest, nowMicros, clock);
+        } catch (RuntimeException | Error e) {
+            refund(checks, fromBlock, leasing, nowMicros);
+            throw e;
+        }
+        boolean denied = false;
+        for (int i = 0, j = 0; i < out.length; i++) {
+            if (!fromBlock[i]) {
+                Check c = checks.get(i);
+                out[i] = answered.get(j++);
+                denied |= !out[i].allowed() && !c.shadow();
+                if (leasing[i] != null) {
+                    leasing[i].observed(out[i], c.cost(), nowMicros);
+                    counter.store();
+                }
+            }
+        }
+        if (denied) {
+            refund(checks, fromBlock, leasing, nowMicros);
+        } else {
+            counter.leased(out.length - rest.size());
+        }
+    }
+
+    private static void refund(List<Check> checks, boolean[] fromBlock, LeasePool[] leasing, long nowMicros) {
+        for (int i = 0; i < fromBlock.length; i++) {
+            if (fromBlock[i]) {
+                leasing[i].refund(checks.get(i).cost(), nowMicros);
+            }
+        }
+    }
+
+    /** Takes a block for the key in the background when its pool says one is due. */
+    private void takeIfDue(Check c, LeasePool pool, long nowMicros) {
+        long k = pool.takeDue(nowMicros);
+        if (k == 0) {
+            return;
+        }
+        try {
+            takes.execute(() -> take(Check.of(c.rule(), c.key(), c.policy(), k), pool));
+        } catch (RejectedExecutionException e) {
+            pool.refused(null, nowMicros);        // too many takes waiting: this key's requests go to the store
+        }
+    }
+
+    /**
+     * One take: {@code block.cost()} permits debited in the store; the block ends a lease time after the call was
+     * sent (the store counted it no earlier), for a fixed window no later than its window's end.
+     */
+    private void take(Check block, LeasePool pool) {
+        long sent = time.nowMicros();
+        Outcome o = null;
+        try {
+            o = store.evaluate(List.of(block), sent, time).get(0);
+        } catch (RuntimeException e) {
+            failureLines.log(LOG, Level.WARNING, sent, "Sluice could not take leased permits for rule " + block.rule()
+                    + ": " + LogText.safe(e.getMessage()) + "; its requests go to the store meanwhile",
+                    e instanceof StoreException ? null : e);
+        } finally {
+            if (o != null && o.allowed()) {
+                long life = block.policy().leasedMicros();
+                if (block.policy().algorithm() == Algorithm.FIXED_WINDOW) {
+                    life = Math.min(life, o.resetAfterMicros());
+                }
+                counter.took(block.cost());
+                pool.landed(block.cost(), sent + life, o, sent);
+            } else {
+                pool.refused(o, sent);
+            }
+        }
+    }
+
+    @Override
+    public void release(List<Lease> leases, long nowMicros) {
+        store.release(leases, nowMicros);
+    }
+
+    /** Forgets the key's blocks on this node (their permits lapse) and its state in the store. */
+    @Override
+    public void reset(String rule, String key) {
+        LeasePool pool = pools.asMap().remove(new RuleKey(rule, key));
+        if (pool != null) {
+            counter.lapsed(pool.held());
+        }
+        store.reset(rule, key);
+    }
+
+    @Override
+    public boolean shared() {
+        return store.shared();
+    }
+
+    @Override
+    public void close() {
+        if (takes instanceof ExecutorService e) {
+            e.shutdownNow();
+        }
+        store.close();
+    }
+}
