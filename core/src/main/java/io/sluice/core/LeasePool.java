@@ -3,6 +3,7 @@ package io.sluice.core;
 import io.sluice.core.policy.Algorithm;
 import io.sluice.core.policy.Outcome;
 import io.sluice.core.policy.Policy;
+import java.util.concurrent.CompletableFuture;
 
 /**
  * One rule's key on this node under leased permits ({@link Policy#leasedMicros()}): the blocks of permits the node
@@ -11,7 +12,7 @@ import io.sluice.core.policy.Policy;
  * updates, never across a store call.
  *
  * <p><b>Block size.</b> The next block is the permits this key spent since the last take, per µs, times the lease time
- * (for a fixed window, at most until its window ends), at most twice the last block plus one, and at most a quarter of
+ * (for a fixed window, at most until its window ends), at most twice the last size plus one, and at most a quarter of
  * what the store last said remains: so a key near its limit gets blocks of one, which are not leased at all (its
  * requests are decided by the store, exactly), and a quiet key never leases. A block is taken when what is left falls
  * to a quarter of the last one.
@@ -21,14 +22,15 @@ final class LeasePool {
     /** A block is taken when the permits left fall to this share of the last block: 1 / {@value}. */
     private static final int LOW_WATER = 4;
     /** The most a block may take of what the store said remains: 1 / {@value}. */
-    private static final int SHARE_OF_REMAINING = 4;
+    private static final int SHARE_OF_REMAINING = 8;
 
     private final Policy policy;
     private long count;
     private long end;
     private long nextCount;
     private long nextEnd;
-    private boolean taking;
+    /** The take in flight, completed when it lands or fails; null when none is. */
+    private CompletableFuture<Void> taking;
     private long size = 1;
     private long spent;
     private long since;
@@ -90,19 +92,19 @@ final class LeasePool {
      *     enough permits left, a take already in flight, or a block of one would do
      */
     synchronized long takeDue(long nowMicros) {
-        if (taking || (count + nextCount) * LOW_WATER > size) {
+        if (taking != null || (count + nextCount) * LOW_WATER > size) {
             return 0;
         }
         long elapsed = nowMicros - since;
-        if (elapsed <= 0) {
+        if (spent == 0) {
             return 0;
         }
         long window = policy.leasedMicros();
         if (policy.algorithm() == Algorithm.FIXED_WINDOW) {
             window = Math.min(window, Math.max(0, fullAt - nowMicros));
         }
-        double perMicro = (double) spent / elapsed;
-        long want = (long) Math.ceil(perMicro * window);
+        // requests that came in no time (a clock read once for many) ask for as much as the next size may grow
+        long want = elapsed <= 0 ? Long.MAX_VALUE : (long) Math.ceil((double) spent / elapsed * window);
         want = Math.min(want, 2 * size + 1);
         want = Math.min(want, Math.max(1, storeRemaining / SHARE_OF_REMAINING));
         spent = 0;
@@ -111,13 +113,13 @@ final class LeasePool {
         if (want < 2) {
             return 0;
         }
-        taking = true;
+        taking = new CompletableFuture<>();
         return want;
     }
 
     /** The block a take got: {@code k} permits until {@code endMicros}; the store's outcome of the take. */
     synchronized void landed(long k, long endMicros, Outcome o, long nowMicros) {
-        taking = false;
+        done();
         storeRemaining = o.remaining();
         fullAt = nowMicros + o.resetAfterMicros();
         if (count == 0) {
@@ -134,11 +136,23 @@ final class LeasePool {
 
     /** A take the store refused or could not answer: what it said remains, when it said it. */
     synchronized void refused(Outcome o, long nowMicros) {
-        taking = false;
+        done();
         if (o != null) {
             storeRemaining = o.remaining();
             fullAt = nowMicros + o.resetAfterMicros();
             size = 1;
+        }
+    }
+
+    /** @return the take in flight, done when it has landed or failed; null when none is */
+    synchronized CompletableFuture<Void> inFlight() {
+        return taking;
+    }
+
+    private void done() {
+        if (taking != null) {
+            taking.complete(null);
+            taking = null;
         }
     }
 

@@ -18,16 +18,19 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 
 /**
  * Leased permits in front of a shared store ({@link Policy#leasedMicros()}): a check of a leasing rule is answered from
- * this node's block of permits for its key when the block has enough, without a store call; else the store decides it,
- * as without leasing. Blocks are taken in the background, one take in flight per key, each debited in the store first
+ * this node's block of permits for its key when the block has enough, without a store call (when a take for the key is
+ * in flight, after it lands); else the store decides it, as without leasing. Blocks are taken in the background, one take in flight per key, each debited in the store first
  * ({@link LeasePool} sizes them), and lapse unspent at their end: never over the limit, under-use at most a block per
  * node and key. A request is all or nothing across its rules: when the store denies one, the permits its other rules
  * took from blocks go back to them. Thread-safe.
@@ -36,6 +39,8 @@ final class LeasedPermits implements Store {
 
     /** The most keys whose blocks and rates this node tracks: {@value}; the least recently used beyond lapse. */
     static final long MAX_POOLS = 10_000;
+    /** The longest a request waits for its key's take in flight before the store decides it alone: {@value} ms. */
+    static final long TAKE_WAIT_MILLIS = 50;
     private static final System.Logger LOG = System.getLogger(Engine.class.getName());
 
     private final Store store;
@@ -136,7 +141,7 @@ final class LeasedPermits implements Store {
         List<Check> rest = new ArrayList<>(n);
         for (int i = 0; i < n; i++) {
             Check c = checks.get(i);
-            out[i] = leasing[i] == null ? null : leasing[i].trySpend(c.cost(), nowMicros, counter);
+            out[i] = leasing[i] == null ? null : spend(leasing[i], c.cost(), nowMicros);
             if (out[i] == null) {
                 rest.add(c);
             }
@@ -155,6 +160,29 @@ final class LeasedPermits implements Store {
             }
         }
         return Arrays.asList(out);
+    }
+
+    /**
+     * Spends from the key's blocks; when they are short and a take is in flight, waits for it (at most
+     * {@value #TAKE_WAIT_MILLIS} ms), as a store call would take as long, and tries once more.
+     *
+     * @return the outcome, or null when the store must decide
+     */
+    private Outcome spend(LeasePool pool, long cost, long nowMicros) {
+        Outcome o = pool.trySpend(cost, nowMicros, counter);
+        CompletableFuture<Void> take = o == null ? pool.inFlight() : null;
+        if (take == null) {
+            return o;
+        }
+        try {
+            take.get(TAKE_WAIT_MILLIS, TimeUnit.MILLISECONDS);
+        } catch (TimeoutException | ExecutionException e) {
+            return null;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return null;
+        }
+        return pool.trySpend(cost, nowMicros, counter);
     }
 
     /**

@@ -27,17 +27,15 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
 /**
- * A fleet on one key: 4 engines, each with its own {@link RedisStore} and connection pool (as 4 application nodes),
- * 8 threads each, all hammering one key. Time is an application clock the test moves in phases of 100 ms, so every
- * admitted request is attributed to its instant exactly; within a phase all 32 threads race.
+ * A fleet on one key ({@link Fleet}): 4 engines, each with its own {@link RedisStore} and connection pool (as 4
+ * application nodes), 8 threads each, all hammering one key. Time is an application clock the test moves in phases of
+ * 100 ms, so every admitted request is attributed to its instant exactly; within a phase all 32 threads race.
  */
 class RedisDistributedExactnessIT {
 
-    private static final int NODES = 4;
-    private static final int THREADS_PER_NODE = 8;
-    private static final int PHASES = 40;
-    private static final long PHASE_MICROS = 100_000;
-    private static final int REQUESTS_PER_THREAD_AND_PHASE = 4;
+    private static final int NODES = Fleet.NODES;
+    private static final int THREADS_PER_NODE = Fleet.THREADS_PER_NODE;
+    private static final int PHASES = Fleet.PHASES;
 
     private static RedisProcess redis;
     private static ExecutorService threads;
@@ -56,40 +54,7 @@ class RedisDistributedExactnessIT {
 
     /** Admitted cost per phase, for one policy. */
     private static long[] hammer(Policy policy, String name) throws Exception {
-        ManualTimeSource clock = new ManualTimeSource();
-        List<Engine> engines = new ArrayList<>();
-        List<RedisStore> stores = new ArrayList<>();
-        for (int n = 0; n < NODES; n++) {
-            RedisStore store = RedisStore.builder().url(redis.url()).applicationTime(true).poolSize(THREADS_PER_NODE)
-                    .timeout(Duration.ofSeconds(5)).prefix("fleet").build();
-            stores.add(store);
-            engines.add(Engine.builder().timeSource(clock).store(store).denialCacheSize(0).build());
-        }
-        long[] admitted = new long[PHASES];
-        try {
-            for (int phase = 0; phase < PHASES; phase++) {
-                List<Callable<Integer>> tasks = new ArrayList<>();
-                for (Engine engine : engines) {
-                    for (int t = 0; t < THREADS_PER_NODE; t++) {
-                        tasks.add(() -> {
-                            int ok = 0;
-                            for (int r = 0; r < REQUESTS_PER_THREAD_AND_PHASE; r++) {
-                                Outcome o = engine.tryAcquire(name, "the-key", policy, 1);
-                                ok += o.allowed() ? 1 : 0;
-                            }
-                            return ok;
-                        });
-                    }
-                }
-                for (Future<Integer> f : threads.invokeAll(tasks)) {
-                    admitted[phase] += f.get();
-                }
-                clock.advanceMicros(PHASE_MICROS);
-            }
-        } finally {
-            stores.forEach(RedisStore::close);
-        }
-        return admitted;
+        return Fleet.hammer(redis.url(), threads, policy, name).admitted();
     }
 
     @Test
