@@ -35,7 +35,7 @@ import redis.clients.jedis.RedisClient;
 public final class RedisLoad {
 
     /** A one-key GCRA in Lua, as small as it gets: the floor a Redis rate limiter cannot beat. */
-    private static final String BARE_GCRA = """
+    static final String BARE_GCRA = """
             local t = redis.call('TIME')
             local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
             local tat = tonumber(redis.call('GET', KEYS[1]) or now)

@@ -12,6 +12,7 @@ import io.sluice.core.Decision;
 import io.sluice.core.DecisionListener;
 import io.sluice.core.Engine;
 import io.sluice.core.policy.Outcome;
+import io.sluice.core.policy.Policy;
 import io.sluice.core.request.RequestView;
 import io.sluice.core.Rule;
 import io.sluice.core.RuleOutcome;
@@ -20,6 +21,7 @@ import io.sluice.core.policy.PolicyParser;
 import io.sluice.http.SluiceConfig;
 import io.sluice.http.FrontDoor;
 import io.sluice.core.store.MemoryStore;
+import io.sluice.core.testing.ForwardingStore;
 import io.sluice.core.testing.ManualTimeSource;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -62,6 +64,38 @@ class MicrometerMetricsTest {
         assertThat(registry.getMeters()).flatExtracting(m -> m.getId().getTags())
                 .noneMatch(tag -> tag.getValue().contains("203.0.113.9"));
         assertThat(registry.getMeters()).extracting(Meter::getId).isNotEmpty();
+    }
+
+    /** A shared store (Redis in production; here a memory store that says it is shared) and a rule that leases. */
+    @Test
+    void countsLeasedAndStoreDecisions() {
+        ManualTimeSource time = new ManualTimeSource();
+        SimpleMeterRegistry registry = new SimpleMeterRegistry();
+        MicrometerMetrics metrics = new MicrometerMetrics(registry);
+        ForwardingStore shared = new ForwardingStore(MemoryStore.builder().timeSource(time).build()) {
+            @Override
+            public boolean shared() {
+                return true;
+            }
+        };
+        Engine engine = Engine.builder().timeSource(time).store(metrics.instrument(shared))
+                .rule(Rule.builder("api").policy(Policy.parse("1000/1s leased 100ms")).key(r -> "k").build())
+                .build();
+        metrics.bindLeases(engine);
+        RequestView request = RequestView.builder("GET", "/").remoteAddress("203.0.113.9").build();
+        for (int i = 0; i < 500; i++) {
+            assertThat(engine.check(request).allowed()).isTrue();
+            time.advanceMicros(2_000);
+        }
+        double lease = registry.get("sluice.leased.decisions").tag("answered", "lease").functionCounter().count();
+        double store = registry.get("sluice.leased.decisions").tag("answered", "store").functionCounter().count();
+        assertThat(lease + store).isEqualTo(500);
+        assertThat(lease).as("answered from blocks").isGreaterThan(250);
+        assertThat(registry.get("sluice.leased.takes").functionCounter().count()).isPositive();
+        assertThat(registry.get("sluice.leased.permits").tag("fate", "taken").functionCounter().count())
+                .isGreaterThanOrEqualTo(lease);
+        assertThat(registry.get("sluice.leased.permits").tag("fate", "lapsed").functionCounter().count()).isNotNegative();
+        engine.close();
     }
 
     private static double decisions(SimpleMeterRegistry registry, String rule, String outcome) {

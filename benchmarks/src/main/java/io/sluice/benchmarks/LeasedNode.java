@@ -1,0 +1,99 @@
+package io.sluice.benchmarks;
+
+import io.sluice.core.Engine;
+import io.sluice.core.LeaseCounts;
+import io.sluice.core.policy.Policy;
+import io.sluice.core.time.TimeSource;
+import io.sluice.redis.RedisStore;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.LongAdder;
+import redis.clients.jedis.RedisClient;
+
+/**
+ * One node of {@link LeasedLoad}, in a JVM of its own: {@value LeasedLoad#THREADS} threads on one key from a second
+ * before {@code startAt} (warm-up) to {@code seconds} after it. Prints its totals on one line (decisions, admitted,
+ * then the lease counts), then per second of the clock the admissions in it.
+ */
+final class LeasedNode {
+
+    private LeasedNode() {}
+
+    /** {@code node URL LIMIT START_AT_MILLIS SECONDS}; LIMIT "bare" calls the bare floor script. */
+    static void main(String[] args) throws Exception {
+        String url = args[1];
+        long startAt = Long.parseLong(args[3]);
+        long endAt = startAt + Long.parseLong(args[4]) * 1_000;
+        LongAdder decisions = new LongAdder();
+        LongAdder admitted = new LongAdder();
+        Map<Long, LongAdder> perSecond = new ConcurrentHashMap<>();
+        if (args[2].equals("bare")) {
+            try (RedisClient jedis = RedisClient.create(url)) {
+                String sha = jedis.scriptLoad(RedisLoad.BARE_GCRA);
+                load(startAt, endAt, decisions, () -> {
+                    jedis.evalsha(sha, List.of("bare:hot"), List.of());
+                    return -1;
+                });
+            }
+            System.out.println(decisions.sum() + " " + decisions.sum() + " 0 0 0 0 0");
+        } else {
+            Policy policy = LeasedLoad.policy(args[2]);
+            RedisStore store = RedisStore.builder().url(url).applicationTime(true).poolSize(LeasedLoad.THREADS)
+                    .timeout(Duration.ofSeconds(2)).build();
+            ThreadLocal<long[]> lastRead = ThreadLocal.withInitial(() -> new long[1]);
+            TimeSource clock = () -> lastRead.get()[0] = TimeSource.system().nowMicros();
+            try (Engine engine = Engine.builder().store(store).timeSource(clock).denialCacheSize(0).build()) {
+                load(startAt, endAt, decisions, () -> {
+                    if (!engine.tryAcquire("leased", "hot", policy, 1).allowed()) {
+                        return -1;
+                    }
+                    long now = lastRead.get()[0];      // the time the decision was made at
+                    if (now >= startAt * 1000 && now < endAt * 1000) {
+                        admitted.increment();
+                        perSecond.computeIfAbsent(now / 1_000_000, s -> new LongAdder()).increment();
+                    }
+                    return now;
+                });
+                LeaseCounts c = engine.leaseCounts();
+                System.out.println(decisions.sum() + " " + admitted.sum() + " " + c.leasedDecisions() + " "
+                        + c.storeDecisions() + " " + c.takes() + " " + c.permitsTaken() + " " + c.permitsLapsed());
+            }
+            new TreeMap<>(perSecond).forEach((s, n) -> System.out.println(s + " " + n.sum()));
+        }
+        System.exit(0);
+    }
+
+    private interface Decide {
+        long run() throws Exception;
+    }
+
+    private static void load(long startAt, long endAt, LongAdder decisions, Decide decide) throws Exception {
+        CountDownLatch done = new CountDownLatch(LeasedLoad.THREADS);
+        for (int t = 0; t < LeasedLoad.THREADS; t++) {
+            Thread thread = new Thread(() -> {
+                try {
+                    while (System.currentTimeMillis() < startAt - 1_000) {
+                        Thread.sleep(10);
+                    }
+                    for (long ms = System.currentTimeMillis(); ms < endAt; ms = System.currentTimeMillis()) {
+                        decide.run();
+                        if (ms >= startAt) {
+                            decisions.increment();
+                        }
+                    }
+                } catch (Exception e) {
+                    e.printStackTrace();
+                } finally {
+                    done.countDown();
+                }
+            });
+            thread.setDaemon(true);
+            thread.start();
+        }
+        done.await();
+    }
+}
