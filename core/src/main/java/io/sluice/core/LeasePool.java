@@ -96,8 +96,8 @@ final class LeasePool {
             return 0;
         }
         long elapsed = nowMicros - since;
-        if (spent == 0) {
-            return 0;
+        if (spent < 2) {
+            return 0;       // a key seen once has no rate: a key that comes once never leases
         }
         long window = policy.leasedMicros();
         if (policy.algorithm() == Algorithm.FIXED_WINDOW) {

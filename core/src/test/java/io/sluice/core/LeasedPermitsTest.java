@@ -226,6 +226,19 @@ class LeasedPermitsTest {
         assertThat(c.storeDecisions() - burst.storeDecisions()).isEqualTo(2_000);
     }
 
+    @Test
+    void keysSeenOnceCostOneStoreCallEachAndNoBlock() {
+        LeasedPermits node = node();
+        Policy p = Policy.parse("1000/1s leased 100ms");
+        for (int i = 0; i < 1_000; i++) {
+            assertThat(node.evaluate(List.of(Check.of("r", "client-" + i, p, 1)), clock.nowMicros(), clock).get(0)
+                    .allowed()).isTrue();
+            clock.advanceMicros(10);
+        }
+        assertThat(storeCalls.get()).isEqualTo(1_000);
+        assertThat(node.counts().takes()).isZero();
+    }
+
     private long held(LeasedPermits node) {
         return node.heldFor("r", "k");
     }
