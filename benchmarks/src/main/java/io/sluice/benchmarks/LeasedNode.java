@@ -12,28 +12,39 @@ import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.LongAdder;
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import org.apache.commons.pool2.impl.GenericObjectPoolConfig;
+import redis.clients.jedis.Connection;
 import redis.clients.jedis.RedisClient;
 
 /**
- * One node of {@link LeasedLoad}, in a JVM of its own: {@value LeasedLoad#THREADS} threads on one key from a second
- * before {@code startAt} (warm-up) to {@code seconds} after it. Prints its totals on one line (decisions, admitted,
- * then the lease counts), then per second of the clock the admissions in it.
+ * One node of {@link LeasedLoad}, in a JVM of its own: prints {@code ready} once its engine (or client) is open, reads
+ * the start time (epoch ms) from standard input, then runs {@value LeasedLoad#THREADS} threads on one key from a second
+ * before it (warm-up) to {@code seconds} after it. Prints its totals on one line (decisions, admitted, then the lease
+ * counts), then per second of the clock the admissions in it.
  */
 final class LeasedNode {
 
     private LeasedNode() {}
 
-    /** {@code node URL LIMIT START_AT_MILLIS SECONDS}; LIMIT "bare" calls the bare floor script. */
+    /** {@code node URL LIMIT SECONDS}; LIMIT "bare" calls the bare floor script. */
     static void main(String[] args) throws Exception {
         String url = args[1];
-        long startAt = Long.parseLong(args[3]);
-        long endAt = startAt + Long.parseLong(args[4]) * 1_000;
+        long seconds = Long.parseLong(args[3]);
         LongAdder decisions = new LongAdder();
         LongAdder admitted = new LongAdder();
         Map<Long, LongAdder> perSecond = new ConcurrentHashMap<>();
         if (args[2].equals("bare")) {
-            try (RedisClient jedis = RedisClient.create(url)) {
+            GenericObjectPoolConfig<Connection> pool = new GenericObjectPoolConfig<>();
+            pool.setMaxTotal(LeasedLoad.THREADS);
+            pool.setMaxIdle(LeasedLoad.THREADS);
+            try (RedisClient jedis = RedisClient.builder().fromURI(url).poolConfig(pool).build()) {
                 String sha = jedis.scriptLoad(RedisLoad.BARE_GCRA);
+                long startAt = startAt();
+                long endAt = startAt + seconds * 1_000;
                 load(startAt, endAt, decisions, () -> {
                     jedis.evalsha(sha, List.of("bare:hot"), List.of());
                     return -1;
@@ -47,12 +58,14 @@ final class LeasedNode {
             ThreadLocal<long[]> lastRead = ThreadLocal.withInitial(() -> new long[1]);
             TimeSource clock = () -> lastRead.get()[0] = TimeSource.system().nowMicros();
             try (Engine engine = Engine.builder().store(store).timeSource(clock).denialCacheSize(0).build()) {
+                long startAt = startAt();
+                long endAt = startAt + seconds * 1_000;
                 load(startAt, endAt, decisions, () -> {
                     if (!engine.tryAcquire("leased", "hot", policy, 1).allowed()) {
                         return -1;
                     }
                     long now = lastRead.get()[0];      // the time the decision was made at
-                    if (now >= startAt * 1000 && now < endAt * 1000) {
+                    if (now >= startAt * 1_000 && now < endAt * 1_000) {
                         admitted.increment();
                         perSecond.computeIfAbsent(now / 1_000_000, s -> new LongAdder()).increment();
                     }
@@ -65,6 +78,14 @@ final class LeasedNode {
             new TreeMap<>(perSecond).forEach((s, n) -> System.out.println(s + " " + n.sum()));
         }
         System.exit(0);
+    }
+
+    /** Says it is ready, and reads when to start. */
+    private static long startAt() throws IOException {
+        System.out.println("ready");
+        System.out.flush();
+        return Long.parseLong(new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8)).readLine()
+                .trim());
     }
 
     private interface Decide {
