@@ -82,6 +82,11 @@ final class ServletRequestView implements RequestView, Responder.HeaderSink {
     }
 
     @Override
+    public boolean isUserInRole(String role) {
+        return request.isUserInRole(role);
+    }
+
+    @Override
     public Object attribute(String name) {
         return request.getAttribute(name);
     }

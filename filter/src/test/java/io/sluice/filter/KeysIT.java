@@ -135,6 +135,19 @@ class KeysIT {
     }
 
     @Test
+    void aUserInAnAllowlistedRoleIsNeverLimited() throws Exception {
+        try (FilterServer server = FilterServer.start(Map.of("limit", "1/1m", "key", "principal",
+                "allowlist-roles", "ops, monitoring"))) {
+            for (int i = 0; i < 3; i++) {
+                server.client().header("X-Test-User", "alice").header("X-Test-Role", "monitoring").get("/").then()
+                        .statusCode(200).header("X-Decision-Binding", "none").header("RateLimit", (String) null);
+            }
+            server.client().header("X-Test-User", "bob").header("X-Test-Role", "user").get("/").then().statusCode(200);
+            server.client().header("X-Test-User", "bob").header("X-Test-Role", "user").get("/").then().statusCode(429);
+        }
+    }
+
+    @Test
     void aRequestWithoutTheKeyIsSkippedByDefault() throws Exception {
         try (FilterServer server = FilterServer.start(Map.of("limit", "1/1m", "key", "principal"))) {
             server.client().get("/").then().statusCode(200).header("X-Decision-Binding", "none").header("RateLimit", (String) null);

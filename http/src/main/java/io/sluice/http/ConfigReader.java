@@ -15,12 +15,14 @@ import io.sluice.core.store.StoreProvider;
 import io.sluice.http.Parameters.Parameter;
 import java.lang.System.Logger.Level;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.TreeSet;
 import java.util.function.Function;
 import java.util.regex.Pattern;
 
@@ -145,6 +147,32 @@ final class ConfigReader {
         }
         note("exclude", globs.toString(), e);
         return List.copyOf(globs);
+    }
+
+    /**
+     * Parameters {@code allowlist-addresses} (IPs and CIDR blocks), {@code allowlist-keys} (key values, normalized as
+     * resolvers give them) and {@code allowlist-roles} (container roles), each a comma- or space-separated list.
+     */
+    Allowlist allowlist() {
+        Parameter a = p.get("allowlist-addresses");
+        List<Cidr> addresses = a == null ? List.of() : Cidr.parseList(a.source(), a.value());
+        Set<String> keys = new HashSet<>();
+        Parameter k = p.get("allowlist-keys");
+        for (String key : k == null ? List.<String>of() : words(k.value())) {
+            keys.addAll(KeyResolvers.normalized(key));
+        }
+        Parameter r = p.get("allowlist-roles");
+        Set<String> roles = new HashSet<>(r == null ? List.of() : words(r.value()));
+        Allowlist allowlist = new Allowlist(addresses, keys, roles);
+        if (a != null || k != null || r != null) {
+            note("allowlist", addresses.size() + " address blocks, " + keys.size() + " keys, roles " + new TreeSet<>(roles),
+                    a, k, r);
+        }
+        return allowlist;
+    }
+
+    private static List<String> words(String value) {
+        return Arrays.stream(value.split("[,\\s]+")).filter(w -> !w.isEmpty()).toList();
     }
 
     Responder responder() {

@@ -154,8 +154,7 @@ public final class FrontDoor implements AutoCloseable {
                 return Decision.NO_RULES;
             }
             RuleSet current = rules.get();
-            if (!current.allowlist().addresses().isEmpty()
-                    && current.allowlist().containsAddress(clientIp.resolve(request))) {
+            if (current.allowlist().bypasses(request, clientIp)) {
                 return Decision.NO_RULES;
             }
             return engine.check(request, select.apply(current), queue);

@@ -60,7 +60,8 @@ final class FrontDoorSetup {
     }
 
     /**
-     * The rule of parameter {@code limit} first, then the file's; shadow forced when configured; allowlist applied. A
+     * The rule of parameter {@code limit} first, then the file's; shadow forced when configured; the allowlists of the
+     * parameters and the file applied. A
      * queue and a concurrency limit that defeat each other ({@link QueuedLeases}) are refused, or logged when they may
      * never meet.
      */
@@ -82,7 +83,8 @@ final class FrontDoorSetup {
         for (String warning : QueuedLeases.check(modes)) {      // the matchers as written, before the allowlist's
             LOG.log(Level.WARNING, "Sluice rate limiting: " + warning);
         }
-        return new RuleSet(modes.stream().map(file.allowlist()::applyTo).toList(), file.allowlist());
+        Allowlist allowlist = config.allowlist().and(file.allowlist());
+        return new RuleSet(modes.stream().map(allowlist::applyTo).toList(), allowlist);
     }
 
     /** @return the configured store: the memory store, or the one a {@link StoreProvider} on the class path opens */

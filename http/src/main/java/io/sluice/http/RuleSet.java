@@ -24,7 +24,7 @@ public record RuleSet(List<Rule> rules, Allowlist allowlist) {
     /**
      * @return for logs: the rule names in order, a rule with tiers followed by its selector and tier names, and the
      *     allowlist's size when it has entries, such as {@code [login, api (tiers by attribute:plan: free, pro)],
-     *     allowlist: 2 address blocks, 1 key}
+     *     allowlist: 2 address blocks, 1 key} (and {@code , 1 role} when roles are listed)
      */
     public String summary() {
         StringBuilder b = new StringBuilder("[");
@@ -38,9 +38,13 @@ public record RuleSet(List<Rule> rules, Allowlist allowlist) {
         b.append(']');
         int addresses = allowlist.addresses().size();
         int keys = allowlist.keys().size();
-        if (addresses + keys > 0) {
+        int roles = allowlist.roles().size();
+        if (addresses + keys + roles > 0) {
             b.append(", allowlist: ").append(addresses).append(addresses == 1 ? " address block, " : " address blocks, ")
                     .append(keys).append(keys == 1 ? " key" : " keys");
+            if (roles > 0) {
+                b.append(", ").append(roles).append(roles == 1 ? " role" : " roles");
+            }
         }
         return b.toString();
     }

@@ -36,6 +36,7 @@ import java.util.regex.Pattern;
  * allowlist:                     # optional
  *   addresses: [10.0.0.0/8]      #   client IPs or CIDR blocks that no rule limits
  *   keys: [monitoring-key]       #   key values that no rule limits
+ *   roles: [admin]               #   container roles whose users no rule limits
  * rules:                         # evaluated in order; every matching rule counts
  *   - name: login                #   required, unique: [A-Za-z0-9][A-Za-z0-9._-]{0,63}
  *     paths: [/login]            #   globs: /api/** any depth, /users/* one segment; default every path
@@ -58,7 +59,7 @@ public final class RulesFile {
     private static final Set<String> RULE = Set.of("name", "paths", "methods", "limit", "key", "algorithm", "cost",
             "count-status", "denial-cache",
             "mode", "on-store-failure", "on-missing-key", "tiers");
-    private static final Set<String> ALLOWLIST = Set.of("addresses", "keys");
+    private static final Set<String> ALLOWLIST = Set.of("addresses", "keys", "roles");
     private static final Set<String> TIERS = Set.of("by", "policies");
     private static final Pattern NAME = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._-]{0,63}");
     private static final Pattern METHOD = Pattern.compile("[A-Za-z]{1,20}");
@@ -230,7 +231,15 @@ public final class RulesFile {
             }
             keys.addAll(KeyResolvers.normalized(key));      // as resolvers give them: a long API key as its hash
         }
-        return new Allowlist(addresses, keys);
+        Set<String> roles = new HashSet<>();
+        for (String role : yaml.strings(a, "roles", "allowlist")) {
+            if (role.isBlank()) {
+                throw new ConfigException(yaml.field("allowlist", "roles"), role, "expected container roles such as"
+                        + " [admin, monitoring], not a blank one");
+            }
+            roles.add(role.trim());
+        }
+        return new Allowlist(addresses, keys, roles);
     }
 
     private long cost(Map<String, Object> f, String at) {

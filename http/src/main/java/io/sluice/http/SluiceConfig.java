@@ -29,7 +29,7 @@ public final class SluiceConfig {
     public static final List<String> NAMES = List.of("limit", "name", "algorithm", "key", "on-store-failure",
             "on-missing-key", "rules", "reload-interval", "store", "max-keys", "node-count", "trusted-proxies",
             "client-ip-header", "exclude", "shadow", "headers", "reset-format", "partition-key", "body",
-            "deny-headers", "config-prefix");
+            "deny-headers", "allowlist-addresses", "allowlist-keys", "allowlist-roles", "config-prefix");
     /** Default of {@code key}: {@value}. */
     public static final String DEFAULT_KEY = "ip";
     /** Default of {@code reload-interval}, in seconds: {@value}. */
@@ -44,6 +44,7 @@ public final class SluiceConfig {
     private final int nodeCount;
     private final ClientIpResolver clientIp;
     private final List<String> exclude;
+    private final Allowlist allowlist;
     private final boolean shadow;
     private final Responder responder;
     private final List<String> description;
@@ -67,6 +68,7 @@ public final class SluiceConfig {
         this.maxKeys = r.number("max-keys", MemoryStore.DEFAULT_MAXIMUM_KEYS, 1, Long.MAX_VALUE);
         this.nodeCount = (int) r.number("node-count", 1, 1, 10_000);
         this.exclude = r.exclude();
+        this.allowlist = r.allowlist();
         this.shadow = r.bool("shadow", false);
         this.responder = r.responder();
         this.description = List.copyOf(r.described);
@@ -163,6 +165,14 @@ public final class SluiceConfig {
     /** @return path globs that are never limited */
     public List<String> exclude() {
         return exclude;
+    }
+
+    /**
+     * @return the allowlist of parameters {@code allowlist-addresses}, {@code allowlist-keys} and {@code allowlist-roles};
+     *     the rules file's {@code allowlist} adds to it
+     */
+    public Allowlist allowlist() {
+        return allowlist;
     }
 
     /** @return whether every rule only counts and reports */

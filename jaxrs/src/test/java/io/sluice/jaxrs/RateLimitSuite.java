@@ -402,6 +402,20 @@ abstract class RateLimitSuite {
     }
 
     @Test
+    void aUserInAnAllowlistedRoleBypassesTheAnnotatedRules() throws Exception {
+        try (JaxrsServer server = start(new JaxrsServer.Setup().property("sluice.allowlist-roles", "ops"))) {
+            for (int i = 0; i < 4; i++) {
+                server.client().header("X-Test-User", "alice").header("X-Test-Role", "ops").get("/api/users").then()
+                        .statusCode(200).header("RateLimit", (String) null);
+            }
+            server.client().header("X-Test-User", "bob").header("X-Test-Role", "user").get("/api/users").then()
+                    .statusCode(200);
+            server.client().header("X-Test-User", "bob").get("/api/users").then().statusCode(200);
+            server.client().header("X-Test-User", "bob").get("/api/users").then().statusCode(429);
+        }
+    }
+
+    @Test
     void aReferencedRuleOfTheRulesFileAppliesWhereReferencedAtItsOwnOrTheAnnotatedCost() throws Exception {
         JaxrsServer.Setup setup = withRules("""
                 rules:

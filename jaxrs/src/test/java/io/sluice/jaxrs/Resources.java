@@ -433,7 +433,10 @@ final class Resources {
         }
     }
 
-    /** Authenticates {@code X-Test-User} as the JAX-RS principal, as an application's authentication filter would. */
+    /**
+     * Authenticates {@code X-Test-User} as the JAX-RS principal, with the role in {@code X-Test-Role}, as an
+     * application's authentication filter would.
+     */
     @Priority(Priorities.AUTHENTICATION)
     public static class Authentication implements ContainerRequestFilter {
         @Override
@@ -443,6 +446,7 @@ final class Resources {
                 return;
             }
             Principal principal = () -> user;
+            String granted = request.getHeaderString("X-Test-Role");
             request.setSecurityContext(new SecurityContext() {
                 @Override
                 public Principal getUserPrincipal() {
@@ -451,7 +455,7 @@ final class Resources {
 
                 @Override
                 public boolean isUserInRole(String role) {
-                    return false;
+                    return role.equals(granted);
                 }
 
                 @Override

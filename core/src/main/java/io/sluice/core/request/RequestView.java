@@ -26,6 +26,16 @@ public interface RequestView {
     /** @return the authenticated principal's name, or null */
     String principal();
 
+    /**
+     * @param role a container role, as {@code HttpServletRequest.isUserInRole} and JAX-RS's {@code SecurityContext} know
+     *     it
+     * @return whether the authenticated user has {@code role}; false when nobody is authenticated (the default, for
+     *     views that know no roles)
+     */
+    default boolean isUserInRole(String role) {
+        return false;
+    }
+
     /** @return request attribute {@code name} (set by an earlier filter, such as a tenant), or null */
     Object attribute(String name);
 

@@ -2,9 +2,11 @@ package io.sluice.core.request;
 
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
 
 /** A request view built by hand: for the programmatic API, examples and tests. */
 public final class SimpleRequestView implements RequestView {
@@ -14,6 +16,7 @@ public final class SimpleRequestView implements RequestView {
     private final Map<String, List<String>> headers;
     private final String remoteAddress;
     private final String principal;
+    private final Set<String> roles;
     private final Map<String, Object> attributes;
     private final Map<String, String> query;
 
@@ -23,6 +26,7 @@ public final class SimpleRequestView implements RequestView {
         this.headers = Map.copyOf(b.headers);
         this.remoteAddress = b.remoteAddress;
         this.principal = b.principal;
+        this.roles = Set.copyOf(b.roles);
         this.attributes = Map.copyOf(b.attributes);
         this.query = Map.copyOf(b.query);
     }
@@ -59,6 +63,11 @@ public final class SimpleRequestView implements RequestView {
     }
 
     @Override
+    public boolean isUserInRole(String role) {
+        return principal != null && roles.contains(role);
+    }
+
+    @Override
     public Object attribute(String name) {
         return attributes.get(name);
     }
@@ -75,6 +84,7 @@ public final class SimpleRequestView implements RequestView {
         private final Map<String, List<String>> headers = new HashMap<>();
         private String remoteAddress = "127.0.0.1";
         private String principal;
+        private final Set<String> roles = new HashSet<>();
         private final Map<String, Object> attributes = new HashMap<>();
         private final Map<String, String> query = new HashMap<>();
 
@@ -95,6 +105,12 @@ public final class SimpleRequestView implements RequestView {
 
         public Builder principal(String name) {
             this.principal = name;
+            return this;
+        }
+
+        /** The authenticated user's roles ({@link RequestView#isUserInRole}); a principal is needed for them to count. */
+        public Builder roles(String... names) {
+            roles.addAll(List.of(names));
             return this;
         }
 

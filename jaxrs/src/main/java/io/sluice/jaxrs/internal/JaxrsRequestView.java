@@ -69,6 +69,11 @@ final class JaxrsRequestView implements RequestView {
     }
 
     @Override
+    public boolean isUserInRole(String role) {
+        return request.getSecurityContext() != null && request.getSecurityContext().isUserInRole(role);
+    }
+
+    @Override
     public Object attribute(String name) {
         return request.getProperty(name);
     }
