@@ -15,10 +15,9 @@ import java.util.regex.Pattern;
 import redis.clients.jedis.util.JedisClusterCRC16;
 
 /**
- * The Redis keys of a store: {@code prefix:rule:key}, or {@code {prefix}:rule:key} with the hash tag. A key part
- * longer than {@value RedisStore#MAX_RAW_KEY} characters or with characters outside {@code [A-Za-z0-9._:@+/#-]}, and a
- * rule part that is no {@link io.sluice.core.Rule} name, is replaced by {@code #} and 22 characters of its SHA-256
- * (base64url).
+ * The Redis keys of a store: {@code prefix:rule:key}, or {@code {prefix}:rule:key} with the hash tag. The key part is
+ * written as {@link ClientKeys} says (by default a keyed hash); a rule part that is no {@link io.sluice.core.Rule}
+ * name is replaced by {@code #} and 22 characters of its SHA-256 (base64url).
  */
 final class RedisKeys {
 
@@ -36,21 +35,31 @@ final class RedisKeys {
 
     /** {@code prefix:} or {@code {prefix}:}. */
     private final String head;
+    private final ClientKeys clients;
     /** The {@code prefix:rule:} part of the keys of each rule, encoded. */
     private final Cache<String, byte[]> ruleHeads = Caffeine.newBuilder().maximumSize(RedisStore.MAX_CACHED)
             .executor(Runnable::run).build();
 
-    /** @param hashTag whether every key carries the hash tag {@code {prefix}}, so that all share one Cluster slot */
-    RedisKeys(String prefix, boolean hashTag) {
+    /**
+     * @param hashTag whether every key carries the hash tag {@code {prefix}}, so that all share one Cluster slot
+     * @param clients how the key part is written
+     */
+    RedisKeys(String prefix, boolean hashTag, ClientKeys clients) {
         this.head = (hashTag ? "{" + prefix + "}" : prefix) + ":";
+        this.clients = clients;
+    }
+
+    /** @return how the key part is written, for logs */
+    ClientKeys clients() {
+        return clients;
     }
 
     /**
-     * @return the Redis key of a rule's key: {@code prefix:rule:key}, the key part hashed when long or unsafe, the rule
-     *     part when it is no {@link io.sluice.core.Rule} name
+     * @return the Redis key of a rule's key: {@code prefix:rule:key}, the key part as {@link ClientKeys} writes it, the
+     *     rule part hashed when it is no {@link io.sluice.core.Rule} name
      */
     String key(String rule, String key) {
-        return head + safeRule(rule) + ":" + safe(key);
+        return head + safeRule(rule) + ":" + clients.apply(key);
     }
 
     /** {@link #key(String, String)} encoded; the {@code prefix:rule:} part cached per rule. */
@@ -59,7 +68,7 @@ final class RedisKeys {
         if (head == null) {
             head = ruleHeads.get(rule, r -> (this.head + safeRule(r) + ":").getBytes(StandardCharsets.UTF_8));
         }
-        byte[] tail = safe(key).getBytes(StandardCharsets.UTF_8);
+        byte[] tail = clients.apply(key).getBytes(StandardCharsets.UTF_8);
         byte[] out = Arrays.copyOf(head, head.length + tail.length);
         System.arraycopy(tail, 0, out, head.length, tail.length);
         return out;

@@ -30,9 +30,12 @@ import redis.clients.jedis.util.JedisClusterCRC16;
  * RedisStore store = RedisStore.builder().url("redis://redis.internal:6379").timeout(Duration.ofMillis(50)).build();
  * </pre>
  *
- * <p><b>Keys</b> are {@code prefix:rule:key} (prefix {@value #DEFAULT_PREFIX} by default); a key part longer than
- * {@value #MAX_RAW_KEY} characters or with characters outside {@code [A-Za-z0-9._:@+/#-]} is replaced by {@code #} and
- * 22 characters of its SHA-256 (base64url), so hostile keys cannot bloat Redis; so is a rule part that is no
+ * <p><b>Keys</b> are {@code prefix:rule:key} (prefix {@value #DEFAULT_PREFIX} by default). The key part, the client's
+ * IP, API key or user, is by default {@code #} and 16 characters (base64url) of its HMAC-SHA-256 under the fleet's key
+ * secret ({@link Builder#keySecret}), so Redis holds no client identifier in clear and hostile keys cannot bloat it;
+ * with {@link Builder#rawKeys(boolean)} a key part of at most {@value #MAX_RAW_KEY} characters of
+ * {@code [A-Za-z0-9._:@+/#-]} is kept as it is, any other replaced by {@code #} and 22 characters of its SHA-256. So is
+ * a rule part that is no
  * {@link io.sluice.core.Rule} name (a programmatic limit's name with {@code :}, say), so that no two rule and key pairs
  * share a Redis key. Every key written has a TTL: the time its state stays meaningful, at least 1 ms.
  *
@@ -84,7 +87,8 @@ public final class RedisStore implements Store {
     RedisStore(Builder b, ReconnectingClient client) {
         this.client = client;
         this.script = new RedisScript(client);
-        this.keys = new RedisKeys(b.prefix, b.hashTag);
+        this.keys = new RedisKeys(b.prefix, b.hashTag,
+                b.rawKeys ? ClientKeys.raw() : ClientKeys.hashed(b.keySecret, b.prefix));
         this.codec = new ScriptCodec(keys, b.applicationTime);
         this.bySlot = client.cluster() && !b.hashTag;
         this.coalescer = b.coalesce ? new Coalescer(script::run, COALESCED_IN_FLIGHT, bySlot,
@@ -242,6 +246,9 @@ public final class RedisStore implements Store {
         int poolSize = DEFAULT_POOL_SIZE;
         boolean coalesce = true;
         boolean coalesceSet;
+        boolean rawKeys;
+        boolean rawKeysSet;
+        String keySecret;
         /** Whether {@link #timeout} and {@link #poolSize} were set: an application's client would ignore them. */
         boolean timeoutSet;
         boolean poolSizeSet;
@@ -385,6 +392,32 @@ public final class RedisStore implements Store {
         public Builder coalesce(boolean on) {
             this.coalesce = on;
             this.coalesceSet = true;
+            return this;
+        }
+
+        /**
+         * Keep the client part of keys readable in Redis, for debugging: a key of at most {@value #MAX_RAW_KEY} safe
+         * characters as it is, any other as its SHA-256 (default: off, every key part a keyed hash). Every node of a
+         * fleet must agree, or they count in different keys.
+         */
+        public Builder rawKeys(boolean on) {
+            this.rawKeys = on;
+            this.rawKeysSet = true;
+            return this;
+        }
+
+        /**
+         * The secret of the keyed hash that key parts are written as (HMAC-SHA-256), at least
+         * {@value ClientKeys#MIN_SECRET} characters, the same on every node and kept out of Redis. Without it: system
+         * property {@code sluice.key-secret}, else environment variable {@code SLUICE_KEY_SECRET}, else a secret
+         * derived from the prefix (pseudonymous keys only: see the README).
+         */
+        public Builder keySecret(String secret) {
+            if (secret == null || secret.strip().length() < ClientKeys.MIN_SECRET) {
+                throw new ConfigException("keySecret(...)", secret == null ? null : "(not shown)", "expected a secret"
+                        + " of at least " + ClientKeys.MIN_SECRET + " characters, the same on every node");
+            }
+            this.keySecret = secret;
             return this;
         }
 

@@ -34,6 +34,9 @@ final class StoreOpening {
         b.poolSize = from.poolSize;
         b.coalesce = from.coalesce;
         b.coalesceSet = from.coalesceSet;
+        b.rawKeys = from.rawKeys;
+        b.rawKeysSet = from.rawKeysSet;
+        b.keySecret = from.keySecret;
         b.timeoutSet = from.timeoutSet;
         b.poolSizeSet = from.poolSizeSet;
         b.prefixSet = from.prefixSet;
@@ -132,6 +135,12 @@ final class StoreOpening {
                 throw conflict(target, "coalesce=" + o.coalesce(), "coalesce(" + b.coalesce + ")");
             }
             b.coalesce = o.coalesce();
+        }
+        if (o.rawKeys() != null) {
+            if (b.rawKeysSet && b.rawKeys != o.rawKeys()) {
+                throw conflict(target, "raw-keys=" + o.rawKeys(), "rawKeys(" + b.rawKeys + ")");
+            }
+            b.rawKeys = o.rawKeys();
         }
         if (o.hashTag() != null) {
             if (b.hashTagSet && b.hashTag != o.hashTag()) {

@@ -14,14 +14,14 @@ import java.util.Set;
  * {@code applicationTime} when it says {@code time=application}, {@code redisTime} when it says {@code time=redis}.
  */
 record UrlOptions(boolean applicationTime, boolean redisTime, Duration timeout, int poolSize, String prefix,
-        Boolean hashTag, Boolean coalesce) {
+        Boolean hashTag, Boolean coalesce, Boolean rawKeys) {
 
     private static final Set<String> OPTIONS = Set.of("time", "timeout", "pool-size", "prefix", "hash-tag",
-            "coalesce");
+            "coalesce", "raw-keys");
     private static final String OPTIONS_HELP = "the Redis URL takes \"time=application\" or \"time=redis\" (the"
             + " default), \"timeout=<duration>\" (default 50ms), \"pool-size=<connections>\" (default 16),"
-            + " \"prefix=<key prefix>\" (default sluice), \"hash-tag=true\" (default false) and \"coalesce=false\""
-            + " (default true), each at most once,"
+            + " \"prefix=<key prefix>\" (default sluice), \"hash-tag=true\" (default false), \"coalesce=false\""
+            + " (default true) and \"raw-keys=true\" (default false), each at most once,"
             + " such as \"redis://host:6379?timeout=200ms&pool-size=32\"";
 
     /**
@@ -62,6 +62,9 @@ record UrlOptions(boolean applicationTime, boolean redisTime, Duration timeout, 
         if (coalesce != null) {
             given.add("coalesce=" + coalesce);
         }
+        if (rawKeys != null) {
+            given.add("raw-keys=" + rawKeys);
+        }
         return given.isEmpty() ? "" : "?" + String.join("&", given);
     }
 
@@ -76,6 +79,7 @@ record UrlOptions(boolean applicationTime, boolean redisTime, Duration timeout, 
         private String prefix;
         private Boolean hashTag;
         private Boolean coalesce;
+        private Boolean rawKeys;
 
         Reader(String parameter, String shown) {
             this.parameter = parameter;
@@ -101,13 +105,14 @@ record UrlOptions(boolean applicationTime, boolean redisTime, Duration timeout, 
                 case "prefix" -> prefix = prefix(value);
                 case "hash-tag" -> hashTag = flag("hash-tag", value, "false");
                 case "coalesce" -> coalesce = flag("coalesce", value, "true");
+                case "raw-keys" -> rawKeys = flag("raw-keys", value, "false");
                 default -> poolSize = poolSize(value);
             }
         }
 
         UrlOptions options() {
             return new UrlOptions(Boolean.TRUE.equals(applicationTime), Boolean.FALSE.equals(applicationTime), timeout,
-                    poolSize, prefix, hashTag, coalesce);
+                    poolSize, prefix, hashTag, coalesce, rawKeys);
         }
 
         private boolean time(String value) {

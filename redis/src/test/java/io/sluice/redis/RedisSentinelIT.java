@@ -63,7 +63,7 @@ class RedisSentinelIT {
                 Outcome first = firstAnswer(store, Check.of("r", "k", two, 1), now, 30, "the URL's store reaches the master");
                 assertThat(first.remaining()).as("a prefix of its own: a key of its own").isEqualTo(1);
                 try (RedisClient master0 = RedisClient.create("redis://:master-secret@127.0.0.1:" + master.port())) {
-                    assertThat(master0.exists("from-url:r:k")).as("on the master the sentinels named").isTrue();
+                    assertThat(master0.exists(store.key("r", "k"))).as("on the master the sentinels named").isTrue();
                 }
             }
             try (RedisStore store = sentinelStore("auth-master", sentinel).credentials(null, "master-secret").build()) {

@@ -87,8 +87,8 @@ class RedisUrlTest {
                         + " did you mean \"timeout\"? (option names are lower case, words joined by '-'); the Redis URL"
                         + " takes \"time=application\" or \"time=redis\" (the default), \"timeout=<duration>\""
                         + " (default 50ms), \"pool-size=<connections>\" (default 16), \"prefix=<key prefix>\" (default"
-                        + " sluice), \"hash-tag=true\" (default false) and \"coalesce=false\" (default true), each at"
-                        + " most once, such as"
+                        + " sluice), \"hash-tag=true\" (default false), \"coalesce=false\" (default true) and"
+                        + " \"raw-keys=true\" (default false), each at most once, such as"
                         + " \"redis://host:6379?timeout=200ms&pool-size=32\", got \"redis://localhost:6379?Timeout=200ms\"");
         assertThatThrownBy(() -> RedisStore.checkUrl("store (init-param)", "redis://localhost:6379?tls=true"))
                 .as("no near name: no guess").hasMessageNotContaining("did you mean");
@@ -142,12 +142,20 @@ class RedisUrlTest {
 
     @Test
     void theUrlsPrefixAndHashTagNameTheKeys() {
-        try (RedisStore store = RedisStore.builder().url("redis://localhost:1?prefix=orders").build()) {
+        try (RedisStore store = RedisStore.builder().url("redis://localhost:1?prefix=orders&raw-keys=true").build()) {
             assertThat(store.key("per-ip", "203.0.113.9")).isEqualTo("orders:per-ip:203.0.113.9");
         }
-        try (RedisStore store = RedisStore.builder().url("redis://localhost:1?prefix=orders&hash-tag=true").build()) {
+        try (RedisStore store = RedisStore.builder().url("redis://localhost:1?prefix=orders").build()) {
+            assertThat(store.key("per-ip", "203.0.113.9")).as("a keyed hash by default")
+                    .matches("orders:per-ip:#[A-Za-z0-9_-]{16}");
+        }
+        try (RedisStore store = RedisStore.builder().url("redis://localhost:1?prefix=orders&hash-tag=true&raw-keys=true")
+                .build()) {
             assertThat(store.key("per-ip", "203.0.113.9")).isEqualTo("{orders}:per-ip:203.0.113.9");
         }
+        assertThatThrownBy(() -> RedisStore.builder().url("redis://localhost:1?raw-keys=true").rawKeys(false).build())
+                .isInstanceOf(ConfigException.class).hasMessageStartingWith("url(...): option \"raw-keys=true\""
+                        + " conflicts with rawKeys(false)");
         assertThatThrownBy(() -> RedisStore.builder().url("redis://localhost:1?prefix=orders").prefix("billing").build())
                 .isInstanceOf(ConfigException.class).hasMessage("url(...): option \"prefix=orders\" conflicts with"
                         + " prefix(\"billing\") on the same builder; expected the setting in one of them (or the same"
@@ -241,7 +249,7 @@ class RedisUrlTest {
     void aBuilderBuiltTwiceDoesNotKeepTheFirstUrlsOptions() {
         RedisStore.Builder b = RedisStore.builder().url("redis://localhost:1?time=application&prefix=first");
         b.build().close();
-        try (RedisStore second = b.url("redis://localhost:1?time=redis").build()) {
+        try (RedisStore second = b.url("redis://localhost:1?time=redis&raw-keys=true").build()) {
             assertThat(second.key("r", "k")).as("the first URL's prefix is not the builder's").isEqualTo("sluice:r:k");
         }
     }
@@ -329,7 +337,7 @@ class RedisUrlTest {
     @Test
     void twoNamesAndKeysNeverShareARedisKey() {
         // a standalone store connects on first use: none here
-        try (RedisStore store = RedisStore.builder().url("redis://localhost:1").build()) {
+        try (RedisStore store = RedisStore.builder().url("redis://localhost:1").rawKeys(true).build()) {
             assertThat(store.key("a:b", "c")).as("a ':' in a programmatic limit's name").isNotEqualTo(store.key("a", "b:c"));
             assertThat(store.key("per-ip", "203.0.113.9")).as("a rule's name as it is")
                     .isEqualTo("sluice:per-ip:203.0.113.9");

@@ -1,0 +1,114 @@
+package io.sluice.redis;
+
+import com.github.benmanes.caffeine.cache.Cache;
+import com.github.benmanes.caffeine.cache.Caffeine;
+import io.sluice.core.config.ConfigException;
+import java.nio.charset.StandardCharsets;
+import java.security.GeneralSecurityException;
+import java.util.Base64;
+import javax.crypto.Mac;
+import javax.crypto.spec.SecretKeySpec;
+
+/**
+ * How the client part of a Redis key (an IP, an API key, a user name) is written: by default as a keyed hash,
+ * {@code #} and 16 characters (base64url: 96 bits) of its HMAC-SHA-256 under the fleet's key secret (as short as a
+ * collision between two clients stays out of reach, so that the common algorithms' keys stay within 80 bytes of Redis
+ * memory), so that Redis holds no
+ * client identifier in clear; with raw keys (debugging) as it is when it is short and safe, else as its SHA-256.
+ *
+ * <p>The secret is {@link RedisStore.Builder#keySecret}, else system property {@value #SECRET_PROPERTY}, else
+ * environment variable {@value #SECRET_VARIABLE}, else one derived from the key prefix. Every node of a fleet must use
+ * the same. With a secret of its own kept out of Redis, a dump of Redis gives nothing back; with the derived one,
+ * which anyone who sees the prefix can derive too, a key is pseudonymous only: a small space such as IPv4's can be
+ * searched.
+ */
+final class ClientKeys {
+
+    static final String SECRET_PROPERTY = "sluice.key-secret";
+    static final String SECRET_VARIABLE = "SLUICE_KEY_SECRET";
+    /** The shortest secret taken: {@value} characters. */
+    static final int MIN_SECRET = 16;
+    /** Hashes of the clients seen lately, kept: {@value}. */
+    private static final int CACHED = 10_000;
+
+    private final SecretKeySpec secret;
+    private final String source;
+    private final ThreadLocal<Mac> macs;
+    private final Cache<String, String> recent;
+
+    private ClientKeys(SecretKeySpec secret, String source) {
+        this.secret = secret;
+        this.source = source;
+        this.macs = secret == null ? null : ThreadLocal.withInitial(this::mac);
+        this.recent = secret == null ? null
+                : Caffeine.newBuilder().maximumSize(CACHED).executor(Runnable::run).build();
+    }
+
+    /** Keys as they are (short and safe), else their SHA-256: readable in Redis, for debugging. */
+    static ClientKeys raw() {
+        return new ClientKeys(null, "raw");
+    }
+
+    /**
+     * @param given the builder's secret, or null to look for one in the system properties and the environment
+     * @param prefix the key prefix, from which a secret is derived when none is given anywhere
+     * @throws ConfigException when a secret given is shorter than {@value #MIN_SECRET} characters
+     */
+    static ClientKeys hashed(String given, String prefix) {
+        String source = "keySecret(...)";
+        String secret = given;
+        if (secret == null && System.getProperty(SECRET_PROPERTY) != null) {
+            secret = System.getProperty(SECRET_PROPERTY);
+            source = "system property " + SECRET_PROPERTY;
+        } else if (secret == null && System.getenv(SECRET_VARIABLE) != null) {
+            secret = System.getenv(SECRET_VARIABLE);
+            source = "environment variable " + SECRET_VARIABLE;
+        }
+        if (secret == null) {
+            return new ClientKeys(key("sluice-key-prefix:" + prefix), "hashed, secret derived from the prefix");
+        }
+        if (secret.strip().length() < MIN_SECRET) {
+            throw new ConfigException(source, "(" + secret.length() + " characters, not shown)", "expected a key"
+                    + " secret of at least " + MIN_SECRET + " characters, the same on every node");
+        }
+        return new ClientKeys(key(secret), "hashed, secret from " + source);
+    }
+
+    private static SecretKeySpec key(String secret) {
+        return new SecretKeySpec(secret.getBytes(StandardCharsets.UTF_8), "HmacSHA256");
+    }
+
+    private Mac mac() {
+        try {
+            Mac m = Mac.getInstance("HmacSHA256");
+            m.init(secret);
+            return m;
+        } catch (GeneralSecurityException e) {
+            throw new IllegalStateException("HmacSHA256 is part of every Java platform", e);
+        }
+    }
+
+    /** @return the client part as Redis holds it */
+    String apply(String key) {
+        if (secret == null) {
+            return RedisKeys.safe(key);
+        }
+        String hashed = recent.getIfPresent(key);
+        if (hashed == null) {
+            hashed = hmac(key);
+            recent.put(key, hashed);
+        }
+        return hashed;
+    }
+
+    private String hmac(String key) {
+        byte[] digest = macs.get().doFinal(key.getBytes(StandardCharsets.UTF_8));
+        return "#" + Base64.getUrlEncoder().withoutPadding().encodeToString(digest).substring(0, 16);
+    }
+
+    /** @return how keys are written, for logs: raw, or hashed and where the secret came from (never the secret) */
+    @Override
+    public String toString() {
+        return source;
+    }
+}
