@@ -16,6 +16,7 @@ import io.sluice.core.testing.ManualTimeSource;
 import io.sluice.core.testing.RedisProcess;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Random;
@@ -109,6 +110,53 @@ class RedisClusterIT {
                 .hashTag(true).timeout(Duration.ofSeconds(2)).build()) {
             agreesWithMemoryInOneSlot(redis);
         }
+    }
+
+    /**
+     * Four rules whose keys share the hash tag (one slot) go to Redis as one script call per decision, all on the tag's
+     * master; without the tag the same request is one call per slot, which the same count tells apart.
+     */
+    @Test
+    void fourTaggedRulesAreOneScriptCallPerDecision() {
+        Policy policy = Policy.parse("1000/1s");
+        try (RedisStore tagged = RedisStore.builder().cluster(seeds()).prefix("one-call").hashTag(true)
+                .timeout(Duration.ofSeconds(2)).build();
+                RedisStore spread = RedisStore.builder().cluster(seeds()).prefix("one-call")
+                        .timeout(Duration.ofSeconds(2)).build()) {
+            assertThat(fourRules("client-0", policy).stream().map(c -> JedisClusterCRC16.getSlot(tagged.key(c.rule(),
+                    c.key()))).distinct()).as("the tagged keys' slots").hasSize(1);
+            assertThat(decide(tagged, policy, 100)).as("script calls per master, 100 decisions of four tagged rules")
+                    .containsExactlyInAnyOrder(100L, 0L, 0L);
+            assertThat(Arrays.stream(decide(spread, policy, 100)).sum())
+                    .as("the same decisions without the tag: one call per slot").isGreaterThan(300);
+        }
+    }
+
+    private static List<Check> fourRules(String key, Policy policy) {
+        return List.of(Check.of("r1", key, policy, 1), Check.of("r2", key, policy, 1), Check.of("r3", key, policy, 1),
+                Check.of("r4", key, policy, 1));
+    }
+
+    /**
+     * Makes {@code n} decisions of four rules, one after the other, after one that loads the script where it is
+     * missing (another test flushes it).
+     *
+     * @return the {@code FCALL} and {@code EVALSHA} calls each master counted for the {@code n}, in the order of
+     *     {@link #nodes}
+     */
+    private static long[] decide(RedisStore redis, Policy policy, int n) {
+        assertThat(redis.evaluate(fourRules("client-warm", policy), 0)).allMatch(Outcome::allowed);
+        long[] before = scriptCallsPerMaster();
+        for (int i = 0; i < n; i++) {
+            assertThat(redis.evaluate(fourRules("client-" + i, policy), 0)).hasSize(4).allMatch(Outcome::allowed);
+        }
+        long[] after = scriptCallsPerMaster();
+        Arrays.setAll(after, i -> after[i] - before[i]);
+        return after;
+    }
+
+    private static long[] scriptCallsPerMaster() {
+        return nodes.stream().mapToLong(node -> CommandStats.of(node.url()).scriptCalls()).toArray();
     }
 
     @Test
