@@ -34,7 +34,10 @@ import redis.clients.jedis.RedisClient;
  */
 public final class RedisLoad {
 
-    /** A one-key GCRA in Lua, as small as it gets: the floor a Redis rate limiter cannot beat. */
+    /**
+     * A one-key GCRA in Lua, as small as it gets: the floor a Redis rate limiter cannot beat (also {@link ClusterLoad}'s
+     * and {@link LeasedLoad}'s).
+     */
     static final String BARE_GCRA = """
             local t = redis.call('TIME')
             local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
