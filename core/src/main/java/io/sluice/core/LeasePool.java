@@ -48,15 +48,24 @@ final class LeasePool {
     }
 
     /**
+     * Permits spent from the blocks.
+     *
+     * @param outcome the request's outcome under this rule
+     * @param endMicros the end of the earliest block they came from: given back, they may not outlive it
+     */
+    record Spend(Outcome outcome, long endMicros) {}
+
+    /**
      * Spends {@code cost} permits of the blocks that have not ended.
      *
-     * @return the outcome of a request served by the blocks, or null when they hold fewer than {@code cost}
+     * @return what a request served by the blocks spent, or null when they hold fewer than {@code cost}
      */
-    synchronized Outcome trySpend(long cost, long nowMicros, LeaseCounts.Counter counter) {
+    synchronized Spend trySpend(long cost, long nowMicros, LeaseCounts.Counter counter) {
         dropEnded(nowMicros, counter);
         if (count + nextCount < cost) {
             return null;
         }
+        long from = count > 0 ? end : nextEnd;
         long fromFirst = Math.min(count, cost);
         count -= fromFirst;
         nextCount -= cost - fromFirst;
@@ -67,14 +76,23 @@ final class LeasePool {
         }
         spent += cost;
         long remaining = Math.min(policy.capacity(), storeRemaining + count + nextCount);
-        return Outcome.allow(policy.capacity(), remaining, Math.max(0, fullAt - nowMicros));
+        return new Spend(Outcome.allow(policy.capacity(), remaining, Math.max(0, fullAt - nowMicros)), from);
     }
 
-    /** Gives back permits {@link #trySpend} took for a request that another rule denied (they were never used). */
-    synchronized void refund(long cost, long nowMicros) {
-        if (end > nowMicros) {
+    /**
+     * Gives back permits {@link #trySpend} took for a request that another rule denied (they were never used): into
+     * the block in use when it ends no later than the one they came from, else they lapse (a permit must not outlive
+     * its block's lease).
+     */
+    synchronized void refund(Spend s, long cost, long nowMicros, LeaseCounts.Counter counter) {
+        spent -= cost;
+        if (count > 0 && end <= s.endMicros() && end > nowMicros) {
             count += cost;
-            spent -= cost;
+        } else if (count == 0 && nextCount == 0 && s.endMicros() > nowMicros) {
+            count = cost;                  // the block they came from, emptied meanwhile: it is theirs again
+            end = s.endMicros();
+        } else {
+            counter.lapsed(cost);
         }
     }
 

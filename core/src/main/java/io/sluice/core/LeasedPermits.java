@@ -138,10 +138,12 @@ final class LeasedPermits implements Store {
     private List<Outcome> evaluateLeasing(List<Check> checks, LeasePool[] leasing, long nowMicros, TimeSource clock) {
         int n = checks.size();
         Outcome[] out = new Outcome[n];
+        LeasePool.Spend[] spent = new LeasePool.Spend[n];
         List<Check> rest = new ArrayList<>(n);
         for (int i = 0; i < n; i++) {
             Check c = checks.get(i);
-            out[i] = leasing[i] == null ? null : spend(leasing[i], c.cost(), nowMicros);
+            spent[i] = leasing[i] == null ? null : spend(leasing[i], c.cost(), nowMicros);
+            out[i] = spent[i] == null ? null : spent[i].outcome();
             if (out[i] == null) {
                 rest.add(c);
             }
@@ -150,7 +152,7 @@ final class LeasedPermits implements Store {
             if (rest.isEmpty()) {
                 counter.leased(n);
             } else {
-                answer(checks, rest, out, leasing, nowMicros, clock);
+                answer(checks, rest, out, spent, leasing, nowMicros, clock);
             }
         } finally {
             for (int i = 0; i < n; i++) {
@@ -166,10 +168,10 @@ final class LeasedPermits implements Store {
      * Spends from the key's blocks; when they are short and a take is in flight, waits for it (at most
      * {@value #TAKE_WAIT_MILLIS} ms), as a store call would take as long, and tries once more.
      *
-     * @return the outcome, or null when the store must decide
+     * @return what was spent, or null when the store must decide
      */
-    private Outcome spend(LeasePool pool, long cost, long nowMicros) {
-        Outcome o = pool.trySpend(cost, nowMicros, counter);
+    private LeasePool.Spend spend(LeasePool pool, long cost, long nowMicros) {
+        LeasePool.Spend o = pool.trySpend(cost, nowMicros, counter);
         CompletableFuture<Void> take = o == null ? pool.inFlight() : null;
         if (take == null) {
             return o;
@@ -189,22 +191,18 @@ final class LeasedPermits implements Store {
      * Asks the store for {@code rest}, the checks {@code out} has no outcome for, and fills them in; when the store
      * denies the request, or fails, the checks answered from blocks give their permits back.
      */
-    private void answer(List<Check> checks, List<Check> rest, Outcome[] out, LeasePool[] leasing, long nowMicros,
-            TimeSource clock) {
-        boolean[] fromBlock = new boolean[out.length];
-        for (int i = 0; i < out.length; i++) {
-            fromBlock[i] = out[i] != null;
-        }
+    private void answer(List<Check> checks, List<Check> rest, Outcome[] out, LeasePool.Spend[] spent,
+            LeasePool[] leasing, long nowMicros, TimeSource clock) {
         List<Outcome> answered;
         try {
             answered = store.evaluate(rest, nowMicros, clock);
         } catch (RuntimeException | Error e) {
-            refund(checks, fromBlock, leasing, nowMicros);
+            refund(checks, spent, leasing, nowMicros);
             throw e;
         }
         boolean denied = false;
         for (int i = 0, j = 0; i < out.length; i++) {
-            if (!fromBlock[i]) {
+            if (spent[i] == null) {
                 Check c = checks.get(i);
                 out[i] = answered.get(j++);
                 denied |= !out[i].allowed() && !c.shadow();
@@ -215,16 +213,16 @@ final class LeasedPermits implements Store {
             }
         }
         if (denied) {
-            refund(checks, fromBlock, leasing, nowMicros);
+            refund(checks, spent, leasing, nowMicros);
         } else {
             counter.leased(out.length - rest.size());
         }
     }
 
-    private static void refund(List<Check> checks, boolean[] fromBlock, LeasePool[] leasing, long nowMicros) {
-        for (int i = 0; i < fromBlock.length; i++) {
-            if (fromBlock[i]) {
-                leasing[i].refund(checks.get(i).cost(), nowMicros);
+    private void refund(List<Check> checks, LeasePool.Spend[] spent, LeasePool[] leasing, long nowMicros) {
+        for (int i = 0; i < spent.length; i++) {
+            if (spent[i] != null) {
+                leasing[i].refund(spent[i], checks.get(i).cost(), nowMicros, counter);
             }
         }
     }
