@@ -8,11 +8,11 @@ import java.util.concurrent.CompletableFuture;
 /**
  * One rule's key on this node under leased permits ({@link Policy#leasedMicros()}): the blocks of permits the node
  * took from the shared store and has not spent yet (at most two: the one in use and the one that refilled it), each
- * with its end, and what sizes the next block. Thread-safe; every method holds the pool's lock for a few field
+ * with its end on two clocks ({@link Moment}), and what sizes the next block. Thread-safe; every method holds the pool's lock for a few field
  * updates, never across a store call.
  *
  * <p><b>Block size.</b> The next block is the permits this key spent since the last take, per µs, times the lease time
- * (for a fixed window, at most until its window ends), at most twice the last size plus one, and at most a quarter of
+ * (for a fixed window, at most until its window ends), at most twice the last size plus one, and at most an eighth of
  * what the store last said remains: so a key near its limit gets blocks of one, which are not leased at all (its
  * requests are decided by the store, exactly), and a quiet key never leases. A block is taken when what is left falls
  * to a quarter of the last one.
@@ -26,9 +26,9 @@ final class LeasePool {
 
     private final Policy policy;
     private long count;
-    private long end;
+    private Moment end;
     private long nextCount;
-    private long nextEnd;
+    private Moment nextEnd;
     /** The take in flight, completed when it lands or fails; null when none is. */
     private CompletableFuture<Void> taking;
     private long size = 1;
@@ -51,21 +51,21 @@ final class LeasePool {
      * Permits spent from the blocks.
      *
      * @param outcome the request's outcome under this rule
-     * @param endMicros the end of the earliest block they came from: given back, they may not outlive it
+     * @param end the end of the earliest block they came from: given back, they may not outlive it
      */
-    record Spend(Outcome outcome, long endMicros) {}
+    record Spend(Outcome outcome, Moment end) {}
 
     /**
      * Spends {@code cost} permits of the blocks that have not ended.
      *
      * @return what a request served by the blocks spent, or null when they hold fewer than {@code cost}
      */
-    synchronized Spend trySpend(long cost, long nowMicros, LeaseCounts.Counter counter) {
-        dropEnded(nowMicros, counter);
+    synchronized Spend trySpend(long cost, Moment now, LeaseCounts.Counter counter) {
+        dropEnded(now, counter);
         if (count + nextCount < cost) {
             return null;
         }
-        long from = count > 0 ? end : nextEnd;
+        Moment from = count > 0 ? end : nextEnd;
         long fromFirst = Math.min(count, cost);
         count -= fromFirst;
         nextCount -= cost - fromFirst;
@@ -76,7 +76,7 @@ final class LeasePool {
         }
         spent += cost;
         long remaining = Math.min(policy.capacity(), storeRemaining + count + nextCount);
-        return new Spend(Outcome.allow(policy.capacity(), remaining, Math.max(0, fullAt - nowMicros)), from);
+        return new Spend(Outcome.allow(policy.capacity(), remaining, Math.max(0, fullAt - now.appMicros())), from);
     }
 
     /**
@@ -84,13 +84,13 @@ final class LeasePool {
      * the block in use when it ends no later than the one they came from, else they lapse (a permit must not outlive
      * its block's lease).
      */
-    synchronized void refund(Spend s, long cost, long nowMicros, LeaseCounts.Counter counter) {
+    synchronized void refund(Spend s, long cost, Moment now, LeaseCounts.Counter counter) {
         spent -= cost;
-        if (count > 0 && end <= s.endMicros() && end > nowMicros) {
+        if (count > 0 && end.notAfter(s.end()) && !end.reachedAt(now)) {
             count += cost;
-        } else if (count == 0 && nextCount == 0 && s.endMicros() > nowMicros) {
+        } else if (count == 0 && nextCount == 0 && !s.end().reachedAt(now)) {
             count = cost;                  // the block they came from, emptied meanwhile: it is theirs again
-            end = s.endMicros();
+            end = s.end();
         } else {
             counter.lapsed(cost);
         }
@@ -135,20 +135,26 @@ final class LeasePool {
         return want;
     }
 
-    /** The block a take got: {@code k} permits until {@code endMicros}; the store's outcome of the take. */
-    synchronized void landed(long k, long endMicros, Outcome o, long nowMicros) {
+    /**
+     * The block a take got: {@code k} permits until {@code blockEnd}; the store's outcome of the take, sent at
+     * {@code sentMicros}. A block that ended before it landed (a take slower than the lease) lapses whole.
+     */
+    synchronized void landed(long k, Moment blockEnd, Outcome o, long sentMicros, Moment now,
+            LeaseCounts.Counter counter) {
         done();
         storeRemaining = o.remaining();
-        fullAt = nowMicros + o.resetAfterMicros();
-        if (count == 0) {
+        fullAt = sentMicros + o.resetAfterMicros();
+        if (blockEnd.reachedAt(now)) {
+            counter.lapsed(k);
+        } else if (count == 0) {
             count = k;
-            end = endMicros;
+            end = blockEnd;
         } else if (nextCount == 0) {
             nextCount = k;
-            nextEnd = endMicros;
+            nextEnd = blockEnd;
         } else {
             nextCount += k;            // a third block joins the second and ends with it, never later
-            nextEnd = Math.min(nextEnd, endMicros);
+            nextEnd = nextEnd.earliest(blockEnd);
         }
     }
 
@@ -180,12 +186,12 @@ final class LeasePool {
     }
 
     /** Lets the permits of ended blocks lapse. */
-    private void dropEnded(long nowMicros, LeaseCounts.Counter counter) {
-        if (count > 0 && end <= nowMicros) {
+    private void dropEnded(Moment now, LeaseCounts.Counter counter) {
+        if (count > 0 && end.reachedAt(now)) {
             counter.lapsed(count);
             count = 0;
         }
-        if (nextCount > 0 && nextEnd <= nowMicros) {
+        if (nextCount > 0 && nextEnd.reachedAt(now)) {
             counter.lapsed(nextCount);
             nextCount = 0;
         }

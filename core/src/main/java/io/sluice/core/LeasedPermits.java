@@ -26,12 +26,14 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.function.LongSupplier;
 
 /**
  * Leased permits in front of a shared store ({@link Policy#leasedMicros()}): a check of a leasing rule is answered from
  * this node's block of permits for its key when the block has enough, without a store call (when a take for the key is
  * in flight, after it lands); else the store decides it, as without leasing. Blocks are taken in the background, one take in flight per key, each debited in the store first
- * ({@link LeasePool} sizes them), and lapse unspent at their end: never over the limit, under-use at most a block per
+ * ({@link LeasePool} sizes them), and lapse unspent at their end (on the engine's clock and on the monotonic clock,
+ * whichever comes first: a step of the wall clock never stretches one): never over the limit, under-use at most a block per
  * node and key. A request is all or nothing across its rules: when the store denies one, the permits its other rules
  * took from blocks go back to them. Thread-safe.
  */
@@ -45,6 +47,7 @@ final class LeasedPermits implements Store {
 
     private final Store store;
     private final TimeSource time;
+    private final LongSupplier monoMicros;
     private final Executor takes;
     private final Cache<RuleKey, LeasePool> pools;
     private final LeaseCounts.Counter counter = new LeaseCounts.Counter();
@@ -52,15 +55,19 @@ final class LeasedPermits implements Store {
 
     private record RuleKey(String rule, String key) {}
 
-    /** Takes blocks on two background threads of its own. */
+    /** Takes blocks on two background threads of its own; blocks end on the monotonic clock too. */
     LeasedPermits(Store store, TimeSource time) {
-        this(store, time, null);
+        this(store, time, () -> System.nanoTime() / 1_000, null);
     }
 
-    /** @param takes runs the takes of blocks (tests: on the caller's thread); null for two threads of its own */
-    LeasedPermits(Store store, TimeSource time, Executor takes) {
+    /**
+     * @param monoMicros a monotonic clock in µs, on which blocks end too (tests: the manual clock)
+     * @param takes runs the takes of blocks (tests: on the caller's thread); null for two threads of its own
+     */
+    LeasedPermits(Store store, TimeSource time, LongSupplier monoMicros, Executor takes) {
         this.store = store;
         this.time = time;
+        this.monoMicros = monoMicros;
         this.takes = takes != null ? takes : takeThreads();
         this.pools = Caffeine.newBuilder().maximumSize(MAX_POOLS).expireAfterAccess(Duration.ofMinutes(1))
                 .<RuleKey, LeasePool>removalListener((k, pool, cause) -> {
@@ -171,7 +178,7 @@ final class LeasedPermits implements Store {
      * @return what was spent, or null when the store must decide
      */
     private LeasePool.Spend spend(LeasePool pool, long cost, long nowMicros) {
-        LeasePool.Spend o = pool.trySpend(cost, nowMicros, counter);
+        LeasePool.Spend o = pool.trySpend(cost, now(nowMicros), counter);
         CompletableFuture<Void> take = o == null ? pool.inFlight() : null;
         if (take == null) {
             return o;
@@ -184,7 +191,15 @@ final class LeasedPermits implements Store {
             Thread.currentThread().interrupt();
             return null;
         }
-        return pool.trySpend(cost, nowMicros, counter);
+        return pool.trySpend(cost, now(nowMicros), counter);     // read again: the wait took time
+    }
+
+    /**
+     * @return now on both clocks: the engine's, no earlier than the request's time (a block's end is checked at the
+     *     latest reading, so a pause after the request read its time does not stretch the block), and the monotonic
+     */
+    private Moment now(long requestMicros) {
+        return new Moment(Math.max(requestMicros, time.nowMicros()), monoMicros.getAsLong());
     }
 
     /**
@@ -222,7 +237,7 @@ final class LeasedPermits implements Store {
     private void refund(List<Check> checks, LeasePool.Spend[] spent, LeasePool[] leasing, long nowMicros) {
         for (int i = 0; i < spent.length; i++) {
             if (spent[i] != null) {
-                leasing[i].refund(spent[i], checks.get(i).cost(), nowMicros, counter);
+                leasing[i].refund(spent[i], checks.get(i).cost(), now(nowMicros), counter);
             }
         }
     }
@@ -246,6 +261,7 @@ final class LeasedPermits implements Store {
      */
     private void take(Check block, LeasePool pool) {
         long sent = time.nowMicros();
+        long sentMono = monoMicros.getAsLong();
         Outcome o = null;
         try {
             o = store.evaluate(List.of(block), sent, time).get(0);
@@ -260,7 +276,7 @@ final class LeasedPermits implements Store {
                     life = Math.min(life, o.resetAfterMicros());
                 }
                 counter.took(block.cost());
-                pool.landed(block.cost(), sent + life, o, sent);
+                pool.landed(block.cost(), new Moment(sent, sentMono).plus(life), o, sent, now(sent), counter);
             } else {
                 pool.refused(o, sent);
             }

@@ -47,7 +47,7 @@ class LeasedPermitsTest {
                 return true;
             }
         };
-        return new LeasedPermits(shared, clock, Runnable::run);
+        return new LeasedPermits(shared, clock, clock::nowMicros, Runnable::run);
     }
 
     private boolean ask(LeasedPermits node, Policy policy) {
@@ -84,11 +84,11 @@ class LeasedPermitsTest {
         }
         assertEnvelope(times, 1000, 1_000);
         long lapsed = fleet.stream().mapToLong(n -> n.counts().permitsLapsed()).sum();
-        long held = fleet.stream().mapToLong(n -> n.counts().permitsTaken()).sum();
+        long taken = fleet.stream().mapToLong(n -> n.counts().permitsTaken()).sum();
         // the most the store can give in 3 s: the burst and a permit a ms (less the reserve the lease keeps)
         assertThat((long) times.size() + lapsed).isLessThanOrEqualTo(900 + 3_000 + 1);
         assertThat(times.size()).as("under-use within blocks of the three nodes").isGreaterThan(900 + 3_000 - 300);
-        assertThat(held).isGreaterThanOrEqualTo(0);
+        assertThat(taken).as("blocks were taken while the burst lasted").isPositive();
     }
 
     /**

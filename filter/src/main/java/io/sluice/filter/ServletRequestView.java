@@ -83,7 +83,7 @@ final class ServletRequestView implements RequestView, Responder.HeaderSink {
 
     @Override
     public boolean isUserInRole(String role) {
-        return request.isUserInRole(role);
+        return request.getUserPrincipal() != null && request.isUserInRole(role);
     }
 
     @Override

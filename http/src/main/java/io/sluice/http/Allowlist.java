@@ -3,6 +3,7 @@ package io.sluice.http;
 import io.sluice.core.request.RequestMatcher;
 import io.sluice.core.request.RequestView;
 import io.sluice.core.Rule;
+import io.sluice.core.config.ConfigException;
 import io.sluice.core.key.Cidr;
 import io.sluice.core.key.ClientIpResolver;
 import io.sluice.core.key.KeyResolvers;
@@ -31,6 +32,20 @@ public record Allowlist(List<Cidr> addresses, Set<String> keys, Set<String> role
         addresses = List.copyOf(addresses);
         keys = Set.copyOf(keys);
         roles = Set.copyOf(roles);
+        roles.forEach(role -> checkRole("allowlist roles", role));
+    }
+
+    /**
+     * @param parameter where the role was configured, as errors name it
+     * @throws ConfigException for a blank role, or {@code *} and {@code **}, which a servlet container reads as any
+     *     role or any authenticated user
+     */
+    static void checkRole(String parameter, String role) {
+        if (role.isBlank() || role.equals("*") || role.equals("**")) {
+            throw new ConfigException(parameter, role, "expected role names such as \"ops\", not a blank one; \"*\""
+                    + " and \"**\" mean any role or any authenticated user to a servlet container, which would let"
+                    + " every logged-in user bypass every rule");
+        }
     }
 
     /** Addresses and keys, no roles. */

@@ -163,6 +163,7 @@ final class ConfigReader {
         }
         Parameter r = p.get("allowlist-roles");
         Set<String> roles = new HashSet<>(r == null ? List.of() : words(r.value()));
+        roles.forEach(role -> Allowlist.checkRole(r.source(), role));
         Allowlist allowlist = new Allowlist(addresses, keys, roles);
         if (a != null || k != null || r != null) {
             note("allowlist", addresses.size() + " address blocks, " + keys.size() + " keys, roles " + new TreeSet<>(roles),

@@ -233,10 +233,7 @@ public final class RulesFile {
         }
         Set<String> roles = new HashSet<>();
         for (String role : yaml.strings(a, "roles", "allowlist")) {
-            if (role.isBlank()) {
-                throw new ConfigException(yaml.field("allowlist", "roles"), role, "expected container roles such as"
-                        + " [admin, monitoring], not a blank one");
-            }
+            Allowlist.checkRole(yaml.field("allowlist", "roles"), role);
             roles.add(role.trim());
         }
         return new Allowlist(addresses, keys, roles);

@@ -82,6 +82,13 @@ class AllowlistTest {
     }
 
     @Test
+    void aRoleThatMeansEveryUserIsRefused() {
+        assertThatThrownBy(() -> door(Map.of("limit", "2/1m", "allowlist-roles", "ops, **")))
+                .isInstanceOf(ConfigException.class).hasMessageContaining("allowlist-roles")
+                .hasMessageContaining("any authenticated user");
+    }
+
+    @Test
     void aBlankRoleInTheRulesFileIsRefused(@TempDir Path dir) throws IOException {
         Path rules = Files.writeString(dir.resolve("rules.yaml"), """
                 allowlist:

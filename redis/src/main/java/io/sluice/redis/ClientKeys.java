@@ -3,6 +3,7 @@ package io.sluice.redis;
 import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
 import io.sluice.core.config.ConfigException;
+import java.lang.System.Logger.Level;
 import java.nio.charset.StandardCharsets;
 import java.security.GeneralSecurityException;
 import java.util.Base64;
@@ -24,6 +25,7 @@ import javax.crypto.spec.SecretKeySpec;
  */
 final class ClientKeys {
 
+    private static final System.Logger LOG = System.getLogger(RedisStore.class.getName());
     static final String SECRET_PROPERTY = "sluice.key-secret";
     static final String SECRET_VARIABLE = "SLUICE_KEY_SECRET";
     /** The shortest secret taken: {@value} characters. */
@@ -65,13 +67,18 @@ final class ClientKeys {
             source = "environment variable " + SECRET_VARIABLE;
         }
         if (secret == null) {
+            LOG.log(Level.INFO, "Sluice writes client keys in Redis as keyed hashes, the secret derived from the key"
+                    + " prefix: pseudonymous only; set " + SECRET_VARIABLE + " (the same on every node) to make them"
+                    + " unrecoverable from a dump");
             return new ClientKeys(key("sluice-key-prefix:" + prefix), "hashed, secret derived from the prefix");
         }
-        if (secret.strip().length() < MIN_SECRET) {
-            throw new ConfigException(source, "(" + secret.length() + " characters, not shown)", "expected a key"
+        String stripped = secret.strip();           // a secret file's trailing newline must not split the fleet
+        if (stripped.length() < MIN_SECRET) {
+            throw new ConfigException(source, "(" + stripped.length() + " characters, not shown)", "expected a key"
                     + " secret of at least " + MIN_SECRET + " characters, the same on every node");
         }
-        return new ClientKeys(key(secret), "hashed, secret from " + source);
+        LOG.log(Level.INFO, "Sluice writes client keys in Redis as keyed hashes, the secret from " + source);
+        return new ClientKeys(key(stripped), "hashed, secret from " + source);
     }
 
     private static SecretKeySpec key(String secret) {

@@ -15,6 +15,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Set;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -79,8 +80,13 @@ class KeysAtRestIT {
             String dump = dump();
             assertThat(admin.dbSize()).isEqualTo(4);
             assertThat(dump).contains("per-ip").contains("per-api-key");
+            Set<String> keys = admin.keys("*");
             for (String client : CLIENTS) {
                 assertThat(dump).as("the dump").doesNotContain(client);
+                for (String key : keys) {
+                    assertThat(key).doesNotContain(client);
+                    assertThat(admin.get(key)).doesNotContain(client);
+                }
             }
         }
     }
@@ -90,7 +96,8 @@ class KeysAtRestIT {
         try (Engine engine = engine(RedisStore.builder().url(redis.url() + "?raw-keys=true").build())) {
             traffic(engine);
             String dump = dump();
-            assertThat(dump).contains(CLIENTS.get(0)).contains(CLIENTS.get(3)).contains(CLIENTS.get(2));
+            assertThat(dump).contains(CLIENTS.get(0)).contains(CLIENTS.get(1)).contains(CLIENTS.get(2))
+                    .contains(CLIENTS.get(3));
         }
     }
 

@@ -70,7 +70,8 @@ final class JaxrsRequestView implements RequestView {
 
     @Override
     public boolean isUserInRole(String role) {
-        return request.getSecurityContext() != null && request.getSecurityContext().isUserInRole(role);
+        return request.getSecurityContext() != null && request.getSecurityContext().getUserPrincipal() != null
+                && request.getSecurityContext().isUserInRole(role);
     }
 
     @Override
