@@ -43,6 +43,8 @@ public final class Engine implements AutoCloseable {
     private final TimeSource time;
     private final StoreGuard guard;
     private final KnownDenials denials;
+    /** Penalties and resets shared with the other nodes of a shared store; null on a store of this node alone. */
+    private final Fleet fleet;
     private final RequestDecider decider;
     private final OutcomeCounting counting;
     private final ProgrammaticLimits api;
@@ -54,6 +56,7 @@ public final class Engine implements AutoCloseable {
         this.guard = new StoreGuard(store, time, b.nodeCount, b.localMaximumKeys, b.failureThreshold,
                 b.coolDownMicros);
         this.denials = new KnownDenials(b.denialCacheSize, time);
+        this.fleet = store.fleet() != null ? new Fleet(store.fleet(), denials, guard) : null;
         this.decider = new RequestDecider(time, guard, denials, b.listeners);
         this.counting = new OutcomeCounting(guard, time);
         this.api = new ProgrammaticLimits(store, time, guard, denials);
@@ -264,10 +267,17 @@ public final class Engine implements AutoCloseable {
         return guard.store().evaluate(List.of(peek), time.nowMicros(), time).get(0);
     }
 
-    /** Forgets a key's state under a rule (admin: reset or unblock). */
+    /**
+     * Forgets a key's state under a rule (admin: reset or unblock): in the store, and on every node that shares it
+     * (their penalties, remembered denials and leased blocks for the key, within about a second; see
+     * {@link io.sluice.core.store.FleetChannel}).
+     */
     public void reset(String rule, String key) {
         guard.reset(rule, key);
         denials.forget(rule, key);
+        if (fleet != null) {
+            fleet.reset(rule, key);
+        }
     }
 
     @Override

@@ -126,6 +126,11 @@ final class KnownDenials {
         }
     }
 
+    /** @return the penalty box, for the fleet's messages */
+    PenaltyBox penalties() {
+        return penalties;
+    }
+
     /** Forgets what is remembered of a key under a rule (admin: reset or unblock). */
     void forget(String rule, String key) {
         resets.incrementAndGet();       // before forgetting: see forgetIfReset

@@ -8,6 +8,7 @@ import io.sluice.core.policy.Algorithm;
 import io.sluice.core.policy.Outcome;
 import io.sluice.core.policy.Policy;
 import io.sluice.core.store.Check;
+import io.sluice.core.store.FleetChannel;
 import io.sluice.core.store.Lease;
 import io.sluice.core.store.Store;
 import io.sluice.core.store.StoreException;
@@ -291,11 +292,21 @@ final class LeasedPermits implements Store {
     /** Forgets the key's blocks on this node (their permits lapse) and its state in the store. */
     @Override
     public void reset(String rule, String key) {
+        dropBlocks(rule, key);
+        store.reset(rule, key);
+    }
+
+    /** Forgets the key's blocks on this node: their permits lapse. */
+    void dropBlocks(String rule, String key) {
         LeasePool pool = pools.asMap().remove(new RuleKey(rule, key));
         if (pool != null) {
             counter.lapsed(pool.held());
         }
-        store.reset(rule, key);
+    }
+
+    @Override
+    public FleetChannel fleet() {
+        return store.fleet();
     }
 
     @Override

@@ -31,6 +31,13 @@ final class PenaltyBox {
     private record Key(String rule, String key) {}
 
     private final Cache<Key, Entry> cache;
+    /** Told of every block this box starts (the fleet hears of it): rule, key and the block's end. */
+    private volatile Started started = (rule, key, until) -> { };
+
+    /** A block this box started. */
+    interface Started {
+        void started(String rule, String key, long untilMicros);
+    }
 
     PenaltyBox(int size, TimeSource time) {
         this.cache = Caffeine.newBuilder()
@@ -141,8 +148,26 @@ final class PenaltyBox {
             return new Entry(now + Math.min(o.retryAfterMicros(), Policy.MAX_EXACT_MICROS),
                     before != null ? before.blockedUntil() : 0, o.limit());      // a running block stays
         });
-        return !penalized[0] ? o : Outcome.deny(o.limit(), 0, Math.max(o.resetAfterMicros(), penalty),
-                Math.max(o.retryAfterMicros(), penalty));
+        if (!penalized[0]) {
+            return o;
+        }
+        started.started(c.rule(), c.key(), now + penalty);
+        return Outcome.deny(o.limit(), 0, Math.max(o.resetAfterMicros(), penalty), Math.max(o.retryAfterMicros(), penalty));
+    }
+
+    /** @param listener told of every block this box starts from now on */
+    void onStarted(Started listener) {
+        this.started = listener;
+    }
+
+    /**
+     * Blocks a key until {@code untilMicros} because another node did (it came back too soon there): a running
+     * block ends no sooner.
+     */
+    void impose(String rule, String key, long untilMicros) {
+        cache.asMap().compute(new Key(rule, key), (k, before) -> before == null
+                ? new Entry(0, untilMicros, 0)
+                : new Entry(before.retryUntil(), Math.max(before.blockedUntil(), untilMicros), before.limit()));
     }
 
     private static Check checkOf(List<Check> checks, String rule) {

@@ -254,6 +254,17 @@ final class StoreGuard implements AutoCloseable {
         failureLines.log(LOG, Level.WARNING, now, message, e instanceof StoreException ? null : e);
     }
 
+    /**
+     * Forgets what this node alone holds of a key under a rule (another node reset it in the store): its leased blocks
+     * and its state in the local fallback.
+     */
+    void forgetLocal(String rule, String key) {
+        if (store instanceof LeasedPermits leased) {
+            leased.dropBlocks(rule, key);
+        }
+        local.reset(rule, key);
+    }
+
     /** Forgets a key's state under a rule in the store and in the local fallback. */
     void reset(String rule, String key) {
         store.reset(rule, key);

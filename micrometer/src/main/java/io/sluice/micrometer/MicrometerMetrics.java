@@ -14,6 +14,7 @@ import io.sluice.core.request.RequestView;
 import io.sluice.core.Rule;
 import io.sluice.core.RuleOutcome;
 import io.sluice.core.store.Check;
+import io.sluice.core.store.FleetChannel;
 import io.sluice.core.store.Lease;
 import io.sluice.core.store.Store;
 import io.sluice.core.time.TimeSource;
@@ -184,6 +185,11 @@ public final class MicrometerMetrics implements DecisionListener {
             @Override
             public boolean shared() {
                 return store.shared();
+            }
+
+            @Override
+            public FleetChannel fleet() {
+                return store.fleet();
             }
 
             @Override

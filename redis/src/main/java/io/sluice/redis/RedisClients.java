@@ -37,13 +37,14 @@ final class RedisClients {
 
     /**
      * @param timeout the time budget of one call, between 1 ms and 60 s
-     * @param poolSize the most pooled connections (per node, in a Cluster)
+     * @param poolSize the most pooled connections for calls (per node, in a Cluster); the pool has one more, which the
+     *     fleet channel's subscription holds ({@link RedisFleetChannel})
      */
     RedisClients(Duration timeout, int poolSize) {
         this.timeout = timeout;
         this.millis = (int) timeout.toMillis();
-        pool.setMaxTotal(poolSize);
-        pool.setMaxIdle(poolSize);
+        pool.setMaxTotal(poolSize + 1);
+        pool.setMaxIdle(poolSize + 1);
         pool.setMaxWait(timeout);
         pool.setJmxEnabled(false);
     }

@@ -3,6 +3,7 @@ package io.sluice.redis;
 import io.sluice.core.config.ConfigException;
 import io.sluice.core.policy.Outcome;
 import io.sluice.core.store.Check;
+import io.sluice.core.store.FleetChannel;
 import io.sluice.core.store.Lease;
 import io.sluice.core.store.Store;
 import io.sluice.core.store.StoreException;
@@ -74,6 +75,9 @@ public final class RedisStore implements Store {
     static final int MAX_CACHED = 4096;
 
     private final ReconnectingClient client;
+    private final String prefix;
+    /** The fleet's channel, made by the first {@link #fleet()}; guarded by this. */
+    private RedisFleetChannel fleet;
     private final RedisScript script;
     private final RedisKeys keys;
     private final ScriptCodec codec;
@@ -87,6 +91,7 @@ public final class RedisStore implements Store {
     RedisStore(Builder b, ReconnectingClient client) {
         this.client = client;
         this.script = new RedisScript(client);
+        this.prefix = b.prefix;
         this.keys = new RedisKeys(b.prefix, b.hashTag,
                 b.rawKeys ? ClientKeys.raw() : ClientKeys.hashed(b.keySecret, b.prefix));
         this.codec = new ScriptCodec(keys, b.applicationTime);
@@ -186,6 +191,15 @@ public final class RedisStore implements Store {
         }
     }
 
+    /** @return the channel of penalties and resets among the nodes on this Redis ({@code prefix:fleet}), made once */
+    @Override
+    public synchronized FleetChannel fleet() {
+        if (fleet == null) {
+            fleet = new RedisFleetChannel(client, prefix);
+        }
+        return fleet;
+    }
+
     /** @return true: every node that points at the same Redis shares its state, so rules may lease permits */
     @Override
     public boolean shared() {
@@ -194,6 +208,11 @@ public final class RedisStore implements Store {
 
     @Override
     public void close() {
+        synchronized (this) {
+            if (fleet != null) {
+                fleet.close();
+            }
+        }
         client.close();
     }
 

@@ -52,6 +52,14 @@ public interface Store extends AutoCloseable {
         return false;
     }
 
+    /**
+     * @return the channel on which the nodes that share this store tell each other of penalties and resets, or null
+     *     for a store of this process alone (the default)
+     */
+    default FleetChannel fleet() {
+        return null;
+    }
+
     /** Releases connections and threads. */
     @Override
     default void close() {}

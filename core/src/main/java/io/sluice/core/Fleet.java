@@ -1,0 +1,50 @@
+package io.sluice.core;
+
+import io.sluice.core.store.FleetChannel;
+import io.sluice.core.store.FleetMessage;
+import java.util.UUID;
+
+/**
+ * This node's part in the fleet that shares its store ({@link FleetChannel}): it tells the others of each penalty its
+ * box starts and of each reset, and applies theirs: a key another node blocked is blocked here until the same time;
+ * a key another node reset is forgotten here too (its penalty, its remembered denials, its leased blocks, its local
+ * fallback state). Its own messages come back to it and are ignored.
+ */
+final class Fleet {
+
+    private final FleetChannel channel;
+    private final String id = UUID.randomUUID().toString();
+    private final KnownDenials denials;
+    private final StoreGuard guard;
+
+    Fleet(FleetChannel channel, KnownDenials denials, StoreGuard guard) {
+        this.channel = channel;
+        this.denials = denials;
+        this.guard = guard;
+        denials.penalties().onStarted((rule, key, until) -> send(FleetMessage.Kind.PENALTY, rule, key, until));
+        channel.listen(this::heard);
+    }
+
+    /** Tells the fleet that a key was reset here. */
+    void reset(String rule, String key) {
+        send(FleetMessage.Kind.RESET, rule, key, 0);
+    }
+
+    private void send(FleetMessage.Kind kind, String rule, String key, long until) {
+        if (rule.length() <= FleetMessage.MAX_TEXT && key.length() <= FleetMessage.MAX_TEXT) {
+            channel.publish(new FleetMessage(kind, id, rule, key, until));
+        }
+    }
+
+    private void heard(FleetMessage m) {
+        if (m.origin().equals(id)) {
+            return;
+        }
+        if (m.kind() == FleetMessage.Kind.PENALTY) {
+            denials.penalties().impose(m.rule(), m.key(), m.untilMicros());
+        } else {
+            denials.forget(m.rule(), m.key());
+            guard.forgetLocal(m.rule(), m.key());
+        }
+    }
+}

@@ -1,0 +1,136 @@
+package io.sluice.redis;
+
+import io.sluice.core.internal.LogThrottle;
+import io.sluice.core.log.LogText;
+import io.sluice.core.store.FleetChannel;
+import io.sluice.core.store.FleetMessage;
+import java.lang.System.Logger.Level;
+import java.util.Locale;
+import java.util.function.Consumer;
+import redis.clients.jedis.JedisPubSub;
+
+/**
+ * The fleet's messages on Redis pub/sub, channel {@code prefix:fleet} (in a Cluster, published to every node):
+ * {@code PUBLISH} through the store's client, and one subscribed connection on a daemon thread of its own, which
+ * subscribes again a second after it lost Redis. A message is text: its kind's letter, then origin, end, the rule's
+ * length, the rule and the key, separated by {@code |} (the key last, whatever it holds); one that does not read so
+ * (another program's) is ignored.
+ */
+final class RedisFleetChannel implements FleetChannel {
+
+    private static final System.Logger LOG = System.getLogger(RedisStore.class.getName());
+    private static final long RETRY_MILLIS = 1_000;
+
+    private final ReconnectingClient client;
+    private final String channel;
+    private final LogThrottle failures = new LogThrottle(60_000_000);
+    private volatile boolean closed;
+    private volatile JedisPubSub subscription;
+    private Thread listening;
+
+    RedisFleetChannel(ReconnectingClient client, String prefix) {
+        this.client = client;
+        this.channel = prefix + ":fleet";
+    }
+
+    @Override
+    public void publish(FleetMessage m) {
+        try {
+            client.get().publish(channel, encode(m));
+        } catch (RuntimeException e) {
+            failures.log(LOG, Level.WARNING, System.currentTimeMillis() * 1_000, "Sluice could not tell the other nodes"
+                    + " of a " + m.kind().name().toLowerCase(Locale.ROOT) + " of rule " + LogText.safe(m.rule()) + ": "
+                    + LogText.safe(e.getMessage()), null);
+        }
+    }
+
+    @Override
+    public synchronized void listen(Consumer<FleetMessage> listener) {
+        if (listening != null) {
+            throw new IllegalStateException("the fleet channel has a listener already");
+        }
+        listening = new Thread(() -> subscribe(listener), "sluice-fleet");
+        listening.setDaemon(true);
+        listening.start();
+    }
+
+    private void subscribe(Consumer<FleetMessage> listener) {
+        while (!closed) {
+            JedisPubSub s = new JedisPubSub() {
+                @Override
+                public void onMessage(String from, String message) {
+                    FleetMessage m = decode(message);
+                    if (m != null) {
+                        listener.accept(m);
+                    }
+                }
+            };
+            subscription = s;
+            try {
+                client.get().subscribe(s, channel);
+            } catch (RuntimeException e) {
+                if (!closed) {
+                    failures.log(LOG, Level.WARNING, System.currentTimeMillis() * 1_000, "Sluice lost the channel of"
+                            + " the other nodes' penalties and resets: " + LogText.safe(e.getMessage())
+                            + "; subscribing again", null);
+                }
+            }
+            pause();
+        }
+    }
+
+    private void pause() {
+        try {
+            Thread.sleep(RETRY_MILLIS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            closed = true;
+        }
+    }
+
+    static String encode(FleetMessage m) {
+        return (m.kind() == FleetMessage.Kind.PENALTY ? "P" : "R") + "|" + m.origin() + "|" + m.untilMicros() + "|"
+                + m.rule().length() + "|" + m.rule() + m.key();
+    }
+
+    /** @return the message, or null when {@code text} is none of ours */
+    static FleetMessage decode(String text) {
+        try {
+            String[] head = text.split("\\|", 5);
+            if (head.length < 5 || !(head[0].equals("P") || head[0].equals("R"))) {
+                return null;
+            }
+            int ruleLength = Integer.parseInt(head[3]);
+            String rest = head[4];
+            if (ruleLength < 1 || ruleLength > rest.length() || rest.length() - ruleLength > FleetMessage.MAX_TEXT
+                    || ruleLength > FleetMessage.MAX_TEXT) {
+                return null;
+            }
+            FleetMessage.Kind kind = head[0].equals("P") ? FleetMessage.Kind.PENALTY : FleetMessage.Kind.RESET;
+            return new FleetMessage(kind, head[1], rest.substring(0, ruleLength), rest.substring(ruleLength),
+                    Long.parseLong(head[2]));
+        } catch (RuntimeException e) {
+            return null;
+        }
+    }
+
+    @Override
+    public void close() {
+        closed = true;
+        JedisPubSub s = subscription;
+        if (s != null && s.isSubscribed()) {
+            try {
+                s.unsubscribe();
+            } catch (RuntimeException e) {
+                // the connection is gone already: nothing to unsubscribe
+            }
+        }
+        Thread t;
+        synchronized (this) {
+            t = listening;
+        }
+        if (t != null) {
+            t.interrupt();
+        }
+    }
+}
