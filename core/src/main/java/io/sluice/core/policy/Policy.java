@@ -49,7 +49,7 @@ public final class Policy {
      * @param periodMicros the period the limit applies to (for concurrency: its lease timeout, whatever is given)
      * @param settings the algorithm and the settings it owns
      * @param penaltyMicros a key that comes back while denied, before its retry-after, is blocked for this long on the
-     *     node that saw it (0: no penalty); see {@code Engine}
+     *     node that saw it, and on every node of a shared store (0: no penalty); see {@code Engine}
      */
     public Policy(long limit, long periodMicros, Settings settings, long penaltyMicros) {
         this(limit, periodMicros, settings, penaltyMicros, 0);
@@ -99,7 +99,10 @@ public final class Policy {
         return settings;
     }
 
-    /** @return how long a key that comes back while denied is blocked on the node that saw it, 0 for no penalty */
+    /**
+     * @return how long a key that comes back while denied is blocked, on the node that saw it and on every node of a
+     *     shared store ({@link io.sluice.core.store.FleetChannel}); 0 for no penalty
+     */
     public long penaltyMicros() {
         return penaltyMicros;
     }
