@@ -55,25 +55,18 @@ final class LeasedNode {
             Policy policy = LeasedLoad.policy(args[2]);
             RedisStore store = RedisStore.builder().url(url).applicationTime(true).poolSize(LeasedLoad.THREADS)
                     .timeout(Duration.ofSeconds(2)).build();
-            // the first read of a decision is the time it is made at (the engine may read the clock again after)
-            ThreadLocal<long[]> firstRead = ThreadLocal.withInitial(() -> new long[] {-1});
-            TimeSource clock = () -> {
-                long now = TimeSource.system().nowMicros();
-                long[] first = firstRead.get();
-                if (first[0] < 0) {
-                    first[0] = now;
-                }
-                return now;
-            };
+            // the last read of a decision is the time it is made at: the store's call reads once, and a spend from a
+            // leased block reads again (after a wait for a take, no earlier than the block's take)
+            ThreadLocal<long[]> lastRead = ThreadLocal.withInitial(() -> new long[1]);
+            TimeSource clock = () -> lastRead.get()[0] = TimeSource.system().nowMicros();
             try (Engine engine = Engine.builder().store(store).timeSource(clock).denialCacheSize(0).build()) {
                 long startAt = startAt();
                 long endAt = startAt + seconds * 1_000;
                 load(startAt, endAt, decisions, () -> {
-                    firstRead.get()[0] = -1;
                     if (!engine.tryAcquire("leased", "hot", policy, 1).allowed()) {
                         return -1;
                     }
-                    long now = firstRead.get()[0];      // the time the decision was made at
+                    long now = lastRead.get()[0];
                     if (now >= startAt * 1_000 && now < endAt * 1_000) {
                         admitted.increment();
                         perSecond.computeIfAbsent(now / 1_000_000, s -> new LongAdder()).increment();
