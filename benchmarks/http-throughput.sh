@@ -3,7 +3,9 @@
 # Needs wrk (Debian: apt-get install wrk). Usage: benchmarks/http-throughput.sh [rounds] [seconds-per-run]
 # SKIP_BUILD=1 uses benchmarks/target/benchmarks.jar as built; MVN_OPTS="-o" builds offline; FLOOR=1 adds a run per
 # round against :18083, a filter that only sets the attribute and adds the same five headers (see HttpServers); IETF=1
-# adds one against :18084, Sluice with headers=ietf (the two standard fields only).
+# adds one against :18084, Sluice with headers=ietf (the two standard fields only); both together add :18085 as well,
+# the floor filter with those two headers only. With a floor, each Sluice run's cost beyond its floor (the same
+# headers) is printed in percentage points of the plain servlet's throughput: the median of the per-round differences.
 # On a shared machine, run it under a lock so that no other benchmark runs meanwhile:
 #   flock /tmp/sluice-bench.lock benchmarks/http-throughput.sh 9 10
 set -euo pipefail
@@ -26,6 +28,7 @@ wrk -t1 -c16 -d5s http://127.0.0.1:18081/ >/dev/null    # warm-up, both
 wrk -t1 -c16 -d5s http://127.0.0.1:18082/ >/dev/null
 if [ "${FLOOR:-0}" = 1 ]; then wrk -t1 -c16 -d5s http://127.0.0.1:18083/ >/dev/null; fi
 if [ "${IETF:-0}" = 1 ]; then wrk -t1 -c16 -d5s http://127.0.0.1:18084/ >/dev/null; fi
+if [ "${FLOOR:-0}${IETF:-0}" = 11 ]; then wrk -t1 -c16 -d5s http://127.0.0.1:18085/ >/dev/null; fi
 plain=(); sluice=(); ratios=(); cpus=()
 ticks() { awk '{print $14 + $15}' "/proc/$server/stat"; }     # the server JVM's user + system CPU, in clock ticks
 # one run: "requests/s CPU-µs-per-request" (the server's CPU over the run divided by the requests wrk completed)
@@ -41,6 +44,7 @@ run() {
 extras=()
 if [ "${FLOOR:-0}" = 1 ]; then extras+=("18083 floor filter (attribute and the five headers, fixed text)"); fi
 if [ "${IETF:-0}" = 1 ]; then extras+=("18084 Sluice with headers=ietf"); fi
+if [ "${FLOOR:-0}${IETF:-0}" = 11 ]; then extras+=("18085 floor filter (attribute and the two ietf headers)"); fi
 declare -A xr xc     # per extra: its per-round ratios and CPU ratios, space-separated
 declare -A res
 for r in $(seq 1 "$rounds"); do
@@ -78,4 +82,13 @@ for x in ${extras[@]+"${extras[@]}"}; do
   # shellcheck disable=SC2086
   echo ":$port ${x#* } / plain: median per-round ratio $mx, cost $(echo "scale=2; (1 - $mx) * 100" | bc)%, CPU/req x$(median ${xc[$port]})"
 done
+# Sluice's own cost beyond a filter that adds the same headers: per round, floor ratio - Sluice ratio, in points
+overfloor() {   # label, Sluice's per-round ratios, the floor's (space-separated, in round order)
+  local d
+  d=$(paste -d' ' <(printf '%s\n' $2) <(printf '%s\n' $3) | awk '{printf "%.2f ", ($2 - $1) * 100}')
+  # shellcheck disable=SC2086
+  echo "$1 over its floor: per round $d-> median $(median $d) points of plain's throughput"
+}
+if [ "${FLOOR:-0}" = 1 ]; then overfloor "Sluice (headers=both)" "${ratios[*]}" "${xr[18083]}"; fi
+if [ "${FLOOR:-0}${IETF:-0}" = 11 ]; then overfloor "Sluice (headers=ietf)" "${xr[18084]}" "${xr[18085]}"; fi
 echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)"

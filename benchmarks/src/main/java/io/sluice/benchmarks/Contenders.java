@@ -1,5 +1,7 @@
 package io.sluice.benchmarks;
 
+import com.github.benmanes.caffeine.cache.Cache;
+import com.github.benmanes.caffeine.cache.Caffeine;
 import io.github.bucket4j.Bandwidth;
 import io.github.bucket4j.Bucket;
 import io.github.resilience4j.ratelimiter.RateLimiter;
@@ -15,6 +17,7 @@ import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Function;
+import java.util.function.Predicate;
 
 /**
  * Builds every contender with the same limit: {@value #LIMIT_PER_SECOND} permits per second, burst equal to the
@@ -24,8 +27,10 @@ import java.util.function.Function;
  * <p>Sluice is measured through its programmatic API over the default {@link MemoryStore}: keyed, through
  * {@code Limiter.tryAcquire(key)} (what {@link Engine#tryAcquire(String, String, Policy, long)} does); on one key,
  * through the key's handle {@code Limiter.key(key).tryAcquire()}, as the peers' single-key limiters are objects for
- * one key (the keyed call on that one key is measured beside it, {@value #SLUICE_GCRA_KEYED_CALL}). The peers are measured through their own try-acquire calls; keyed peers hold one
- * limiter per key in a {@link ConcurrentHashMap} (get, then computeIfAbsent on a miss: the usual idiom).
+ * one key (the keyed call on that one key is measured beside it, {@value #SLUICE_GCRA_KEYED_CALL}). The peers are
+ * measured through their own try-acquire calls. Keyed peers hold one limiter per key either in a
+ * {@link ConcurrentHashMap} (get, then computeIfAbsent on a miss: the usual idiom; unbounded) or, as Sluice's memory
+ * store holds its cells, in a bounded Caffeine cache ({@value #GUAVA_CAFFEINE}, {@value #BUCKET4J_CAFFEINE}).
  */
 final class Contenders {
 
@@ -42,6 +47,19 @@ final class Contenders {
     static final String GUAVA = "guava";
     static final String RESILIENCE4J = "resilience4j";
     static final String BUCKET4J = "bucket4j";
+    /**
+     * Keyed only: Guava's {@code RateLimiter}s held in a bounded Caffeine cache ({@link #inCaffeine}), as a service
+     * bounds its limiters; Sluice's memory store holds its cells in such a cache too.
+     */
+    static final String GUAVA_CAFFEINE = "guava-caffeine";
+    /** Keyed only: Bucket4j's local {@code Bucket}s in a bounded Caffeine cache, as Spring users run Bucket4j. */
+    static final String BUCKET4J_CAFFEINE = "bucket4j-caffeine";
+    /**
+     * How long a key of the Caffeine-held peers stays after its last use: a second (the refill period, after which an
+     * idle limiter is full, so a fresh one answers the same) plus the minute for which Sluice's store keeps a cell
+     * after its state expired ({@code MemoryStore.SWEEP_GRACE_MICROS}). No key of the benchmark is idle that long.
+     */
+    static final Duration CAFFEINE_IDLE = Duration.ofSeconds(61);
     /** Keyed only: a bare {@link ConcurrentHashMap#get} of the same keys, the floor of any keyed limiter. */
     static final String MAP_LOOKUP = "map-lookup";
     /**
@@ -107,6 +125,8 @@ final class Contenders {
             case GUAVA -> perKey(k -> guava(), com.google.common.util.concurrent.RateLimiter::tryAcquire);
             case RESILIENCE4J -> perKey(Contenders::resilience4j, RateLimiter::acquirePermission);
             case BUCKET4J -> perKey(k -> bucket4j(), b -> b.tryConsume(1));
+            case GUAVA_CAFFEINE -> inCaffeine(k -> guava(), l -> l.tryAcquire());
+            case BUCKET4J_CAFFEINE -> inCaffeine(k -> bucket4j(), b -> b.tryConsume(1));
             case MAP_LOOKUP -> {
                 Map<String, Object> map = new ConcurrentHashMap<>();
                 for (String k : keys) {
@@ -192,7 +212,7 @@ final class Contenders {
     }
 
     /** A peer keyed through a map of limiters, one per key. */
-    private static <L> Limiter perKey(Function<String, L> create, java.util.function.Predicate<L> acquire) {
+    private static <L> Limiter perKey(Function<String, L> create, Predicate<L> acquire) {
         Map<String, L> limiters = new ConcurrentHashMap<>();
         return k -> {
             L limiter = limiters.get(k);
@@ -201,6 +221,20 @@ final class Contenders {
             }
             return acquire.test(limiter);
         };
+    }
+
+    /**
+     * A peer keyed through a bounded Caffeine cache of limiters, one per key: the bound of Sluice's memory store
+     * ({@link MemoryStore#DEFAULT_MAXIMUM_KEYS}), evicted by W-TinyLFU as Sluice's cells are, and an expiry after
+     * {@link #CAFFEINE_IDLE} without access, as Sluice's idle state expires. Caffeine's defaults otherwise (its
+     * maintenance on the common pool), as a service configures it; {@code cache.get(key, create)} per call.
+     */
+    private static <L> Limiter inCaffeine(Function<String, L> create, Predicate<L> acquire) {
+        Cache<String, L> limiters = Caffeine.newBuilder()
+                .maximumSize(MemoryStore.DEFAULT_MAXIMUM_KEYS)
+                .expireAfterAccess(CAFFEINE_IDLE)
+                .build();
+        return k -> acquire.test(limiters.get(k, create));
     }
 
     /**

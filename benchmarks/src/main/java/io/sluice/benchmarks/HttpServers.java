@@ -2,12 +2,19 @@ package io.sluice.benchmarks;
 
 import io.sluice.filter.RateLimitFilter;
 import jakarta.servlet.DispatcherType;
+import jakarta.servlet.Filter;
+import jakarta.servlet.FilterChain;
+import jakarta.servlet.ServletException;
+import jakarta.servlet.ServletRequest;
+import jakarta.servlet.ServletResponse;
 import jakarta.servlet.http.HttpServlet;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.util.EnumSet;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicLong;
 import org.eclipse.jetty.ee10.servlet.FilterHolder;
 import org.eclipse.jetty.ee10.servlet.ServletContextHandler;
 import org.eclipse.jetty.ee10.servlet.ServletHolder;
@@ -27,7 +34,8 @@ import org.eclipse.jetty.server.ServerConnector;
  * {@code :18083} and {@code :18082} is Sluice's own.
  *
  * <p>{@code :18084} is Sluice again with {@code headers=ietf}: only the standard fields ({@code RateLimit-Policy},
- * {@code RateLimit}), not the {@code X-RateLimit-*} ones as well.
+ * {@code RateLimit}), not the {@code X-RateLimit-*} ones as well; {@code :18085} is its floor, {@link Floor} with
+ * those two headers only.
  */
 public final class HttpServers {
 
@@ -37,26 +45,24 @@ public final class HttpServers {
         start().get(0).join();
     }
 
-    /** @return the four servers, started */
-    static java.util.List<Server> start() throws Exception {
-        Server plain = server(18081, null, null);
-        Server limited = server(18082, new RateLimitFilter(), "both");
-        Server floor = server(18083, new Floor(), null);
-        Server ietf = server(18084, new RateLimitFilter(), "ietf");
-        plain.start();
-        limited.start();
-        floor.start();
-        ietf.start();
+    /** @return the five servers, started */
+    static List<Server> start() throws Exception {
+        List<Server> servers = List.of(server(18081, null, null), server(18082, new RateLimitFilter(), "both"),
+                server(18083, new Floor(true), null), server(18084, new RateLimitFilter(), "ietf"),
+                server(18085, new Floor(false), null));
+        for (Server server : servers) {
+            server.start();
+        }
         System.out.println("plain on :18081, with Sluice on :18082, with the floor filter on :18083, "
-                + "with Sluice (headers=ietf) on :18084");
-        return java.util.List.of(plain, limited, floor, ietf);
+                + "with Sluice (headers=ietf) on :18084, with the floor filter (ietf headers) on :18085");
+        return servers;
     }
 
     /**
      * @param filter the filter in front of the servlet, or null for none
      * @param headers Sluice's {@code headers} parameter
      */
-    private static Server server(int port, jakarta.servlet.Filter filter, String headers) {
+    private static Server server(int port, Filter filter, String headers) {
         Server server = new Server();
         ServerConnector connector = new ServerConnector(server);
         connector.setHost("127.0.0.1");
@@ -78,24 +84,33 @@ public final class HttpServers {
     }
 
     /**
-     * The floor of the breakdown: one request attribute and the five headers Sluice sends here, with the same names
-     * and value lengths (the remaining count changes per request, as Sluice's does), and nothing else.
+     * The floor of the breakdown: one request attribute and the headers Sluice sends here, with the same names and
+     * value lengths (the remaining count changes per request, as Sluice's does), and nothing else: the five of
+     * {@code headers=both}, or the two standard ones of {@code headers=ietf}.
      */
-    static final class Floor implements jakarta.servlet.Filter {
-        private final java.util.concurrent.atomic.AtomicLong remaining = new java.util.concurrent.atomic.AtomicLong(999_999_999);
+    static final class Floor implements Filter {
+        private final AtomicLong remaining = new AtomicLong(999_999_999);
+        private final boolean legacyHeaders;
+
+        /** @param legacyHeaders whether to add the three {@code X-RateLimit-*} headers after the two standard ones */
+        Floor(boolean legacyHeaders) {
+            this.legacyHeaders = legacyHeaders;
+        }
 
         @Override
-        public void doFilter(jakarta.servlet.ServletRequest req, jakarta.servlet.ServletResponse res,
-                jakarta.servlet.FilterChain chain) throws IOException, jakarta.servlet.ServletException {
+        public void doFilter(ServletRequest req, ServletResponse res, FilterChain chain)
+                throws IOException, ServletException {
             HttpServletRequest request = (HttpServletRequest) req;
             HttpServletResponse response = (HttpServletResponse) res;
             request.setAttribute(io.sluice.http.FrontDoor.DECISION_ATTRIBUTE, this);
             String r = Long.toString(900_000_000 + (remaining.getAndDecrement() & 0xffffff));
             response.addHeader("RateLimit-Policy", "\"per-ip\";q=1000000000;w=1");
             response.addHeader("RateLimit", "\"per-ip\";r=" + r + ";t=1");
-            response.addHeader("X-RateLimit-Limit", "1000000000");
-            response.addHeader("X-RateLimit-Remaining", r);
-            response.addHeader("X-RateLimit-Reset", "1763930000");
+            if (legacyHeaders) {
+                response.addHeader("X-RateLimit-Limit", "1000000000");
+                response.addHeader("X-RateLimit-Remaining", r);
+                response.addHeader("X-RateLimit-Reset", "1763930000");
+            }
             chain.doFilter(req, res);
         }
     }

@@ -18,7 +18,9 @@ import org.openjdk.jmh.annotations.Warmup;
 /**
  * {@value Keys#COUNT} distinct keys, each call for a uniformly random one: the cost of one decision when the key's
  * state is most likely not in cache (the working set is far larger than L2). Every key is tracked before the first
- * iteration, so the numbers are steady state, not first sight of a key. {@code map-lookup} is the floor: a bare
+ * iteration, so the numbers are steady state, not first sight of a key. The keyed peers hold their limiters in an
+ * unbounded map ({@code guava}, {@code resilience4j}, {@code bucket4j}) or in a Caffeine cache with the bound of
+ * Sluice's memory store ({@code guava-caffeine}, {@code bucket4j-caffeine}). {@code map-lookup} is the floor: a bare
  * {@code ConcurrentHashMap.get} of the same keys; {@code map-clock-cas} is the floor of a thread-safe keyed limiter (a
  * lookup, a clock read and one compare-and-set per call: {@link Contenders#MAP_CLOCK_CAS}). Two layout experiments,
  * {@code array-of-cells} and {@code inline-table}, ask what layout the keyed target needs ({@link
@@ -34,8 +36,8 @@ public class KeyedBenchmark {
 
     @Param({Contenders.SLUICE_GCRA, Contenders.SLUICE_TOKEN_BUCKET, Contenders.SLUICE_FIXED_WINDOW,
             Contenders.SLUICE_SLIDING_WINDOW, Contenders.GUAVA, Contenders.RESILIENCE4J, Contenders.BUCKET4J,
-            Contenders.MAP_LOOKUP, Contenders.MAP_CLOCK_CAS, Contenders.ARRAY_OF_CELLS,
-            Contenders.INLINE_TABLE})
+            Contenders.GUAVA_CAFFEINE, Contenders.BUCKET4J_CAFFEINE, Contenders.MAP_LOOKUP,
+            Contenders.MAP_CLOCK_CAS, Contenders.ARRAY_OF_CELLS, Contenders.INLINE_TABLE})
     public String contender;
 
     private String[] keys;

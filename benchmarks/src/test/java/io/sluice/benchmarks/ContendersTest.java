@@ -28,8 +28,9 @@ class ContendersTest {
     @Test
     void everyKeyedContenderTracksEveryKeyAndAllowsItsCalls() {
         String[] keys = Keys.distinct(1_000);
-        for (String name : List.of(Contenders.SLUICE_GCRA, Contenders.GUAVA, Contenders.MAP_LOOKUP,
-                Contenders.ARRAY_OF_CELLS, Contenders.INLINE_TABLE)) {
+        for (String name : List.of(Contenders.SLUICE_GCRA, Contenders.GUAVA, Contenders.GUAVA_CAFFEINE,
+                Contenders.BUCKET4J_CAFFEINE, Contenders.MAP_LOOKUP, Contenders.ARRAY_OF_CELLS,
+                Contenders.INLINE_TABLE)) {
             Limiter limiter = Contenders.keyed(name, keys);
             for (String key : keys) {
                 assertThat(limiter.tryAcquire(key)).as(name + " " + key).isTrue();
