@@ -148,9 +148,11 @@ final class LeasedPermits implements Store {
         Outcome[] out = new Outcome[n];
         LeasePool.Spend[] spent = new LeasePool.Spend[n];
         List<Check> rest = new ArrayList<>(n);
+        // the latest reading of the engine's clock: blocks are spent, and the store asked, at it (see now(long[]))
+        long[] latest = {nowMicros};
         for (int i = 0; i < n; i++) {
             Check c = checks.get(i);
-            spent[i] = leasing[i] == null ? null : spend(leasing[i], c.cost(), nowMicros);
+            spent[i] = leasing[i] == null ? null : spend(leasing[i], c.cost(), latest);
             out[i] = spent[i] == null ? null : spent[i].outcome();
             if (out[i] == null) {
                 rest.add(c);
@@ -160,12 +162,12 @@ final class LeasedPermits implements Store {
             if (rest.isEmpty()) {
                 counter.leased(n);
             } else {
-                answer(checks, rest, out, spent, leasing, nowMicros, clock);
+                answer(checks, rest, out, spent, leasing, latest, clock);
             }
         } finally {
             for (int i = 0; i < n; i++) {
                 if (leasing[i] != null) {
-                    takeIfDue(checks.get(i), leasing[i], nowMicros);
+                    takeIfDue(checks.get(i), leasing[i], latest[0]);
                 }
             }
         }
@@ -178,8 +180,8 @@ final class LeasedPermits implements Store {
      *
      * @return what was spent, or null when the store must decide
      */
-    private LeasePool.Spend spend(LeasePool pool, long cost, long nowMicros) {
-        LeasePool.Spend o = pool.trySpend(cost, now(nowMicros), counter);
+    private LeasePool.Spend spend(LeasePool pool, long cost, long[] latest) {
+        LeasePool.Spend o = pool.trySpend(cost, now(latest), counter);
         CompletableFuture<Void> take = o == null ? pool.inFlight() : null;
         if (take == null) {
             return o;
@@ -192,15 +194,19 @@ final class LeasedPermits implements Store {
             Thread.currentThread().interrupt();
             return null;
         }
-        return pool.trySpend(cost, now(nowMicros), counter);     // read again: the wait took time
+        return pool.trySpend(cost, now(latest), counter);     // read again: the wait took time
     }
 
     /**
-     * @return now on both clocks: the engine's, no earlier than the request's time (a block's end is checked at the
-     *     latest reading, so a pause after the request read its time does not stretch the block), and the monotonic
+     * Reads the clocks. A request is decided at the latest reading of the engine's clock, never earlier than the time
+     * it came with ({@code latest[0]}, updated): a block's end is checked then, so that a pause or a wait after the
+     * request read its time neither stretches a block nor spends it before its take; and the store is asked then.
+     *
+     * @return now on both clocks: that reading, and the monotonic clock's
      */
-    private Moment now(long requestMicros) {
-        return new Moment(Math.max(requestMicros, time.nowMicros()), monoMicros.getAsLong());
+    private Moment now(long[] latest) {
+        latest[0] = Math.max(latest[0], time.nowMicros());
+        return new Moment(latest[0], monoMicros.getAsLong());
     }
 
     /**
@@ -208,12 +214,13 @@ final class LeasedPermits implements Store {
      * denies the request, or fails, the checks answered from blocks give their permits back.
      */
     private void answer(List<Check> checks, List<Check> rest, Outcome[] out, LeasePool.Spend[] spent,
-            LeasePool[] leasing, long nowMicros, TimeSource clock) {
+            LeasePool[] leasing, long[] latest, TimeSource clock) {
+        long nowMicros = latest[0];
         List<Outcome> answered;
         try {
             answered = store.evaluate(rest, nowMicros, clock);
         } catch (RuntimeException | Error e) {
-            refund(checks, spent, leasing, nowMicros);
+            refund(checks, spent, leasing, latest);
             throw e;
         }
         boolean denied = false;
@@ -229,16 +236,16 @@ final class LeasedPermits implements Store {
             }
         }
         if (denied) {
-            refund(checks, spent, leasing, nowMicros);
+            refund(checks, spent, leasing, latest);
         } else {
             counter.leased(out.length - rest.size());
         }
     }
 
-    private void refund(List<Check> checks, LeasePool.Spend[] spent, LeasePool[] leasing, long nowMicros) {
+    private void refund(List<Check> checks, LeasePool.Spend[] spent, LeasePool[] leasing, long[] latest) {
         for (int i = 0; i < spent.length; i++) {
             if (spent[i] != null) {
-                leasing[i].refund(spent[i], checks.get(i).cost(), now(nowMicros), counter);
+                leasing[i].refund(spent[i], checks.get(i).cost(), now(latest), counter);
             }
         }
     }
@@ -277,7 +284,8 @@ final class LeasedPermits implements Store {
                     life = Math.min(life, o.resetAfterMicros());
                 }
                 counter.took(block.cost());
-                pool.landed(block.cost(), new Moment(sent, sentMono).plus(life), o, sent, now(sent), counter);
+                pool.landed(block.cost(), new Moment(sent, sentMono).plus(life), o, sent, now(new long[] {sent}),
+                        counter);
             } else {
                 pool.refused(o, sent);
             }
