@@ -30,7 +30,8 @@ import redis.clients.jedis.RedisClient;
  * hot key and on 100,000 keys. Then Redis memory per key ({@code MEMORY USAGE}) for each algorithm. Starts its own
  * redis-server (as the tests do) unless {@code SLUICE_REDIS_URL} is set.
  *
- * <p>{@code java -cp benchmarks/target/benchmarks.jar io.sluice.benchmarks.RedisLoad [seconds]}
+ * <p>{@code java -cp benchmarks/target/benchmarks.jar io.sluice.benchmarks.RedisLoad [seconds [rounds [row
+ * [contender,...]]]]}
  */
 public final class RedisLoad {
 
@@ -68,6 +69,50 @@ public final class RedisLoad {
             return 1
             """;
 
+    /**
+     * {@link #BARE_GCRA} for each key it is given, one after the other, as a batch of one-key calls ({@link
+     * BareBatcher}): the same {@code GET} and {@code SET ... PX} per key, {@code TIME} once; a 0 or 1 per key.
+     */
+    private static final String BARE_GCRA_BATCH = """
+            local t = redis.call('TIME')
+            local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
+            local out = {}
+            for i = 1, #KEYS do
+              local tat = tonumber(redis.call('GET', KEYS[i]) or now)
+              if tat < now then tat = now end
+              local new = tat + 1
+              if new - 1000000000 > now then out[i] = 0 else
+                redis.call('SET', KEYS[i], new, 'PX', 1000)
+                out[i] = 1
+              end
+            end
+            return out
+            """;
+
+    /**
+     * The same decisions with each distinct key read once (one {@code MGET}) and written once, at the end: the floor
+     * of a batch that reads and writes per key instead of per request.
+     */
+    private static final String BARE_GCRA_BATCH_ONCE = """
+            local t = redis.call('TIME')
+            local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
+            local v = redis.call('MGET', unpack(KEYS))
+            local cur, dirty, out = {}, {}, {}
+            for i = 1, #KEYS do
+              local k = KEYS[i]
+              local tat = cur[k] or tonumber(v[i] or now)
+              if tat < now then tat = now end
+              cur[k] = tat
+              if tat + 1 - 1000000000 > now then out[i] = 0 else
+                cur[k] = tat + 1
+                dirty[k] = true
+                out[i] = 1
+              end
+            end
+            for k in pairs(dirty) do redis.call('SET', k, cur[k], 'PX', 1000) end
+            return out
+            """;
+
     private interface Call {
         void run(String key) throws Exception;
     }
@@ -80,6 +125,23 @@ public final class RedisLoad {
     /** The contenders of one run, over one Redis. */
     private record Setup(RedisClient jedis, RedisStore store, RedisStore uncoalesced, ProxyManager<byte[]> bucket4j,
             BucketConfiguration config, List<String> names, List<Call> calls) {
+        /** @return this setup with only the contenders named in {@code csv} (all when it is empty) */
+        Setup only(String csv) {
+            if (csv.isEmpty()) {
+                return this;
+            }
+            List<String> wanted = List.of(csv.split(","));
+            List<String> n = new ArrayList<>();
+            List<Call> c = new ArrayList<>();
+            for (int i = 0; i < names.size(); i++) {
+                if (wanted.contains(names.get(i))) {
+                    n.add(names.get(i));
+                    c.add(calls.get(i));
+                }
+            }
+            return new Setup(jedis, store, uncoalesced, bucket4j, config, n, c);
+        }
+
         void close() {
             store.close();
             uncoalesced.close();
@@ -91,13 +153,14 @@ public final class RedisLoad {
         int seconds = args.length > 0 ? Integer.parseInt(args[0]) : 2;
         int rounds = args.length > 1 ? Integer.parseInt(args[1]) : 3;
         String only = args.length > 2 ? args[2] : "";          // e.g. "16" or "hot key/16": only those rows
+        String contenders = args.length > 3 ? args[3] : "";    // e.g. "bare-evalsha,sluice-gcra-1-rule": only those
         String url = RedisProcess.external();
         RedisProcess redis = null;
         if (url == null) {
             redis = RedisProcess.start();
             url = redis.url();
         }
-        Setup setup = setup(url);
+        Setup setup = setup(url).only(contenders);
         System.out.println("Redis " + setup.jedis().info("server").lines().filter(l -> l.startsWith("redis_version"))
                 .findFirst().orElse("?") + ", " + Runtime.getRuntime().availableProcessors() + " cores, "
                 + seconds + " s per row, " + rounds + " interleaved rounds, medians");
@@ -131,6 +194,8 @@ public final class RedisLoad {
                 .coalesce(false).build();
         String sha = jedis.scriptLoad(BARE_GCRA);
         String shaKeys = jedis.scriptLoad(BARE_GCRA_KEYS);
+        BareBatcher batched = bareBatcher(jedis, sha, jedis.scriptLoad(BARE_GCRA_BATCH));
+        BareBatcher batchedOnce = bareBatcher(jedis, sha, jedis.scriptLoad(BARE_GCRA_BATCH_ONCE));
         ProxyManager<byte[]> bucket4j = Bucket4jJedis.casBasedBuilder(jedis)
                 .expirationAfterWrite(ExpirationAfterWriteStrategy.basedOnTimeForRefillingBucketUpToMax(Duration.ofSeconds(1)))
                 .build();
@@ -138,7 +203,7 @@ public final class RedisLoad {
                 .addLimit(l -> l.capacity(1_000_000_000L).refillGreedy(1_000_000_000L, Duration.ofSeconds(1))).build();
         Policy policy = Policy.parse("1000000000/1s");
         List<String> names = List.of("ping", "bare-evalsha", "bare-evalsha-4-keys", "sluice-gcra-1-rule",
-                "sluice-gcra-4-rules", "sluice-1-rule-uncoalesced", "sluice-4-rules-uncoalesced", "bucket4j-jedis");
+                "sluice-gcra-4-rules", "sluice-1-rule-uncoalesced", "sluice-4-rules-uncoalesced", "bucket4j-jedis", "bare-batched", "bare-batched-once");
         List<Call> calls = List.of(
                 key -> jedis.ping(),
                 key -> jedis.evalsha(sha, List.of("bare:" + key), List.of()),
@@ -149,8 +214,25 @@ public final class RedisLoad {
                 key -> uncoalesced.evaluate(List.of(Check.of("u", key, policy, 1)), 0),
                 key -> uncoalesced.evaluate(fourRules("u", key, policy), 0),
                 key -> bucket4j.builder().build(("b4j:" + key).getBytes(StandardCharsets.UTF_8), () -> config)
-                        .tryConsume(1));
+                        .tryConsume(1),
+                key -> batched.decide("bareb:" + key),
+                key -> batchedOnce.decide("bareo:" + key));
         return new Setup(jedis, store, uncoalesced, bucket4j, config, names, calls);
+    }
+
+    /** The bare script batched as Sluice's coalescer batches ({@code RedisStore}'s two calls in flight per node). */
+    private static BareBatcher bareBatcher(RedisClient jedis, String sha, String shaBatch) {
+        return new BareBatcher(new BareBatcher.Calls() {
+            @Override
+            public long one(String key) {
+                return (Long) jedis.evalsha(sha, List.of(key), List.of());
+            }
+
+            @Override
+            public List<?> many(List<String> keys) {
+                return (List<?>) jedis.evalsha(shaBatch, keys, List.of());
+            }
+        }, Integer.getInteger("sluice.bench.inFlight", 2));
     }
 
     private static List<Check> fourRules(String prefix, String key, Policy policy) {
