@@ -28,6 +28,8 @@ final class ScriptAssembly {
     /** The template's line that sets {@code a} to 1 and the cost: {@link #folded} reads {@code A[a + k]} so. */
     private static final String FAST_ARGUMENTS = "  local a, cost = 1, 1";
     private static final Pattern ARGUMENT = Pattern.compile("\\bA\\[a \\+ (\\d{1,3})]");
+    /** An argument of a fast step parsed: its policy's numbers, which a Redis function parses once ({@code number}). */
+    private static final Pattern PARSED_ARGUMENT = Pattern.compile("\\btonumber\\(A\\[(\\d{1,3})]\\)");
     private static final Pattern PLACEHOLDER = Pattern.compile("\\$\\{(?:'(.)'|([A-Z][A-Z_]*))}");
 
     private ScriptAssembly() {}
@@ -103,8 +105,10 @@ final class ScriptAssembly {
 
     /**
      * A step for the fast mode, where {@code a} is 1: its arguments {@code A[a + k]} read as {@code A[k + 1]},
-     * constant indexes (an addition less per argument; the fast mode exists to spend fewer instructions). Nothing else
-     * changes, {@code a} included.
+     * constant indexes (an addition less per argument; the fast mode exists to spend fewer instructions), and parsed
+     * by {@code number} instead of {@code tonumber}: the same function in a script, one that remembers what it parsed
+     * in a Redis function ({@link RedisScript#library()}), as a fast mode's arguments are only its policy's numbers
+     * (it has no check arguments), the same strings call after call. Nothing else changes, {@code a} included.
      */
     static String folded(String step) {
         Matcher m = ARGUMENT.matcher(step);
@@ -113,7 +117,7 @@ final class ScriptAssembly {
             m.appendReplacement(out, "A[" + (Integer.parseInt(m.group(1)) + 1) + "]");
         }
         m.appendTail(out);
-        return out.toString();
+        return PARSED_ARGUMENT.matcher(out).replaceAll("number(A[$1])");
     }
 
     /** Each fragment's {@code section}, one after the other, each under a comment naming its fragment. */

@@ -39,7 +39,8 @@
 -- release: per key KEYS[i], ARGV[1 + i] = lease id; returns the number of leases released
 
 local A = ARGV
-local floor, ceil, byte, sub, format = math.floor, math.ceil, string.byte, string.sub, string.format
+-- number: tonumber, for the policy numbers a fast mode reads (a Redis function keeps them parsed: see RedisScript)
+local floor, ceil, byte, sub, format, number = math.floor, math.ceil, string.byte, string.sub, string.format, tonumber
 local mode = A[1]
 local now
 -- TTLs run on Redis's clock; with the application's time they get a minute of slack for the skew between the two
@@ -71,7 +72,7 @@ end
 if mode == ${MODE} then
   local a, cost = 1, 1
   local v = redis.pcall('GET', KEYS[1])
-  if type(v) ~= 'string' then v = false end
+  if v and v.err then v = false end
   local ok, rem, reset, retry, delay = 0, 0, 0, -1, 0
   local lim = 0
   local value, ttl = nil, 0
@@ -163,11 +164,12 @@ repeat
     a = a + 2
     if byte(m) == ${'E'} then rid, a = A[a], a + 1 end
   end
-  -- a key of another type (a sorted set) reads as nil in MGET, where GET would fail
+  -- a key of another type (a sorted set) reads as nil in MGET, where GET would fail: pcall answers a table with err
+  -- (GET's other answers are a string, whose .err is nil, and false)
   local v1, vals = false, nil
   if n == 1 then
     v1 = redis.pcall('GET', KEYS[k0 + 1])
-    if type(v1) ~= 'string' then v1 = false end
+    if v1 and v1.err then v1 = false end
   else
     vals = redis.call('MGET', unpack(KEYS, k0 + 1, k0 + n))
   end
@@ -252,9 +254,9 @@ repeat
   end
   if batch then
     -- the request's outcomes after those of the requests before it; the next request's keys follow its keys
-    if n == 1 then out = {o1, o2, o3, o4} end
     local at = #batch
-    for j = 1, 4 * n do batch[at + j] = out[j] end
+    if n == 1 then batch[at + 1], batch[at + 2], batch[at + 3], batch[at + 4] = o1, o2, o3, o4
+    else for j = 1, 4 * n do batch[at + j] = out[j] end end
     k0 = k0 + n
   else
     -- one check admitted at once: packed when reset x m + rem < 2^53 (2^53 / m is within half a unit, so 2 below it

@@ -36,10 +36,13 @@ class RedisScriptTest {
         assertThat(name).as("the hash of the code: another version of Sluice has another name")
                 .isEqualTo("sluice_" + HexFormat.of().formatHex(MessageDigest.getInstance("SHA-1")
                         .digest(code.getBytes(StandardCharsets.UTF_8))));
-        // a function has no redis.replicate_commands (Redis 7 replicates a script's effects anyway): the one change
-        assertThat(code).isEqualTo("local function sluice(KEYS, ARGV)\n"
-                + RedisScript.text().replace("redis.replicate_commands()", "") + "\nend\n");
-        assertThat(code).doesNotContain("replicate_commands");
+        // a function has no redis.replicate_commands (Redis 7 replicates a script's effects anyway), and the locals
+        // that hold library functions are its library's: the two changes
+        assertThat(RedisScript.text()).contains(RedisScript.LOCALS);
+        assertThat(code).isEqualTo(RedisScript.FUNCTION_HEAD + RedisScript.text().replace("redis.replicate_commands()",
+                "").replace(RedisScript.LOCALS, "") + "\nend\n");
+        assertThat(code).doesNotContain("replicate_commands").doesNotContain(RedisScript.LOCALS)
+                .contains("local function sluice(KEYS, ARGV)\n");
     }
 
     private static int count(String text, String part) {

@@ -101,7 +101,7 @@ class ScriptAssemblyTest {
     void theFastStepReadsItsArgumentsAtConstantIndexes() {
         assertThat(ScriptAssembly.folded("local c, i = tonumber(A[a + 1]), tonumber(A[a + 12])\n    a = a + 3\n"
                 + "    x = AA[a + 1] + A[a + b]\n"))
-                .isEqualTo("local c, i = tonumber(A[2]), tonumber(A[13])\n    a = a + 3\n"
+                .isEqualTo("local c, i = number(A[2]), number(A[13])\n    a = a + 3\n"
                         + "    x = AA[a + 1] + A[a + b]\n");
     }
 
