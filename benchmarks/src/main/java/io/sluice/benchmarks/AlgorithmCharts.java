@@ -3,7 +3,6 @@ package io.sluice.benchmarks;
 import io.sluice.core.policy.Algorithm;
 import io.sluice.core.Decision;
 import io.sluice.core.Engine;
-import io.sluice.core.policy.Outcome;
 import io.sluice.core.policy.Policy;
 import io.sluice.core.request.RequestView;
 import io.sluice.core.Rule;

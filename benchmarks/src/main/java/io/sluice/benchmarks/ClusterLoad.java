@@ -16,7 +16,6 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.commons.pool2.impl.GenericObjectPoolConfig;
 import redis.clients.jedis.Connection;
@@ -48,12 +47,8 @@ public final class ClusterLoad {
     private static final int POOL = 64;
     private static final Policy POLICY = Policy.parse("1000000000/1s");
 
-    private interface Call {
-        void run(String key) throws Exception;
-    }
-
     /** One contender: its name, where it runs, its call, and the servers whose counters it is measured by. */
-    private record Contender(String name, String where, Call call, List<Jedis> servers) {}
+    private record Contender(String name, String where, RedisLoad.Call call, List<Jedis> servers) {}
 
     /** Medians of one contender at one thread count; server figures summed over its servers, per decision. */
     private record Result(double perSecond, double p50Micros, double p99Micros, double serverMicros,
@@ -140,11 +135,11 @@ public final class ClusterLoad {
         return builder.poolSize(POOL).timeout(Duration.ofSeconds(2)).coalesce(coalesce).build();
     }
 
-    private static Call bare(UnifiedJedis jedis, String sha) {
+    private static RedisLoad.Call bare(UnifiedJedis jedis, String sha) {
         return key -> jedis.evalsha(sha, List.of("bare:" + key), List.of());
     }
 
-    private static Call sluice(RedisStore store, String rule) {
+    private static RedisLoad.Call sluice(RedisStore store, String rule) {
         return key -> store.evaluate(List.of(Check.of(rule, key, POLICY, 1)), 0);
     }
 
@@ -248,7 +243,7 @@ public final class ClusterLoad {
         long[] counts = new long[threads];
         CountDownLatch done = new CountDownLatch(threads);
         for (int t = 0; t < threads; t++) {
-            Thread thread = new Thread(caller(t, contender.call(), keys, measuring, running, samples, counts, done));
+            Thread thread = new Thread(RedisLoad.caller(t, contender.call(), keys, measuring, running, samples, counts, done));
             thread.setDaemon(true);
             thread.start();
         }
@@ -286,35 +281,5 @@ public final class ClusterLoad {
         }
         return new Result(total * 1e9 / elapsedNanos, p50, p99, usec / n, cpu * 1e6 / n, clientCpuNanos / 1000.0 / n,
                 calls == 0 ? 0 : busiest / calls);
-    }
-
-    /** One load thread: calls until stopped, counting and timing the calls made while measuring. */
-    private static Runnable caller(int id, Call call, String[] keys, AtomicBoolean measuring, AtomicBoolean running,
-            long[][] samples, long[] counts, CountDownLatch done) {
-        return () -> {
-            long[] lat = new long[1 << 20];
-            int n = 0;
-            long count = 0;
-            try {
-                while (running.get()) {
-                    String key = keys[ThreadLocalRandom.current().nextInt(keys.length)];
-                    long start = System.nanoTime();
-                    call.run(key);
-                    long took = System.nanoTime() - start;
-                    if (measuring.get()) {
-                        count++;
-                        if (n < lat.length) {
-                            lat[n++] = took;
-                        }
-                    }
-                }
-            } catch (Exception e) {
-                e.printStackTrace();
-            } finally {
-                samples[id] = Arrays.copyOf(lat, n);
-                counts[id] = count;
-                done.countDown();
-            }
-        };
     }
 }

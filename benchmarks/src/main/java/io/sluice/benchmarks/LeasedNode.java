@@ -32,54 +32,62 @@ final class LeasedNode {
 
     /** {@code node URL LIMIT SECONDS}; LIMIT "bare" calls the bare floor script. */
     static void main(String[] args) throws Exception {
-        String url = args[1];
         long seconds = Long.parseLong(args[3]);
+        if (args[2].equals("bare")) {
+            bare(args[1], seconds);
+        } else {
+            sluice(args[1], LeasedLoad.policy(args[2]), seconds);
+        }
+        System.exit(0);
+    }
+
+    /** The floor: the bare one-key script by {@code EVALSHA}, every call a decision admitted. */
+    private static void bare(String url, long seconds) throws Exception {
+        LongAdder decisions = new LongAdder();
+        GenericObjectPoolConfig<Connection> pool = new GenericObjectPoolConfig<>();
+        pool.setMaxTotal(LeasedLoad.THREADS);
+        pool.setMaxIdle(LeasedLoad.THREADS);
+        try (RedisClient jedis = RedisClient.builder().fromURI(url).poolConfig(pool).build()) {
+            String sha = jedis.scriptLoad(RedisLoad.BARE_GCRA);
+            long startAt = startAt();
+            load(startAt, startAt + seconds * 1_000, decisions, () -> {
+                jedis.evalsha(sha, List.of("bare:hot"), List.of());
+                return -1;
+            });
+        }
+        System.out.println(decisions.sum() + " " + decisions.sum() + " 0 0 0 0 0");
+    }
+
+    /** Sluice on the application's clock: its decisions, admissions per second of that clock, and its lease counts. */
+    private static void sluice(String url, Policy policy, long seconds) throws Exception {
         LongAdder decisions = new LongAdder();
         LongAdder admitted = new LongAdder();
         Map<Long, LongAdder> perSecond = new ConcurrentHashMap<>();
-        if (args[2].equals("bare")) {
-            GenericObjectPoolConfig<Connection> pool = new GenericObjectPoolConfig<>();
-            pool.setMaxTotal(LeasedLoad.THREADS);
-            pool.setMaxIdle(LeasedLoad.THREADS);
-            try (RedisClient jedis = RedisClient.builder().fromURI(url).poolConfig(pool).build()) {
-                String sha = jedis.scriptLoad(RedisLoad.BARE_GCRA);
-                long startAt = startAt();
-                long endAt = startAt + seconds * 1_000;
-                load(startAt, endAt, decisions, () -> {
-                    jedis.evalsha(sha, List.of("bare:hot"), List.of());
+        RedisStore store = RedisStore.builder().url(url).applicationTime(true).poolSize(LeasedLoad.THREADS)
+                .timeout(Duration.ofSeconds(2)).build();
+        // the last read of a decision is the time it is made at: the store's call reads once, and a spend from a
+        // leased block reads again (after a wait for a take, no earlier than the block's take)
+        ThreadLocal<long[]> lastRead = ThreadLocal.withInitial(() -> new long[1]);
+        TimeSource clock = () -> lastRead.get()[0] = TimeSource.system().nowMicros();
+        try (Engine engine = Engine.builder().store(store).timeSource(clock).denialCacheSize(0).build()) {
+            long startAt = startAt();
+            long endAt = startAt + seconds * 1_000;
+            load(startAt, endAt, decisions, () -> {
+                if (!engine.tryAcquire("leased", "hot", policy, 1).allowed()) {
                     return -1;
-                });
-            }
-            System.out.println(decisions.sum() + " " + decisions.sum() + " 0 0 0 0 0");
-        } else {
-            Policy policy = LeasedLoad.policy(args[2]);
-            RedisStore store = RedisStore.builder().url(url).applicationTime(true).poolSize(LeasedLoad.THREADS)
-                    .timeout(Duration.ofSeconds(2)).build();
-            // the last read of a decision is the time it is made at: the store's call reads once, and a spend from a
-            // leased block reads again (after a wait for a take, no earlier than the block's take)
-            ThreadLocal<long[]> lastRead = ThreadLocal.withInitial(() -> new long[1]);
-            TimeSource clock = () -> lastRead.get()[0] = TimeSource.system().nowMicros();
-            try (Engine engine = Engine.builder().store(store).timeSource(clock).denialCacheSize(0).build()) {
-                long startAt = startAt();
-                long endAt = startAt + seconds * 1_000;
-                load(startAt, endAt, decisions, () -> {
-                    if (!engine.tryAcquire("leased", "hot", policy, 1).allowed()) {
-                        return -1;
-                    }
-                    long now = lastRead.get()[0];
-                    if (now >= startAt * 1_000 && now < endAt * 1_000) {
-                        admitted.increment();
-                        perSecond.computeIfAbsent(now / 1_000_000, s -> new LongAdder()).increment();
-                    }
-                    return now;
-                });
-                LeaseCounts c = engine.leaseCounts();
-                System.out.println(decisions.sum() + " " + admitted.sum() + " " + c.leasedDecisions() + " "
-                        + c.storeDecisions() + " " + c.takes() + " " + c.permitsTaken() + " " + c.permitsLapsed());
-            }
-            new TreeMap<>(perSecond).forEach((s, n) -> System.out.println(s + " " + n.sum()));
+                }
+                long now = lastRead.get()[0];
+                if (now >= startAt * 1_000 && now < endAt * 1_000) {
+                    admitted.increment();
+                    perSecond.computeIfAbsent(now / 1_000_000, s -> new LongAdder()).increment();
+                }
+                return now;
+            });
+            LeaseCounts c = engine.leaseCounts();
+            System.out.println(decisions.sum() + " " + admitted.sum() + " " + c.leasedDecisions() + " "
+                    + c.storeDecisions() + " " + c.takes() + " " + c.permitsTaken() + " " + c.permitsLapsed());
         }
-        System.exit(0);
+        new TreeMap<>(perSecond).forEach((s, n) -> System.out.println(s + " " + n.sum()));
     }
 
     /** Says it is ready, and reads when to start. */

@@ -113,7 +113,8 @@ public final class RedisLoad {
             return out
             """;
 
-    private interface Call {
+    /** One decision of a contender, on {@code key}. */
+    interface Call {
         void run(String key) throws Exception;
     }
 
@@ -331,8 +332,11 @@ public final class RedisLoad {
                 (after[1] - before[1]) * 1e6 / n, clientCpu / 1000.0 / n);
     }
 
-    /** One load thread: calls until stopped, counting and timing the calls made while measuring. */
-    private static Runnable caller(int id, Call call, String[] keys, AtomicBoolean measuring, AtomicBoolean running,
+    /**
+     * One load thread: calls until stopped, counting and timing the calls made while measuring; on a hot key when
+     * {@code keys} is null, else on random ones of them (also {@link ClusterLoad}'s).
+     */
+    static Runnable caller(int id, Call call, String[] keys, AtomicBoolean measuring, AtomicBoolean running,
             long[][] samples, long[] counts, CountDownLatch done) {
         return () -> {
             long[] lat = new long[1 << 20];

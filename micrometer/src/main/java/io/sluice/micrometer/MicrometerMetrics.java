@@ -151,52 +151,55 @@ public final class MicrometerMetrics implements DecisionListener {
 
     /** @return {@code store}, timing every call into {@code sluice.store.latency} */
     public Store instrument(Store store) {
-        return new Store() {
-            @Override
-            public List<Outcome> evaluate(List<Check> checks, long nowMicros) {
-                long start = System.nanoTime();
-                try {
-                    return store.evaluate(checks, nowMicros);
-                } finally {
-                    storeLatency.record(System.nanoTime() - start, TimeUnit.NANOSECONDS);
-                }
-            }
+        return new TimedStore(store, storeLatency);
+    }
 
-            @Override
-            public List<Outcome> evaluate(List<Check> checks, long nowMicros, TimeSource clock) {
-                long start = System.nanoTime();
-                try {
-                    return store.evaluate(checks, nowMicros, clock);   // the store may reuse the clock read
-                } finally {
-                    storeLatency.record(System.nanoTime() - start, TimeUnit.NANOSECONDS);
-                }
+    /** A store whose evaluations are timed; everything else goes to the store as it is. */
+    private record TimedStore(Store store, Timer latency) implements Store {
+        @Override
+        public List<Outcome> evaluate(List<Check> checks, long nowMicros) {
+            long start = System.nanoTime();
+            try {
+                return store.evaluate(checks, nowMicros);
+            } finally {
+                latency.record(System.nanoTime() - start, TimeUnit.NANOSECONDS);
             }
+        }
 
-            @Override
-            public void release(List<Lease> leases, long nowMicros) {
-                store.release(leases, nowMicros);
+        @Override
+        public List<Outcome> evaluate(List<Check> checks, long nowMicros, TimeSource clock) {
+            long start = System.nanoTime();
+            try {
+                return store.evaluate(checks, nowMicros, clock);   // the store may reuse the clock read
+            } finally {
+                latency.record(System.nanoTime() - start, TimeUnit.NANOSECONDS);
             }
+        }
 
-            @Override
-            public void reset(String rule, String key) {
-                store.reset(rule, key);
-            }
+        @Override
+        public void release(List<Lease> leases, long nowMicros) {
+            store.release(leases, nowMicros);
+        }
 
-            @Override
-            public boolean shared() {
-                return store.shared();
-            }
+        @Override
+        public void reset(String rule, String key) {
+            store.reset(rule, key);
+        }
 
-            @Override
-            public FleetChannel fleet() {
-                return store.fleet();
-            }
+        @Override
+        public boolean shared() {
+            return store.shared();
+        }
 
-            @Override
-            public void close() {
-                store.close();
-            }
-        };
+        @Override
+        public FleetChannel fleet() {
+            return store.fleet();
+        }
+
+        @Override
+        public void close() {
+            store.close();
+        }
     }
 
     /**

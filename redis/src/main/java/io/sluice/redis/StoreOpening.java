@@ -130,6 +130,18 @@ final class StoreOpening {
             }
             b.prefix = o.prefix();
         }
+        applyFlags(b, o, target);
+        if (b.applicationTime && o.redisTime()) {
+            throw conflict(target, "time=redis", "applicationTime(true)");
+        }
+        if (b.applicationTimeSet && !b.applicationTime && o.applicationTime()) {
+            throw conflict(target, "time=application", "applicationTime(false)");
+        }
+        b.applicationTime |= o.applicationTime();
+    }
+
+    /** Takes the URL's on/off options: coalescing, raw keys, the hash tag. */
+    private static void applyFlags(Builder b, UrlOptions o, RedisUrl target) {
         if (o.coalesce() != null) {
             if (b.coalesceSet && b.coalesce != o.coalesce()) {
                 throw conflict(target, "coalesce=" + o.coalesce(), "coalesce(" + b.coalesce + ")");
@@ -148,13 +160,6 @@ final class StoreOpening {
             }
             b.hashTag = o.hashTag();
         }
-        if (b.applicationTime && o.redisTime()) {
-            throw conflict(target, "time=redis", "applicationTime(true)");
-        }
-        if (b.applicationTimeSet && !b.applicationTime && o.applicationTime()) {
-            throw conflict(target, "time=application", "applicationTime(false)");
-        }
-        b.applicationTime |= o.applicationTime();
     }
 
     /**
