@@ -150,7 +150,7 @@ class AdminIT {
     }
 
     @Test
-    void aResetUnblocksOnlyOnTheNodeThatAnswersItOtherNodesRememberTheirDenials() throws Exception {
+    void aResetOnOneNodeUnblocksOnEveryNodeTheirRememberedDenialsIncluded() throws Exception {
         try (RedisProcess redis = RedisProcess.start();
                 FilterServer a = FilterServer.start(Map.of("limit", "2/1h", "exclude", "/sluice-admin",
                         "store", redis.url() + "?time=application&timeout=2s"));
@@ -164,10 +164,16 @@ class AdminIT {
             admin(b).queryParam("rule", "per-ip").queryParam("key", "127.0.0.1").get("/sluice-admin")
                     .then().statusCode(200).body("remaining", equalTo(2));    // the store is reset for every node
             a.client().get("/").then().statusCode(200);
-            b.client().get("/").then().statusCode(429);             // b's memory is not: as the README says
-            admin(b).queryParam("rule", "per-ip").queryParam("key", "127.0.0.1").delete("/sluice-admin")
-                    .then().statusCode(204);
-            b.client().get("/").then().statusCode(200);
+            // b heard of the reset on the fleet's channel and forgot its remembered denial (a denial answered from
+            // b's memory consumes nothing, so asking again until it forgets is free)
+            long deadline = System.nanoTime() + 5_000_000_000L;
+            int status = b.client().get("/").statusCode();
+            while (status == 429 && System.nanoTime() < deadline) {
+                Thread.sleep(20);
+                status = b.client().get("/").statusCode();
+            }
+            assertThat(status).as("b unblocked by a's reset").isEqualTo(200);
+            b.client().get("/").then().statusCode(429);             // and the limit holds again
         }
     }
 

@@ -70,8 +70,8 @@ class ConfigurationIT {
                 + " unknown option \"Timeout=200ms\"; did you mean \"timeout\"? (option names are lower case, words"
                 + " joined by '-'); the Redis URL takes \"time=application\" or \"time=redis\" (the default),"
                 + " \"timeout=<duration>\" (default 50ms), \"pool-size=<connections>\" (default 16),"
-                + " \"prefix=<key prefix>\" (default sluice), \"hash-tag=true\" (default false) and \"coalesce=false\""
-                + " (default true), each at most once,"
+                + " \"prefix=<key prefix>\" (default sluice), \"hash-tag=true\" (default false), \"coalesce=false\""
+                + " (default true) and \"raw-keys=true\" (default false), each at most once,"
                 + " such as \"redis://host:6379?timeout=200ms&pool-size=32\", got \"redis://localhost:6379?Timeout=200ms\"");
         startUpFails(Map.of("limit", "1/s", "headers", "all"),
                 "headers (init-param): expected one of ietf, legacy, both, none, got \"all\"");
@@ -89,7 +89,7 @@ class ConfigurationIT {
         startUpFails(Map.of("limit", "1/s", "rate", "5/s"), "rate (init-param): unknown parameter; expected one of limit, name, "
                 + "algorithm, key, on-store-failure, on-missing-key, rules, reload-interval, store, max-keys, node-count, "
                 + "trusted-proxies, client-ip-header, exclude, shadow, headers, reset-format, partition-key, body, "
-                + "deny-headers, config-prefix, got \"rate\"");
+                + "deny-headers, allowlist-addresses, allowlist-keys, allowlist-roles, config-prefix, got \"rate\"");
     }
 
     @Test
