@@ -5,7 +5,9 @@ import io.sluice.core.log.LogText;
 import io.sluice.core.store.FleetChannel;
 import io.sluice.core.store.FleetMessage;
 import java.lang.System.Logger.Level;
+import java.util.List;
 import java.util.Locale;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.Consumer;
 import redis.clients.jedis.JedisPubSub;
 
@@ -24,6 +26,8 @@ final class RedisFleetChannel implements FleetChannel {
     private final ReconnectingClient client;
     private final String channel;
     private final LogThrottle failures = new LogThrottle(60_000_000);
+    /** Every engine on this store listens (a servlet filter and JAX-RS may share one store). */
+    private final List<Consumer<FleetMessage>> listeners = new CopyOnWriteArrayList<>();
     private volatile boolean closed;
     private volatile JedisPubSub subscription;
     private Thread listening;
@@ -44,24 +48,25 @@ final class RedisFleetChannel implements FleetChannel {
         }
     }
 
+    /** Adds a listener; the first starts the subscription. */
     @Override
     public synchronized void listen(Consumer<FleetMessage> listener) {
-        if (listening != null) {
-            throw new IllegalStateException("the fleet channel has a listener already");
+        listeners.add(listener);
+        if (listening == null) {
+            listening = new Thread(this::subscribe, "sluice-fleet");
+            listening.setDaemon(true);
+            listening.start();
         }
-        listening = new Thread(() -> subscribe(listener), "sluice-fleet");
-        listening.setDaemon(true);
-        listening.start();
     }
 
-    private void subscribe(Consumer<FleetMessage> listener) {
+    private void subscribe() {
         while (!closed) {
             JedisPubSub s = new JedisPubSub() {
                 @Override
                 public void onMessage(String from, String message) {
                     FleetMessage m = decode(message);
                     if (m != null) {
-                        listener.accept(m);
+                        listeners.forEach(l -> l.accept(m));
                     }
                 }
             };

@@ -89,6 +89,25 @@ class FleetPenaltiesIT {
                 .as("node B forgot the penalty").isTrue();
     }
 
+    /** A servlet filter's engine and JAX-RS's may share one store: both listen, each hears the other. */
+    @Test
+    void twoEnginesOnOneStoreBothHear() throws Exception {
+        RedisStore shared = RedisStore.builder().url(redis.url()).applicationTime(true).timeout(Duration.ofSeconds(2))
+                .build();
+        Engine filter = Engine.builder().timeSource(clock).store(shared).build();
+        Engine jaxrs = Engine.builder().timeSource(clock).store(shared).build();
+        try {
+            allowed(filter);
+            allowed(filter);
+            allowed(filter);
+            clock.advance(Duration.ofMinutes(2));
+            assertThat(eventually(() -> !jaxrs.tryAcquire("api", "203.0.113.9", POLICY, 0).allowed())).isTrue();
+        } finally {
+            filter.close();
+            jaxrs.close();
+        }
+    }
+
     @Test
     void messagesThatAreNotOursAreIgnored() {
         assertThat(RedisFleetChannel.decode("hello")).isNull();

@@ -15,7 +15,8 @@ public interface FleetChannel extends AutoCloseable {
 
     /**
      * Starts delivering the messages of every node to {@code listener}, on a thread of the channel's own, until
-     * {@link #close()}; reconnects after a failure.
+     * {@link #close()}; reconnects after a failure. Several listeners may listen (engines that share one store, such
+     * as a servlet filter's and JAX-RS's); each hears every message.
      */
     void listen(Consumer<FleetMessage> listener);
 
