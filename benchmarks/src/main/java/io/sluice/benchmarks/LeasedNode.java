@@ -2,6 +2,8 @@ package io.sluice.benchmarks;
 
 import io.sluice.core.Engine;
 import io.sluice.core.LeaseCounts;
+import io.sluice.core.policy.Algorithm;
+import io.sluice.core.policy.Outcome;
 import io.sluice.core.policy.Policy;
 import io.sluice.core.time.TimeSource;
 import io.sluice.redis.RedisStore;
@@ -73,13 +75,14 @@ final class LeasedNode {
             long startAt = startAt();
             long endAt = startAt + seconds * 1_000;
             load(startAt, endAt, decisions, () -> {
-                if (!engine.tryAcquire("leased", "hot", policy, 1).allowed()) {
+                Outcome o = engine.tryAcquire("leased", "hot", policy, 1);
+                if (!o.allowed()) {
                     return -1;
                 }
                 long now = lastRead.get()[0];
                 if (now >= startAt * 1_000 && now < endAt * 1_000) {
                     admitted.increment();
-                    perSecond.computeIfAbsent(now / 1_000_000, s -> new LongAdder()).increment();
+                    perSecond.computeIfAbsent(second(policy, now, o), s -> new LongAdder()).increment();
                 }
                 return now;
             });
@@ -88,6 +91,18 @@ final class LeasedNode {
                     + c.storeDecisions() + " " + c.takes() + " " + c.permitsTaken() + " " + c.permitsLapsed());
         }
         new TreeMap<>(perSecond).forEach((s, n) -> System.out.println(s + " " + n.sum()));
+    }
+
+    /**
+     * @return the second an admission counts in: for a fixed window, the window the store counted it in (its reset is
+     *     that window's end: a request that reached Redis after a later one had opened the next window counts there,
+     *     whatever its clock read), else the second its decision was made in
+     */
+    private static long second(Policy policy, long now, Outcome o) {
+        if (policy.algorithm() == Algorithm.FIXED_WINDOW) {
+            return (now + o.resetAfterMicros() - 1) / 1_000_000;
+        }
+        return now / 1_000_000;
     }
 
     /** Says it is ready, and reads when to start. */
