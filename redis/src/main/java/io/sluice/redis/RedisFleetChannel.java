@@ -8,6 +8,8 @@ import java.lang.System.Logger.Level;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import redis.clients.jedis.JedisPubSub;
 
@@ -22,6 +24,8 @@ final class RedisFleetChannel implements FleetChannel {
 
     private static final System.Logger LOG = System.getLogger(RedisStore.class.getName());
     private static final long RETRY_MILLIS = 1_000;
+    /** The longest the first listener waits for the subscription, so that it hears what is sent after: {@value} ms. */
+    private static final long SUBSCRIBE_WAIT_MILLIS = 2_000;
 
     private final ReconnectingClient client;
     private final String channel;
@@ -30,6 +34,8 @@ final class RedisFleetChannel implements FleetChannel {
     private final List<Consumer<FleetMessage>> listeners = new CopyOnWriteArrayList<>();
     private volatile boolean closed;
     private volatile JedisPubSub subscription;
+    /** Counted down once the first subscription is in place. */
+    private final CountDownLatch subscribed = new CountDownLatch(1);
     private Thread listening;
 
     RedisFleetChannel(ReconnectingClient client, String prefix) {
@@ -48,20 +54,37 @@ final class RedisFleetChannel implements FleetChannel {
         }
     }
 
-    /** Adds a listener; the first starts the subscription. */
+    /**
+     * Adds a listener; the first starts the subscription and waits for it (at most {@value #SUBSCRIBE_WAIT_MILLIS} ms,
+     * at start-up: with Redis down it goes on, and the thread subscribes when Redis is back), so that an engine hears
+     * every message sent after it was built.
+     */
     @Override
-    public synchronized void listen(Consumer<FleetMessage> listener) {
-        listeners.add(listener);
-        if (listening == null) {
+    public void listen(Consumer<FleetMessage> listener) {
+        synchronized (this) {
+            listeners.add(listener);
+            if (listening != null) {
+                return;
+            }
             listening = new Thread(this::subscribe, "sluice-fleet");
             listening.setDaemon(true);
             listening.start();
+        }
+        try {
+            subscribed.await(SUBSCRIBE_WAIT_MILLIS, TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
         }
     }
 
     private void subscribe() {
         while (!closed) {
             JedisPubSub s = new JedisPubSub() {
+                @Override
+                public void onSubscribe(String to, int subscriptions) {
+                    subscribed.countDown();
+                }
+
                 @Override
                 public void onMessage(String from, String message) {
                     FleetMessage m = decode(message);

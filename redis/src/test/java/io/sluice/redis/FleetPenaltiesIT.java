@@ -8,7 +8,9 @@ import io.sluice.core.store.FleetMessage;
 import io.sluice.core.testing.ManualTimeSource;
 import io.sluice.core.testing.RedisProcess;
 import java.time.Duration;
-import java.util.function.BooleanSupplier;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -16,29 +18,35 @@ import org.junit.jupiter.api.Test;
 /**
  * Penalties and unblocks across a fleet: two engines (two nodes) on one real Redis, one application clock. A client
  * penalized on node A is blocked on node B; an unblock on A lifts it on B, its remembered denials included.
+ *
+ * <p>Messages arrive on the channel's own thread. The test listens on the receiving node's channel after its engine
+ * does, so once the test has heard a message the engine has applied it: nothing is polled.
  */
 class FleetPenaltiesIT {
 
     /** One a minute; a client that comes back while denied is blocked for five. */
     private static final Policy POLICY = Policy.parse("1/1m penalty 5m");
-    /** How long a message may take to reach the other node here: delivery is asynchronous. */
-    private static final long WITHIN_NANOS = Duration.ofSeconds(5).toNanos();
+    /** The longest a message may take to arrive here. */
+    private static final long WITHIN_SECONDS = 5;
 
     private final ManualTimeSource clock = new ManualTimeSource();
     private RedisProcess redis;
+    private RedisStore storeA;
+    private RedisStore storeB;
     private Engine a;
     private Engine b;
 
     @BeforeEach
     void start() throws Exception {
         redis = RedisProcess.start();
-        a = node();
-        b = node();
+        storeA = store();
+        storeB = store();
+        a = Engine.builder().timeSource(clock).store(storeA).build();
+        b = Engine.builder().timeSource(clock).store(storeB).build();
     }
 
-    private Engine node() {
-        return Engine.builder().timeSource(clock).store(RedisStore.builder().url(redis.url()).applicationTime(true)
-                .timeout(Duration.ofSeconds(2)).build()).build();
+    private RedisStore store() {
+        return RedisStore.builder().url(redis.url()).applicationTime(true).timeout(Duration.ofSeconds(2)).build();
     }
 
     @AfterEach
@@ -52,56 +60,69 @@ class FleetPenaltiesIT {
         return node.tryAcquire("api", "203.0.113.9", POLICY, 1).allowed();
     }
 
-    /** Waits (bounded) until {@code condition} holds; the messages travel on a thread of their own. */
-    private static boolean eventually(BooleanSupplier condition) throws InterruptedException {
-        long deadline = System.nanoTime() + WITHIN_NANOS;
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() > deadline) {
-                return false;
+    /** @return what a store's channel delivers from now on, after every engine on that store has applied it */
+    private static BlockingQueue<FleetMessage> listen(RedisStore store) {
+        BlockingQueue<FleetMessage> heard = new LinkedBlockingQueue<>();
+        store.fleet().listen(heard::add);
+        return heard;
+    }
+
+    /** Waits (bounded) for a message of {@code kind}. */
+    private static FleetMessage next(BlockingQueue<FleetMessage> heard, FleetMessage.Kind kind)
+            throws InterruptedException {
+        for (FleetMessage m = heard.poll(WITHIN_SECONDS, TimeUnit.SECONDS); m != null;
+                m = heard.poll(WITHIN_SECONDS, TimeUnit.SECONDS)) {
+            if (m.kind() == kind) {
+                return m;
             }
-            Thread.sleep(10);
         }
-        return true;
+        throw new AssertionError("no " + kind + " message within " + WITHIN_SECONDS + " s");
     }
 
     @Test
     void aClientPenalizedOnOneNodeIsBlockedOnTheOther() throws Exception {
+        BlockingQueue<FleetMessage> atB = listen(storeB);
         assertThat(allowed(a)).isTrue();
         assertThat(allowed(a)).isFalse();
         assertThat(allowed(a)).as("back too soon: blocked for five minutes").isFalse();
+        assertThat(next(atB, FleetMessage.Kind.PENALTY).key()).isEqualTo("203.0.113.9");
         clock.advance(Duration.ofMinutes(2));           // the minute's permit is back in Redis
-        assertThat(eventually(() -> !b.tryAcquire("api", "203.0.113.9", POLICY, 0).allowed()))
-                .as("node B blocks the client without asking Redis").isTrue();
+        assertThat(b.tryAcquire("api", "203.0.113.9", POLICY, 0).allowed())
+                .as("node B blocks the client without asking Redis").isFalse();
         assertThat(allowed(b)).isFalse();
         assertThat(b.tryAcquire("api", "198.51.100.1", POLICY, 1).allowed()).as("another client").isTrue();
     }
 
     @Test
     void anUnblockOnOneNodeLiftsThePenaltyOnTheOther() throws Exception {
+        BlockingQueue<FleetMessage> atA = listen(storeA);
+        BlockingQueue<FleetMessage> atB = listen(storeB);
         allowed(b);
         allowed(b);
         allowed(b);                                     // penalized on B
+        next(atA, FleetMessage.Kind.PENALTY);
         clock.advance(Duration.ofMinutes(2));
-        assertThat(eventually(() -> !a.tryAcquire("api", "203.0.113.9", POLICY, 0).allowed())).isTrue();
+        assertThat(a.tryAcquire("api", "203.0.113.9", POLICY, 0).allowed()).isFalse();
         a.reset("api", "203.0.113.9");                  // the admin unblocks on A
         assertThat(allowed(a)).isTrue();
-        assertThat(eventually(() -> b.tryAcquire("api", "203.0.113.9", POLICY, 0).allowed()))
-                .as("node B forgot the penalty").isTrue();
+        next(atB, FleetMessage.Kind.RESET);
+        assertThat(b.tryAcquire("api", "203.0.113.9", POLICY, 0).allowed()).as("node B forgot the penalty").isTrue();
     }
 
     /** A servlet filter's engine and JAX-RS's may share one store: both listen, each hears the other. */
     @Test
     void twoEnginesOnOneStoreBothHear() throws Exception {
-        RedisStore shared = RedisStore.builder().url(redis.url()).applicationTime(true).timeout(Duration.ofSeconds(2))
-                .build();
+        RedisStore shared = store();
         Engine filter = Engine.builder().timeSource(clock).store(shared).build();
         Engine jaxrs = Engine.builder().timeSource(clock).store(shared).build();
         try {
+            BlockingQueue<FleetMessage> heard = listen(shared);
             allowed(filter);
             allowed(filter);
             allowed(filter);
+            next(heard, FleetMessage.Kind.PENALTY);
             clock.advance(Duration.ofMinutes(2));
-            assertThat(eventually(() -> !jaxrs.tryAcquire("api", "203.0.113.9", POLICY, 0).allowed())).isTrue();
+            assertThat(jaxrs.tryAcquire("api", "203.0.113.9", POLICY, 0).allowed()).isFalse();
         } finally {
             filter.close();
             jaxrs.close();
