@@ -6,7 +6,6 @@ import io.sluice.core.config.ConfigException;
 import java.lang.System.Logger.Level;
 import java.nio.charset.StandardCharsets;
 import java.security.GeneralSecurityException;
-import java.util.Base64;
 import javax.crypto.Mac;
 import javax.crypto.spec.SecretKeySpec;
 
@@ -72,13 +71,24 @@ final class ClientKeys {
                     + " unrecoverable from a dump");
             return new ClientKeys(key("sluice-key-prefix:" + prefix), "hashed, secret derived from the prefix");
         }
-        String stripped = secret.strip();           // a secret file's trailing newline must not split the fleet
-        if (stripped.length() < MIN_SECRET) {
-            throw new ConfigException(source, "(" + stripped.length() + " characters, not shown)", "expected a key"
-                    + " secret of at least " + MIN_SECRET + " characters, the same on every node");
-        }
+        String stripped = checked(source, secret);
         LOG.log(Level.INFO, "Sluice writes client keys in Redis as keyed hashes, the secret from " + source);
         return new ClientKeys(key(stripped), "hashed, secret from " + source);
+    }
+
+    /**
+     * @param source where the secret was given, as errors name it
+     * @return the secret without surrounding whitespace (a secret file's trailing newline must not split the fleet)
+     * @throws ConfigException when it is null or shorter than {@value #MIN_SECRET} characters; never quoting it
+     */
+    static String checked(String source, String secret) {
+        String stripped = secret == null ? "" : secret.strip();
+        if (stripped.length() < MIN_SECRET) {
+            throw new ConfigException(source, secret == null ? null : "(" + stripped.length() + " characters, not"
+                    + " shown)", "expected a key secret of at least " + MIN_SECRET + " characters, the same on every"
+                    + " node");
+        }
+        return stripped;
     }
 
     private static SecretKeySpec key(String secret) {
@@ -109,8 +119,7 @@ final class ClientKeys {
     }
 
     private String hmac(String key) {
-        byte[] digest = macs.get().doFinal(key.getBytes(StandardCharsets.UTF_8));
-        return "#" + Base64.getUrlEncoder().withoutPadding().encodeToString(digest).substring(0, 16);
+        return RedisKeys.tagged(macs.get().doFinal(key.getBytes(StandardCharsets.UTF_8)), 16);
     }
 
     /** @return how keys are written, for logs: raw, or hashed and where the secret came from (never the secret) */

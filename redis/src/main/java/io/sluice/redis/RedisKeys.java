@@ -102,11 +102,18 @@ final class RedisKeys {
 
     private static String hash(String value) {
         try {
-            byte[] digest = MessageDigest.getInstance("SHA-256").digest(value.getBytes(StandardCharsets.UTF_8));
-            return "#" + Base64.getUrlEncoder().withoutPadding().encodeToString(digest).substring(0, 22);
+            return tagged(MessageDigest.getInstance("SHA-256").digest(value.getBytes(StandardCharsets.UTF_8)), 22);
         } catch (NoSuchAlgorithmException e) {
             throw new IllegalStateException("SHA-256 is part of every Java platform", e);
         }
+    }
+
+    /**
+     * @return a hash as a key part: {@code #} (which no kept key part or rule name starts with) and the first
+     *     {@code chars} characters of the digest in base64url
+     */
+    static String tagged(byte[] digest, int chars) {
+        return "#" + Base64.getUrlEncoder().withoutPadding().encodeToString(digest).substring(0, chars);
     }
 
     /** The same test as the pattern {@code [A-Za-z0-9._:@+/#-]{1,64}}, without a regex on every request. */

@@ -10,7 +10,6 @@ import io.sluice.core.store.StoreException;
 import io.sluice.core.store.StoreProvider;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Collections;
 import java.util.List;
 import java.util.Set;
 import redis.clients.jedis.HostAndPort;
@@ -31,14 +30,11 @@ import redis.clients.jedis.util.JedisClusterCRC16;
  * RedisStore store = RedisStore.builder().url("redis://redis.internal:6379").timeout(Duration.ofMillis(50)).build();
  * </pre>
  *
- * <p><b>Keys</b> are {@code prefix:rule:key} (prefix {@value #DEFAULT_PREFIX} by default). The key part, the client's
- * IP, API key or user, is by default {@code #} and 16 characters (base64url) of its HMAC-SHA-256 under the fleet's key
- * secret ({@link Builder#keySecret}), so Redis holds no client identifier in clear and hostile keys cannot bloat it;
- * with {@link Builder#rawKeys(boolean)} a key part of at most {@value #MAX_RAW_KEY} characters of
- * {@code [A-Za-z0-9._:@+/#-]} is kept as it is, any other replaced by {@code #} and 22 characters of its SHA-256. So is
- * a rule part that is no
- * {@link io.sluice.core.Rule} name (a programmatic limit's name with {@code :}, say), so that no two rule and key pairs
- * share a Redis key. Every key written has a TTL: the time its state stays meaningful, at least 1 ms.
+ * <p><b>Keys</b> are {@code prefix:rule:key} (prefix {@value #DEFAULT_PREFIX} by default), the key part as
+ * {@link ClientKeys} writes it: by default a keyed hash ({@link Builder#keySecret}), so Redis holds no client identifier
+ * in clear; readable with {@link Builder#rawKeys(boolean)}. A rule part that is no {@link io.sluice.core.Rule} name is
+ * hashed too, so that no two rule and key pairs share a Redis key. Every key written has a TTL: the time its state
+ * stays meaningful, at least 1 ms.
  *
  * <p><b>Time</b>: by default the script reads Redis {@code TIME}, so nodes with skewed clocks agree; with
  * {@link Builder#applicationTime(boolean)} (or {@code ?time=application} on the URL) the application's time is passed
@@ -46,11 +42,9 @@ import redis.clients.jedis.util.JedisClusterCRC16;
  * {@code TIME} in scripts; tests that drive timelines); TTLs, which Redis counts on its own clock, then get 60 s of
  * slack for the skew between the two clocks.
  *
- * <p><b>Cluster</b>: the checks of a request are grouped by hash slot, one script call per group, the groups sent
- * together in one pipeline; each group is
- * all-or-nothing, but across groups a denial in one does not undo another's consumption. With
- * {@link Builder#hashTag(boolean)} every key carries the hash tag {@code {prefix}}, so all of Sluice's keys share one
- * slot and every request is all-or-nothing (at the price of putting all limiter state on one master).
+ * <p><b>Cluster</b>: see {@link SlotCalls}; with {@link Builder#hashTag(boolean)} every key carries the hash tag
+ * {@code {prefix}}, so all of Sluice's keys share one slot and every request is all-or-nothing (at the price of putting
+ * all limiter state on one master).
  *
  * <p><b>Failures</b>: any Redis error or timeout is a {@link StoreException}; the engine's circuit breaker and each
  * rule's failure mode decide what happens then. Where a server lost the function or the script ({@code FUNCTION
@@ -79,6 +73,7 @@ public final class RedisStore implements Store {
     /** The fleet's channel, made by the first {@link #fleet()}; guarded by this. */
     private RedisFleetChannel fleet;
     private final RedisScript script;
+    private final SlotCalls slots;
     private final RedisKeys keys;
     private final ScriptCodec codec;
     /** A Cluster without the hash tag: the checks of a request are sent in groups, one per hash slot. */
@@ -95,6 +90,7 @@ public final class RedisStore implements Store {
         this.keys = new RedisKeys(b.prefix, b.hashTag,
                 b.rawKeys ? ClientKeys.raw() : ClientKeys.hashed(b.keySecret, b.prefix));
         this.codec = new ScriptCodec(keys, b.applicationTime);
+        this.slots = new SlotCalls(script, keys, codec);
         this.bySlot = client.cluster() && !b.hashTag;
         this.coalescer = b.coalesce ? new Coalescer(script::run, COALESCED_IN_FLIGHT, bySlot,
                 b.client != null ? APPLICATION_CLIENT_BUDGET : b.timeout) : null;
@@ -134,18 +130,7 @@ public final class RedisStore implements Store {
                     () -> script.run(n, codec.params(checks, null, one, now, requestId)),
                     () -> codec.request(checks, one, now, requestId));
         }
-        byte[][] encoded = new byte[n][];     // each key encoded (and hashed when unsafe) once, for its slot and the call
-        for (int i = 0; i < n; i++) {
-            encoded[i] = keys.bytes(checks.get(i).rule(), checks.get(i).key());
-        }
-        List<List<Integer>> groups = RedisKeys.bySlot(encoded);
-        List<byte[][]> params = new ArrayList<>(groups.size());
-        for (List<Integer> group : groups) {
-            params.add(codec.params(checks, group, encoded, now, requestId));
-        }
-        List<Object> replies = groups.size() == 1 ? List.of(script.run(groups.get(0).size(), params.get(0)))
-                : script.pipelined(groups, params);
-        return ScriptCodec.outcomes(replies, groups, checks);
+        return slots.evaluate(checks, now, requestId);
     }
 
     /**
@@ -172,14 +157,7 @@ public final class RedisStore implements Store {
         if (leases.isEmpty()) {
             return;
         }
-        byte[][] encoded = new byte[leases.size()][];
-        for (int i = 0; i < encoded.length; i++) {
-            encoded[i] = keys.bytes(leases.get(i).rule(), leases.get(i).key());
-        }
-        List<List<Integer>> groups = bySlot ? RedisKeys.bySlot(encoded) : Collections.singletonList(null);
-        for (List<Integer> group : groups) {     // null: one call for all
-            script.run(group == null ? encoded.length : group.size(), codec.release(leases, group, encoded, nowMicros));
-        }
+        slots.release(leases, nowMicros, bySlot);
     }
 
     @Override
@@ -432,11 +410,7 @@ public final class RedisStore implements Store {
          * derived from the prefix (pseudonymous keys only: see the README).
          */
         public Builder keySecret(String secret) {
-            if (secret == null || secret.strip().length() < ClientKeys.MIN_SECRET) {
-                throw new ConfigException("keySecret(...)", secret == null ? null : "(not shown)", "expected a secret"
-                        + " of at least " + ClientKeys.MIN_SECRET + " characters, the same on every node");
-            }
-            this.keySecret = secret;
+            this.keySecret = ClientKeys.checked("keySecret(...)", secret);
             return this;
         }
 
