@@ -1,22 +1,17 @@
 package io.sluice.benchmarks;
 
-import com.sun.management.OperatingSystemMXBean;
 import io.sluice.core.policy.Policy;
 import io.sluice.core.store.Check;
 import io.sluice.core.testing.RedisProcess;
 import io.sluice.redis.RedisStore;
-import java.lang.management.ManagementFactory;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.commons.pool2.impl.GenericObjectPoolConfig;
 import redis.clients.jedis.Connection;
 import redis.clients.jedis.HostAndPort;
@@ -231,44 +226,18 @@ public final class ClusterLoad {
         }
     }
 
-    private static long clientCpuNanos() {
-        return ((OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean()).getProcessCpuTime();
-    }
-
     /** One round of one contender: a second's warm-up, then {@code seconds} measured. */
     private static Result run(Contender contender, int threads, int seconds, String[] keys) throws Exception {
-        AtomicBoolean measuring = new AtomicBoolean(false);
-        AtomicBoolean running = new AtomicBoolean(true);
-        long[][] samples = new long[threads][];
-        long[] counts = new long[threads];
-        CountDownLatch done = new CountDownLatch(threads);
-        for (int t = 0; t < threads; t++) {
-            Thread thread = new Thread(RedisLoad.caller(t, contender.call(), keys, measuring, running, samples, counts, done));
-            thread.setDaemon(true);
-            thread.start();
-        }
-        Thread.sleep(1_000);                                     // warm-up
-        contender.servers().forEach(Jedis::configResetStat);
-        List<ServerStats> before = contender.servers().stream().map(ServerStats::of).toList();
-        long cpu = clientCpuNanos();
-        long start = System.nanoTime();
-        measuring.set(true);
-        Thread.sleep(seconds * 1_000L);
-        measuring.set(false);
-        long elapsed = System.nanoTime() - start;
-        long clientCpu = clientCpuNanos() - cpu;
-        List<ServerStats> after = contender.servers().stream().map(ServerStats::of).toList();
-        running.set(false);
-        done.await();
-        return result(Arrays.stream(counts).sum(), elapsed, clientCpu, samples, before, after);
+        List<List<ServerStats>> stats = new ArrayList<>(List.of(List.of(), List.of()));
+        LoadWindow w = LoadWindow.measure(contender.call(), threads, seconds, keys, () -> {
+            contender.servers().forEach(Jedis::configResetStat);
+            stats.set(0, contender.servers().stream().map(ServerStats::of).toList());
+        }, () -> stats.set(1, contender.servers().stream().map(ServerStats::of).toList()));
+        return result(w, stats.get(0), stats.get(1));
     }
 
-    private static Result result(long total, long elapsedNanos, long clientCpuNanos, long[][] samples,
-            List<ServerStats> before, List<ServerStats> after) {
-        long[] all = Arrays.stream(samples).flatMapToLong(Arrays::stream).sorted().toArray();
-        double p50 = all.length == 0 ? 0 : all[all.length / 2] / 1000.0;
-        double p99 = all.length == 0 ? 0 : all[(int) (all.length * 0.99)] / 1000.0;
-        double n = Math.max(1, total);
+    private static Result result(LoadWindow w, List<ServerStats> before, List<ServerStats> after) {
+        double n = Math.max(1, w.total());
         double usec = 0;
         double cpu = 0;
         double calls = 0;
@@ -279,7 +248,7 @@ public final class ClusterLoad {
             calls += after.get(i).calls();
             busiest = Math.max(busiest, after.get(i).calls());
         }
-        return new Result(total * 1e9 / elapsedNanos, p50, p99, usec / n, cpu * 1e6 / n, clientCpuNanos / 1000.0 / n,
-                calls == 0 ? 0 : busiest / calls);
+        return new Result(w.perSecond(), w.micros(0.5), w.micros(0.99), usec / n, cpu * 1e6 / n,
+                w.clientCpuNanos() / 1000.0 / n, calls == 0 ? 0 : busiest / calls);
     }
 }

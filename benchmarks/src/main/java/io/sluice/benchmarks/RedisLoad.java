@@ -8,16 +8,11 @@ import io.sluice.core.policy.Policy;
 import io.sluice.core.store.Check;
 import io.sluice.redis.RedisStore;
 import io.sluice.core.testing.RedisProcess;
-import java.lang.management.ManagementFactory;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.ThreadLocalRandom;
-import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.commons.pool2.impl.GenericObjectPoolConfig;
 import redis.clients.jedis.Connection;
 import redis.clients.jedis.Protocol;
@@ -293,75 +288,15 @@ public final class RedisLoad {
         return new double[] {usec, cpu};
     }
 
-    private static long clientCpuNanos() {
-        return ((com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean())
-                .getProcessCpuTime();
-    }
-
     private static Result run(RedisClient jedis, String name, String keySpace, int threads, int seconds, Call call,
             String[] keys) throws Exception {
-        AtomicBoolean measuring = new AtomicBoolean(false);
-        AtomicBoolean running = new AtomicBoolean(true);
-        long[][] samples = new long[threads][];
-        long[] counts = new long[threads];
-        CountDownLatch done = new CountDownLatch(threads);
-        for (int t = 0; t < threads; t++) {
-            Thread thread = new Thread(caller(t, call, keys, measuring, running, samples, counts, done));
-            thread.setDaemon(true);
-            thread.start();
-        }
-        Thread.sleep(1_000);                                     // warm-up
-        jedis.sendCommand(Protocol.Command.CONFIG, "RESETSTAT");
-        double[] before = serverStats(jedis);
-        long cpu = clientCpuNanos();
-        long start = System.nanoTime();
-        measuring.set(true);
-        Thread.sleep(seconds * 1_000L);
-        measuring.set(false);
-        long elapsed = System.nanoTime() - start;
-        long clientCpu = clientCpuNanos() - cpu;
-        double[] after = serverStats(jedis);
-        running.set(false);
-        done.await();
-        long total = Arrays.stream(counts).sum();
-        long[] all = Arrays.stream(samples).flatMapToLong(Arrays::stream).sorted().toArray();
-        double p50 = all.length == 0 ? 0 : all[all.length / 2] / 1000.0;
-        double p99 = all.length == 0 ? 0 : all[(int) (all.length * 0.99)] / 1000.0;
-        double n = Math.max(1, total);
-        return new Result(name, keySpace, threads, total * 1e9 / elapsed, p50, p99, after[0] / n,
-                (after[1] - before[1]) * 1e6 / n, clientCpu / 1000.0 / n);
-    }
-
-    /**
-     * One load thread: calls until stopped, counting and timing the calls made while measuring; on a hot key when
-     * {@code keys} is null, else on random ones of them (also {@link ClusterLoad}'s).
-     */
-    static Runnable caller(int id, Call call, String[] keys, AtomicBoolean measuring, AtomicBoolean running,
-            long[][] samples, long[] counts, CountDownLatch done) {
-        return () -> {
-            long[] lat = new long[1 << 20];
-            int n = 0;
-            long count = 0;
-            try {
-                while (running.get()) {
-                    String key = keys == null ? "hot" : keys[ThreadLocalRandom.current().nextInt(keys.length)];
-                    long start = System.nanoTime();
-                    call.run(key);
-                    long took = System.nanoTime() - start;
-                    if (measuring.get()) {
-                        count++;
-                        if (n < lat.length) {
-                            lat[n++] = took;
-                        }
-                    }
-                }
-            } catch (Exception e) {
-                e.printStackTrace();
-            } finally {
-                samples[id] = Arrays.copyOf(lat, n);
-                counts[id] = count;
-                done.countDown();
-            }
-        };
+        double[][] stats = new double[2][];
+        LoadWindow w = LoadWindow.measure(call, threads, seconds, keys, () -> {
+            jedis.sendCommand(Protocol.Command.CONFIG, "RESETSTAT");
+            stats[0] = serverStats(jedis);
+        }, () -> stats[1] = serverStats(jedis));
+        double n = Math.max(1, w.total());
+        return new Result(name, keySpace, threads, w.perSecond(), w.micros(0.5), w.micros(0.99), stats[1][0] / n,
+                (stats[1][1] - stats[0][1]) * 1e6 / n, w.clientCpuNanos() / 1000.0 / n);
     }
 }
