@@ -10,6 +10,7 @@ import io.sluice.core.key.KeyResolvers;
 import io.sluice.core.store.Check;
 import io.sluice.core.store.CircuitBreaker;
 import io.sluice.core.store.MemoryStore;
+import io.sluice.core.store.SharedSettings;
 import io.sluice.core.store.Store;
 import io.sluice.core.store.StoreException;
 import io.sluice.core.time.TimeSource;
@@ -45,6 +46,11 @@ public final class Engine implements AutoCloseable {
     private final KnownDenials denials;
     /** Penalties and resets shared with the other nodes of a shared store; null on a store of this node alone. */
     private final Fleet fleet;
+    /** Rules document, overrides, resets and audit trail; watched when other nodes share them. */
+    private final Operations operations;
+    private final Overrides overrides;
+    /** Reads settings other nodes change; null when none can. */
+    private final SettingsWatcher watcher;
     private final RequestDecider decider;
     private final OutcomeCounting counting;
     private final ProgrammaticLimits api;
@@ -56,8 +62,20 @@ public final class Engine implements AutoCloseable {
         this.guard = new StoreGuard(store, time, b.nodeCount, b.localMaximumKeys, b.failureThreshold,
                 b.coolDownMicros);
         this.denials = new KnownDenials(b.denialCacheSize, time);
-        this.fleet = store.fleet() != null ? new Fleet(store.fleet(), denials, guard) : null;
-        this.decider = new RequestDecider(time, guard, denials, b.listeners);
+        SharedSettings settings = store.settings() != null ? store.settings() : SharedSettings.local();
+        this.overrides = new Overrides(settings, time);
+        Fleet[] told = new Fleet[1];
+        this.operations = new Operations(settings, overrides, this, time, () -> {
+            if (told[0] != null) {
+                told[0].settingsChanged();
+            }
+        });
+        this.watcher = settings.shared() ? new SettingsWatcher(operations, b.settingsInterval) : null;
+        this.fleet = store.fleet() != null
+                ? new Fleet(store.fleet(), denials, guard, watcher != null ? watcher::changed : () -> {}) : null;
+        told[0] = fleet;
+        operations.refreshLogged();     // the overrides in the store, before the first request
+        this.decider = new RequestDecider(time, guard, denials, overrides, b.listeners);
         this.counting = new OutcomeCounting(guard, time);
         this.api = new ProgrammaticLimits(store, time, guard, denials);
     }
@@ -251,11 +269,11 @@ public final class Engine implements AutoCloseable {
      * directly: when it cannot answer, its {@link StoreException} is thrown.
      *
      * @param tier a tier of the rule, as its selector gives it ({@link KeyResolvers#stored}), or null for the rule's
-     *     own policy
+     *     own policy (or the key's override, when one holds)
      * @throws NoSuchElementException when the rule has no such tier
      */
     public Outcome inspect(Rule rule, String key, String tier) {
-        Policy policy = rule.policy();
+        Policy policy = overrides.apply(rule.name(), key, rule.policy());
         if (tier != null) {
             policy = rule.tiers() == null ? null : rule.tiers().policies().get(tier);
             if (policy == null) {
@@ -280,8 +298,19 @@ public final class Engine implements AutoCloseable {
         }
     }
 
+    /**
+     * @return the operator's handle: the shared rules document, per-key overrides, resets recorded with who made them,
+     *     the audit trail; shared by the fleet on Redis, this node's on the memory store
+     */
+    public Operations operations() {
+        return operations;
+    }
+
     @Override
     public void close() {
+        if (watcher != null) {
+            watcher.close();
+        }
         guard.close();
     }
 
@@ -301,6 +330,7 @@ public final class Engine implements AutoCloseable {
         private int failureThreshold = CircuitBreaker.DEFAULT_FAILURE_THRESHOLD;
         private long coolDownMicros = CircuitBreaker.DEFAULT_COOL_DOWN_MICROS;
         private int denialCacheSize = DenialCache.DEFAULT_SIZE;
+        private Duration settingsInterval = Duration.ofMillis(SettingsWatcher.DEFAULT_INTERVAL_MILLIS);
         private final List<DecisionListener> listeners = new ArrayList<>();
 
         Builder() {}
@@ -380,6 +410,18 @@ public final class Engine implements AutoCloseable {
         public Builder localMaximumKeys(long max) {
             MemoryStore.builder().maximumKeys(max);     // the same check and message as the memory store's
             this.localMaximumKeys = max;
+            return this;
+        }
+
+        /**
+         * How often a node checks the version of the settings the fleet shares (rules document, overrides) on a store
+         * that shares them (Redis), in case it missed the message of a change: default 1 s; zero: messages only.
+         */
+        public Builder settingsInterval(Duration interval) {
+            if (interval == null || interval.isNegative()) {
+                throw new ConfigException("settings-interval", String.valueOf(interval), "expected a duration >= 0");
+            }
+            this.settingsInterval = interval;
             return this;
         }
 

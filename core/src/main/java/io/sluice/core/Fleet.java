@@ -8,7 +8,8 @@ import java.util.UUID;
  * This node's part in the fleet that shares its store ({@link FleetChannel}): it tells the others of each penalty its
  * box starts and of each reset, and applies theirs: a key another node blocked is blocked here until the same time;
  * a key another node reset is forgotten here too (its penalty, its remembered denials, its leased blocks, its local
- * fallback state). Its own messages come back to it and are ignored.
+ * fallback state); settings another node changed are read again ({@link SettingsWatcher}). Its own messages come
+ * back to it and are ignored.
  */
 final class Fleet {
 
@@ -16,11 +17,14 @@ final class Fleet {
     private final String id = UUID.randomUUID().toString();
     private final KnownDenials denials;
     private final StoreGuard guard;
+    /** Another node changed the shared settings. */
+    private final Runnable settingsChanged;
 
-    Fleet(FleetChannel channel, KnownDenials denials, StoreGuard guard) {
+    Fleet(FleetChannel channel, KnownDenials denials, StoreGuard guard, Runnable settingsChanged) {
         this.channel = channel;
         this.denials = denials;
         this.guard = guard;
+        this.settingsChanged = settingsChanged;
         denials.penalties().onStarted((rule, key, until) -> send(FleetMessage.Kind.PENALTY, rule, key, until));
         channel.listen(this::heard);
     }
@@ -28,6 +32,11 @@ final class Fleet {
     /** Tells the fleet that a key was reset here. */
     void reset(String rule, String key) {
         send(FleetMessage.Kind.RESET, rule, key, 0);
+    }
+
+    /** Tells the fleet that the shared settings changed here: read them. */
+    void settingsChanged() {
+        send(FleetMessage.Kind.SETTINGS, "", "", 0);
     }
 
     private void send(FleetMessage.Kind kind, String rule, String key, long until) {
@@ -42,6 +51,8 @@ final class Fleet {
         }
         if (m.kind() == FleetMessage.Kind.PENALTY) {
             denials.penalties().impose(m.rule(), m.key(), m.untilMicros());
+        } else if (m.kind() == FleetMessage.Kind.SETTINGS) {
+            settingsChanged.run();
         } else {
             denials.forget(m.rule(), m.key());
             guard.forgetLocal(m.rule(), m.key());

@@ -9,6 +9,7 @@ import io.sluice.core.policy.Outcome;
 import io.sluice.core.policy.Policy;
 import io.sluice.core.store.Check;
 import io.sluice.core.store.FleetChannel;
+import io.sluice.core.store.SharedSettings;
 import io.sluice.core.store.Lease;
 import io.sluice.core.store.Store;
 import io.sluice.core.store.StoreException;
@@ -315,6 +316,11 @@ final class LeasedPermits implements Store {
     @Override
     public FleetChannel fleet() {
         return store.fleet();
+    }
+
+    @Override
+    public SharedSettings settings() {
+        return store.settings();
     }
 
     @Override

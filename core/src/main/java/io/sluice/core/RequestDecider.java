@@ -28,12 +28,15 @@ final class RequestDecider {
     private final TimeSource time;
     private final StoreGuard guard;
     private final KnownDenials denials;
+    private final Overrides overrides;
     private final List<DecisionListener> listeners;
     /** Per listener, its exceptions: logged at most once a minute, as a listener may fail on every request. */
     private final LogThrottle[] listenerLines;
 
-    RequestDecider(TimeSource time, StoreGuard guard, KnownDenials denials, List<DecisionListener> listeners) {
+    RequestDecider(TimeSource time, StoreGuard guard, KnownDenials denials, Overrides overrides,
+            List<DecisionListener> listeners) {
         this.time = time;
+        this.overrides = overrides;
         this.guard = guard;
         this.denials = denials;
         this.listeners = List.copyOf(listeners);
@@ -67,8 +70,11 @@ final class RequestDecider {
         return check == null ? Decision.NO_RULES : decide(request, List.of(rule), List.of(check), queue);
     }
 
-    /** @return the check of {@code rule} for {@code request}; null when the rule does not apply to it */
-    private static Check checkOf(RequestView request, Rule rule) {
+    /**
+     * @return the check of {@code rule} for {@code request}, under the key's override when one holds; null when the
+     *     rule does not apply to it
+     */
+    private Check checkOf(RequestView request, Rule rule) {
         if (!rule.matcher().matches(request)) {
             return null;
         }
@@ -76,7 +82,7 @@ final class RequestDecider {
         if (key == null) {
             return null;
         }
-        Policy policy = rule.policyFor(request);
+        Policy policy = overrides.apply(rule.name(), key, rule.policyFor(request));
         String leaseId = policy.algorithm() == Algorithm.CONCURRENCY ? Engine.newLeaseId() : null;
         return new Check(rule.name(), key, policy, rule.cost(), rule.shadow(), leaseId);
     }

@@ -15,6 +15,7 @@ import io.sluice.core.Rule;
 import io.sluice.core.RuleOutcome;
 import io.sluice.core.store.Check;
 import io.sluice.core.store.FleetChannel;
+import io.sluice.core.store.SharedSettings;
 import io.sluice.core.store.Lease;
 import io.sluice.core.store.Store;
 import io.sluice.core.time.TimeSource;
@@ -194,6 +195,11 @@ public final class MicrometerMetrics implements DecisionListener {
         @Override
         public FleetChannel fleet() {
             return store.fleet();
+        }
+
+        @Override
+        public SharedSettings settings() {
+            return store.settings();
         }
 
         @Override

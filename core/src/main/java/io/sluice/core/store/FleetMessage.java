@@ -2,7 +2,7 @@ package io.sluice.core.store;
 
 /**
  * What one node tells every node that shares its store ({@link FleetChannel}): a key blocked by a penalty, or a key
- * reset (an admin unblock).
+ * reset (an admin unblock), or the shared settings changed.
  *
  * @param kind what happened
  * @param origin the id of the node that says it (a node ignores its own messages)
@@ -20,7 +20,9 @@ public record FleetMessage(Kind kind, String origin, String rule, String key, lo
         /** The key is blocked until {@code untilMicros}: it came back too soon while denied. */
         PENALTY,
         /** The key was reset: forget its penalty and its remembered denials. */
-        RESET
+        RESET,
+        /** The shared settings changed ({@link SharedSettings}): read them again. Rule and key are empty. */
+        SETTINGS
     }
 
     public FleetMessage {

@@ -60,6 +60,15 @@ public interface Store extends AutoCloseable {
         return null;
     }
 
+    /**
+     * @return the rules document, overrides and audit trail the nodes that share this store share
+     *     ({@link SharedSettings}), or null for a store of this process alone (the default): the engine then keeps
+     *     them in memory, for this node only
+     */
+    default SharedSettings settings() {
+        return null;
+    }
+
     /** Releases connections and threads. */
     @Override
     default void close() {}
