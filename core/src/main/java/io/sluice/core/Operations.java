@@ -157,8 +157,8 @@ public final class Operations {
      * @throws StoreException when the store cannot answer
      */
     public KeyOverride override(Rule rule, String key, String notation, Duration duration, String who) {
-        Policy policy = PolicyParser.parse("policy", notation, rule.policy().algorithm());
         Algorithm algorithm = rule.policy().algorithm();
+        Policy policy = Overrides.parse("policy", notation, algorithm);
         if (policy.algorithm() != algorithm) {
             throw new ConfigException("policy", notation, "expected the algorithm of rule " + rule.name() + " ("
                     + algorithm.id() + "): an override changes the numbers, not the algorithm");

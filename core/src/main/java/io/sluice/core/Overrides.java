@@ -1,5 +1,6 @@
 package io.sluice.core;
 
+import io.sluice.core.policy.Algorithm;
 import io.sluice.core.policy.Policy;
 import io.sluice.core.policy.PolicyParser;
 import io.sluice.core.store.KeyOverride;
@@ -9,6 +10,8 @@ import java.lang.System.Logger.Level;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
  * The overrides in force on this node ({@link KeyOverride}), looked up for each check: a rule without any costs one
@@ -18,6 +21,9 @@ import java.util.Map;
 final class Overrides {
 
     private static final System.Logger LOG = System.getLogger(Overrides.class.getName());
+
+    /** A notation followed by its algorithm's id in parentheses. */
+    private static final Pattern NAMED = Pattern.compile("(.*\\S)\\s+\\(([a-z-]+)\\)");
 
     /** An override, parsed. */
     private record Entry(Policy policy, long untilMicros) {}
@@ -58,7 +64,7 @@ final class Overrides {
         for (KeyOverride o : overrides) {
             Policy p;
             try {
-                p = PolicyParser.parse("override", o.policy(), null);
+                p = parse("override", o.policy(), null);
             } catch (RuntimeException e) {
                 LOG.log(Level.WARNING, "Sluice: the override of rule " + o.rule() + " for key " + o.key()
                         + " cannot be read, left out: " + e.getMessage());
@@ -68,6 +74,18 @@ final class Overrides {
                     new Entry(p, o.untilMillis() == 0 ? 0 : Math.multiplyExact(o.untilMillis(), 1000)));
         }
         byRule = next.isEmpty() ? Map.of() : next;
+    }
+
+    /**
+     * Parses an override's policy: the limit notation, in {@code algorithm} (null: as the notation says), or as
+     * {@link PolicyParser#format} writes it, its algorithm's id in parentheses at the end ({@code 5/1h (gcra)}).
+     */
+    static Policy parse(String parameter, String text, Algorithm algorithm) {
+        Matcher m = NAMED.matcher(text);
+        if (m.matches()) {
+            return PolicyParser.parse(parameter, m.group(1), Algorithm.fromId(parameter, m.group(2)));
+        }
+        return PolicyParser.parse(parameter, text, algorithm);
     }
 
     /** @return how many overrides are in force */
