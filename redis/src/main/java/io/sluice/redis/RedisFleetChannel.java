@@ -14,7 +14,8 @@ import java.util.function.Consumer;
 import redis.clients.jedis.JedisPubSub;
 
 /**
- * The fleet's messages on Redis pub/sub, channel {@code prefix:fleet} (in a Cluster, published to every node):
+ * The fleet's messages on Redis pub/sub, channel {@code prefix:fleet} (in a Cluster, published to every node): a
+ * penalty ({@code P}), a reset ({@code R}), a change of the shared settings ({@code S}, with an empty rule and key);
  * {@code PUBLISH} through the store's client, and one subscribed connection on a daemon thread of its own, which
  * subscribes again a second after it lost Redis. A message is text: its kind's letter, then origin, end, the rule's
  * length, the rule and the key, separated by {@code |} (the key last, whatever it holds); one that does not read so
@@ -48,9 +49,10 @@ final class RedisFleetChannel implements FleetChannel {
         try {
             client.get().publish(channel, encode(m));
         } catch (RuntimeException e) {
+            String what = m.kind() == FleetMessage.Kind.SETTINGS ? "a change of the shared settings"
+                    : "a " + m.kind().name().toLowerCase(Locale.ROOT) + " of rule " + LogText.safe(m.rule());
             failures.log(LOG, Level.WARNING, System.currentTimeMillis() * 1_000, "Sluice could not tell the other nodes"
-                    + " of a " + m.kind().name().toLowerCase(Locale.ROOT) + " of rule " + LogText.safe(m.rule()) + ": "
-                    + LogText.safe(e.getMessage()), null);
+                    + " of " + what + ": " + LogText.safe(e.getMessage()), null);
         }
     }
 
@@ -99,8 +101,8 @@ final class RedisFleetChannel implements FleetChannel {
             } catch (RuntimeException e) {
                 if (!closed) {
                     failures.log(LOG, Level.WARNING, System.currentTimeMillis() * 1_000, "Sluice lost the channel of"
-                            + " the other nodes' penalties and resets: " + LogText.safe(e.getMessage())
-                            + "; subscribing again", null);
+                            + " the other nodes' penalties, resets and settings changes: "
+                            + LogText.safe(e.getMessage()) + "; subscribing again", null);
                 }
             }
             pause();
@@ -116,25 +118,41 @@ final class RedisFleetChannel implements FleetChannel {
         }
     }
 
+    /** @return the message as text: {@code P} (penalty), {@code R} (reset) or {@code S} (settings), then the rest */
     static String encode(FleetMessage m) {
-        return (m.kind() == FleetMessage.Kind.PENALTY ? "P" : "R") + "|" + m.origin() + "|" + m.untilMicros() + "|"
-                + m.rule().length() + "|" + m.rule() + m.key();
+        return letter(m.kind()) + "|" + m.origin() + "|" + m.untilMicros() + "|" + m.rule().length() + "|" + m.rule()
+                + m.key();
+    }
+
+    private static String letter(FleetMessage.Kind kind) {
+        return switch (kind) {
+            case PENALTY -> "P";
+            case RESET -> "R";
+            case SETTINGS -> "S";
+        };
     }
 
     /** @return the message, or null when {@code text} is none of ours */
     static FleetMessage decode(String text) {
         try {
             String[] head = text.split("\\|", 5);
-            if (head.length < 5 || !(head[0].equals("P") || head[0].equals("R"))) {
+            FleetMessage.Kind kind = head.length < 5 ? null : switch (head[0]) {
+                case "P" -> FleetMessage.Kind.PENALTY;
+                case "R" -> FleetMessage.Kind.RESET;
+                case "S" -> FleetMessage.Kind.SETTINGS;
+                default -> null;
+            };
+            if (kind == null) {
                 return null;
             }
             int ruleLength = Integer.parseInt(head[3]);
             String rest = head[4];
-            if (ruleLength < 1 || ruleLength > rest.length() || rest.length() - ruleLength > FleetMessage.MAX_TEXT
-                    || ruleLength > FleetMessage.MAX_TEXT) {
+            // a penalty or a reset names a rule; a change of the settings, none
+            int shortest = kind == FleetMessage.Kind.SETTINGS ? 0 : 1;
+            if (ruleLength < shortest || ruleLength > rest.length()
+                    || rest.length() - ruleLength > FleetMessage.MAX_TEXT || ruleLength > FleetMessage.MAX_TEXT) {
                 return null;
             }
-            FleetMessage.Kind kind = head[0].equals("P") ? FleetMessage.Kind.PENALTY : FleetMessage.Kind.RESET;
             return new FleetMessage(kind, head[1], rest.substring(0, ruleLength), rest.substring(ruleLength),
                     Long.parseLong(head[2]));
         } catch (RuntimeException e) {
