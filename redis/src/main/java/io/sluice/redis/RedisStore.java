@@ -5,6 +5,7 @@ import io.sluice.core.policy.Outcome;
 import io.sluice.core.store.Check;
 import io.sluice.core.store.FleetChannel;
 import io.sluice.core.store.Lease;
+import io.sluice.core.store.SharedSettings;
 import io.sluice.core.store.Store;
 import io.sluice.core.store.StoreException;
 import io.sluice.core.store.StoreProvider;
@@ -46,6 +47,10 @@ import redis.clients.jedis.util.JedisClusterCRC16;
  * {@code {prefix}}, so all of Sluice's keys share one slot and every request is all-or-nothing (at the price of putting
  * all limiter state on one master).
  *
+ * <p><b>Shared settings</b> ({@link #settings()}): the rules document, per-key overrides and the audit trail that
+ * {@link io.sluice.core.Operations} writes, in the keys {@code {prefix}:_settings:*}, one Cluster slot; see
+ * {@link RedisSettings}.
+ *
  * <p><b>Failures</b>: any Redis error or timeout is a {@link StoreException}; the engine's circuit breaker and each
  * rule's failure mode decide what happens then. Where a server lost the function or the script ({@code FUNCTION
  * FLUSH}, {@code SCRIPT FLUSH}, a restart without persistence) it is loaded again transparently.
@@ -73,6 +78,8 @@ public final class RedisStore implements Store {
     /** The fleet's channel, made by the first {@link #fleet()}; guarded by this. */
     private RedisFleetChannel fleet;
     private final RedisScript script;
+    /** The rules document, overrides and audit trail the fleet shares. */
+    private final RedisSettings settings;
     private final SlotCalls slots;
     private final RedisKeys keys;
     private final ScriptCodec codec;
@@ -90,6 +97,7 @@ public final class RedisStore implements Store {
         this.keys = new RedisKeys(b.prefix, b.hashTag,
                 b.rawKeys ? ClientKeys.raw() : ClientKeys.hashed(b.keySecret, b.prefix));
         this.codec = new ScriptCodec(keys, b.applicationTime);
+        this.settings = new RedisSettings(client, b.prefix, keys.clients());
         this.slots = new SlotCalls(script, keys, codec);
         this.bySlot = client.cluster() && !b.hashTag;
         this.coalescer = b.coalesce ? new Coalescer(script::run, COALESCED_IN_FLIGHT, bySlot,
@@ -176,6 +184,15 @@ public final class RedisStore implements Store {
             fleet = new RedisFleetChannel(client, prefix);
         }
         return fleet;
+    }
+
+    /**
+     * @return the rules document, per-key overrides and audit trail every node on this Redis shares, in the keys
+     *     {@code {prefix}:_settings:*} (one Cluster slot), keys held as this store's key names hold them
+     */
+    @Override
+    public SharedSettings settings() {
+        return settings;
     }
 
     /** @return true: every node that points at the same Redis shares its state, so rules may lease permits */
