@@ -33,48 +33,25 @@ import redis.clients.jedis.util.JedisClusterCRC16;
 class RedisClusterIT {
 
     private static final long T0 = ManualTimeSource.START_MICROS;
-    private static final List<RedisProcess> nodes = new ArrayList<>();
+    private static TestCluster cluster;
+    /** The three masters, in the order of their slots. */
+    private static List<RedisProcess> nodes = List.of();
 
     @BeforeAll
     static void startCluster() throws Exception {
-        for (int i = 0; i < 3; i++) {
-            nodes.add(RedisProcess.startClusterNode("--cluster-node-timeout", "2000"));
-        }
-        int[][] ranges = {{0, 5460}, {5461, 10922}, {10923, 16383}};
-        for (int i = 0; i < 3; i++) {
-            try (Jedis j = new Jedis("127.0.0.1", nodes.get(i).port())) {
-                int[] slots = new int[ranges[i][1] - ranges[i][0] + 1];
-                for (int s = 0; s < slots.length; s++) {
-                    slots[s] = ranges[i][0] + s;
-                }
-                j.clusterAddSlots(slots);
-                for (RedisProcess other : nodes) {
-                    j.clusterMeet("127.0.0.1", other.port());
-                }
-            }
-        }
-        long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
-        for (RedisProcess node : nodes) {
-            try (Jedis j = new Jedis("127.0.0.1", node.port())) {
-                while (!j.clusterInfo().contains("cluster_state:ok") || !j.clusterInfo().contains("cluster_known_nodes:3")) {
-                    assertThat(System.nanoTime()).as("cluster formed").isLessThan(deadline);
-                    Thread.onSpinWait();
-                }
-            }
-        }
+        cluster = TestCluster.start();
+        nodes = cluster.nodes();
     }
 
     @AfterAll
     static void stopCluster() throws Exception {
-        for (RedisProcess node : nodes) {
-            node.close();
+        if (cluster != null) {
+            cluster.close();
         }
     }
 
     private static Set<String> seeds() {
-        Set<String> seeds = new LinkedHashSet<>();
-        nodes.forEach(n -> seeds.add("127.0.0.1:" + n.port()));
-        return seeds;
+        return cluster.seeds();
     }
 
     @Test
