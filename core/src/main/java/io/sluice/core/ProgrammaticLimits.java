@@ -6,7 +6,9 @@ import io.sluice.core.policy.Outcome;
 import io.sluice.core.store.Check;
 import io.sluice.core.store.MemoryStore;
 import io.sluice.core.store.Store;
+import io.sluice.core.time.Sleeper;
 import io.sluice.core.time.TimeSource;
+import java.time.Duration;
 import java.util.List;
 
 /**
@@ -19,6 +21,9 @@ import java.util.List;
  * <p>On the {@link MemoryStore}, a rate policy without a penalty is decided by the store directly, without a check or a
  * list: there is no round trip for the denial cache to save (its lookup would cost what the store's does) and no
  * remote store to fail, and the answers are the same, the denial cache being exact.
+ *
+ * <p>The blocking calls ({@link Limiter#acquire(String, long)}, {@link Limiter#tryAcquire(String, long, Duration)} and
+ * their {@link KeyLimiter} forms) wait in the engine's {@link WaitingLines}, through the {@link Sleeper} of its clock.
  */
 final class ProgrammaticLimits {
 
@@ -29,12 +34,19 @@ final class ProgrammaticLimits {
     private final TimeSource time;
     private final StoreGuard guard;
     private final KnownDenials denials;
+    private final WaitingLines lines;
 
     ProgrammaticLimits(Store store, TimeSource time, StoreGuard guard, KnownDenials denials) {
         this.memory = store instanceof MemoryStore m ? m : null;
         this.time = time;
         this.guard = guard;
         this.denials = denials;
+        this.lines = new WaitingLines(time, Sleeper.of(time));
+    }
+
+    /** @return the lines of the callers waiting for a permit, one per limit name and key */
+    WaitingLines lines() {
+        return lines;
     }
 
     /**
