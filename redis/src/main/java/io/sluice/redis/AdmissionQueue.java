@@ -351,15 +351,19 @@ public final class AdmissionQueue implements AutoCloseable {
         return claimTimeout;
     }
 
-    /** Stops every worker this queue started (see {@link Worker#close()}), then closes the client it opened. */
+    /**
+     * Stops every worker this queue started, as {@link Worker#close()} does, within one claim timeout for all of them
+     * (then interrupts those still in a handler), and closes the client it opened.
+     */
     @Override
     public void close() {
         closed = true;
         for (QueueWorker w : workers) {
             w.stopReading();
         }
+        long deadline = System.nanoTime() + claimTimeout.toNanos();      // one grace for all, not one each
         for (QueueWorker w : workers) {
-            w.close();
+            w.close(Duration.ofNanos(Math.max(0, deadline - System.nanoTime())));
         }
         if (ownsClient) {
             redis.close();
