@@ -53,6 +53,7 @@ public final class Engine implements AutoCloseable {
     private final SettingsWatcher watcher;
     private final RequestDecider decider;
     private final OutcomeCounting counting;
+    private final AdaptiveLimits adaptive;
     private final ProgrammaticLimits api;
 
     private Engine(Builder b) {
@@ -75,7 +76,8 @@ public final class Engine implements AutoCloseable {
                 ? new Fleet(store.fleet(), denials, guard, watcher != null ? watcher::changed : () -> {}) : null;
         told[0] = fleet;
         operations.refreshLogged();     // the overrides in the store, before the first request
-        this.decider = new RequestDecider(time, guard, denials, overrides, b.listeners);
+        this.adaptive = new AdaptiveLimits(time, store.shared());
+        this.decider = new RequestDecider(time, guard, denials, overrides, adaptive, b.listeners);
         this.counting = new OutcomeCounting(guard, time);
         this.api = new ProgrammaticLimits(store, time, guard, denials);
     }
@@ -172,7 +174,28 @@ public final class Engine implements AutoCloseable {
      * on its own.
      */
     public void release(Decision decision) {
+        release(decision, 0);
+    }
+
+    /**
+     * {@link #release(Decision)}, with the response's status: an adaptive concurrency limit
+     * ({@link Algorithm#ADAPTIVE_CONCURRENCY}) learns from it. The time since the decision is a latency sample, and a
+     * status of 500 or more (an exception, a timeout: pass 500) a failure, which shrinks the limit.
+     *
+     * @param status the response's status; 0 when unknown (a latency sample, not a failure)
+     */
+    public void release(Decision decision, int status) {
         guard.release(decision);
+        adaptive.completed(decision, status);
+    }
+
+    /**
+     * @return the current adaptive concurrency limit of {@code rule} for {@code key} on this node (critical requests
+     *     may use all of it, the others all but its reserve), or -1 when this node has none for them (not an adaptive
+     *     rule, or no request of that key yet)
+     */
+    public long adaptiveLimit(String rule, String key) {
+        return adaptive.limit(rule, key);
     }
 
     /**
@@ -227,7 +250,7 @@ public final class Engine implements AutoCloseable {
         if (name == null || policy == null || onStoreFailure == null) {
             throw new IllegalArgumentException("name, policy and onStoreFailure are required");
         }
-        if (policy.algorithm() == Algorithm.CONCURRENCY) {
+        if (policy.algorithm().concurrent()) {
             throw new IllegalArgumentException("a Limiter cannot hold concurrency leases (it has no way to release "
                     + "them), got \"" + PolicyParser.format(policy) + "\" for limit \"" + name
                     + "\"; use a rule with Engine.check and Engine.release");
@@ -280,8 +303,10 @@ public final class Engine implements AutoCloseable {
                 throw new NoSuchElementException("no tier named " + tier + " in rule " + rule.name());
             }
         }
-        Check peek = new Check(rule.name(), key, policy, 0, false,
-                policy.algorithm() == Algorithm.CONCURRENCY ? newLeaseId() : null);
+        Check peek = policy.algorithm() == Algorithm.ADAPTIVE_CONCURRENCY
+                ? adaptive.check(rule, key, policy, true).withCost(0)
+                : new Check(rule.name(), key, policy, 0, false,
+                        policy.algorithm() == Algorithm.CONCURRENCY ? newLeaseId() : null);
         return guard.store().evaluate(List.of(peek), time.nowMicros(), time).get(0);
     }
 

@@ -55,6 +55,11 @@ final class ProgrammaticLimits {
      * @param onStoreFailure what answers while the store cannot
      */
     Outcome tryAcquire(String name, String key, Policy policy, long cost, Rule.FailureMode onStoreFailure) {
+        if (policy != null && policy.algorithm() == Algorithm.ADAPTIVE_CONCURRENCY) {
+            throw new IllegalArgumentException("tryAcquire cannot apply an adaptive concurrency limit (it learns from"
+                    + " the completion of requests, which a call cannot report), got \"" + policy + "\" for limit \""
+                    + name + "\"; use a rule with Engine.check and Engine.release");
+        }
         if (direct(policy)) {
             return memory.tryAcquire(name, key, policy, cost, time);     // no Check, no list; it checks the arguments
         }
@@ -93,7 +98,7 @@ final class ProgrammaticLimits {
 
     /** @return whether the memory store decides {@code policy} directly (see the class comment) */
     private boolean direct(Policy policy) {
-        return memory != null && policy != null && policy.algorithm() != Algorithm.CONCURRENCY
+        return memory != null && policy != null && !policy.algorithm().concurrent()
                 && policy.penaltyMicros() == 0;
     }
 }

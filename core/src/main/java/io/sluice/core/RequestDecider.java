@@ -29,13 +29,15 @@ final class RequestDecider {
     private final StoreGuard guard;
     private final KnownDenials denials;
     private final Overrides overrides;
+    private final AdaptiveLimits adaptive;
     private final List<DecisionListener> listeners;
     /** Per listener, its exceptions: logged at most once a minute, as a listener may fail on every request. */
     private final LogThrottle[] listenerLines;
 
     RequestDecider(TimeSource time, StoreGuard guard, KnownDenials denials, Overrides overrides,
-            List<DecisionListener> listeners) {
+            AdaptiveLimits adaptive, List<DecisionListener> listeners) {
         this.time = time;
+        this.adaptive = adaptive;
         this.overrides = overrides;
         this.guard = guard;
         this.denials = denials;
@@ -83,6 +85,9 @@ final class RequestDecider {
             return null;
         }
         Policy policy = overrides.apply(rule.name(), key, rule.policyFor(request));
+        if (policy.algorithm() == Algorithm.ADAPTIVE_CONCURRENCY) {
+            return adaptive.check(rule, key, policy, AdaptiveLimits.critical(request));
+        }
         String leaseId = policy.algorithm() == Algorithm.CONCURRENCY ? Engine.newLeaseId() : null;
         return new Check(rule.name(), key, policy, rule.cost(), rule.shadow(), leaseId);
     }

@@ -87,7 +87,7 @@ public record Rule(
                 throw new ConfigException("count-status", Integer.toString(status), "expected HTTP statuses such as 401");
             }
         }
-        if (!countStatuses.isEmpty() && policy.algorithm() == Algorithm.CONCURRENCY) {
+        if (!countStatuses.isEmpty() && policy.algorithm().concurrent()) {
             throw new ConfigException("count-status", countStatuses.toString(),
                     "counting by outcome applies to rates, not to concurrency limits");
         }

@@ -35,7 +35,7 @@ public final class Algorithms {
         return ALL;
     }
 
-    /** @return the definition of {@code algorithm} */
+    /** @return the definition of {@code algorithm}; null for one the engine decides ({@link Algorithm#local()}) */
     public static Definition definition(Algorithm algorithm) {
         return BY_ORDINAL[algorithm.ordinal()];
     }
@@ -48,6 +48,10 @@ public final class Algorithms {
     public static <S> RateAlgorithm<S> rate(Algorithm algorithm) {
         if (definition(algorithm) instanceof RateAlgorithm<?> rate) {
             return (RateAlgorithm<S>) rate;
+        }
+        if (algorithm.local()) {
+            throw new IllegalArgumentException(algorithm + " is decided by the engine, which hands stores a concurrency"
+                    + " check in its place");
         }
         throw new IllegalArgumentException(algorithm + " takes leases: use Algorithms.concurrency()");
     }

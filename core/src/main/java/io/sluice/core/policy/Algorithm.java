@@ -27,7 +27,13 @@ public enum Algorithm {
     /** Guava's smooth warm-up: a cold limiter starts slow and ramps to the stable rate (by default over a period). */
     WARM_UP("warm-up", WarmUpSettings::over),
     /** At most {@code limit} requests in flight per key, held as expiring leases (by default for the period). */
-    CONCURRENCY("concurrency", ConcurrencySettings::new);
+    CONCURRENCY("concurrency", ConcurrencySettings::new),
+    /**
+     * Concurrency whose limit finds itself on each node, from the latency and failures of the requests it admits
+     * (TCP Vegas' delay-based rule, see {@link io.sluice.core.algorithm.AdaptiveLimit}); held as concurrency leases, and
+     * always decided by this node ({@code Engine}).
+     */
+    ADAPTIVE_CONCURRENCY("adaptive-concurrency", AdaptiveConcurrencySettings::over);
 
     private final String id;
     private final LongFunction<Settings> defaults;
@@ -72,6 +78,19 @@ public enum Algorithm {
      */
     public boolean leases() {
         return this == GCRA || this == TOKEN_BUCKET || this == FIXED_WINDOW;
+    }
+
+    /**
+     * @return whether the engine decides it on each node, in place of a store ({@link #ADAPTIVE_CONCURRENCY}, whose
+     *     limit is the node's own): no store runs it, so it has no {@code Definition} and no Lua twin
+     */
+    public boolean local() {
+        return this == ADAPTIVE_CONCURRENCY;
+    }
+
+    /** @return whether it limits requests in flight, with leases ({@code <n> concurrent}): concurrency, adaptive or not */
+    public boolean concurrent() {
+        return this == CONCURRENCY || this == ADAPTIVE_CONCURRENCY;
     }
 
     @Override

@@ -17,14 +17,17 @@ import java.util.regex.Pattern;
  * <pre>
  * policy   := count "/" period option*          100/1m   10/s   5/10s burst 20   500/1h
  *           | count "concurrent" option*        20 concurrent   20 concurrent lease 30s
+ *                                                 20 concurrent adaptive min 5 max 200 reserve 10
  * period   := [number] unit                      unit: ms s m h d
  * option   := burst N | min-interval DURATION | count-rejected | warm-up DURATION | cold-factor N
  *           | max-wait DURATION | delay N | lease DURATION | staggered | penalty DURATION | leased DURATION
+ *           | adaptive | min N | max N | reserve N
  * </pre>
  *
  * <p>The options are the algorithms' ({@link Settings#options()}), {@code penalty}, every algorithm's, and
  * {@code leased} (leased permits, {@link Policy#leasedMicros()}), the algorithms' that {@link Algorithm#leases()}. The
- * algorithm follows from the notation when not given: {@code concurrent} means concurrency, and an option only one
+ * algorithm follows from the notation when not given: {@code concurrent} means concurrency ({@code adaptive},
+ * {@code min}, {@code max} or {@code reserve} with it adaptive concurrency), and an option only one
  * algorithm takes means that algorithm ({@code warm-up} warm-up, {@code min-interval} or {@code count-rejected} the
  * sliding log, {@code max-wait} or {@code delay} the leaky bucket as a queue, {@code staggered} the fixed window);
  * anything else means {@link Policy#DEFAULT_ALGORITHM}. {@code burst} applies to the algorithms whose settings are a
@@ -117,7 +120,7 @@ public final class PolicyParser {
         long penalty = 0;
         long leased = 0;
         for (Map.Entry<String, Long> option : options.entrySet()) {
-            if (option.getKey().equals(PENALTY.name()) && chosen != Algorithm.CONCURRENCY) {
+            if (option.getKey().equals(PENALTY.name()) && !chosen.concurrent()) {
                 penalty = option.getValue();
             } else if (option.getKey().equals(LEASED.name())) {
                 leased = option.getValue();
@@ -183,7 +186,17 @@ public final class PolicyParser {
         }
         if (settings.algorithm() == Algorithm.CONCURRENCY) {
             throw new ConfigException(parameter, text, "\"concurrent\" takes only the lease option, such as"
-                    + " \"20 concurrent lease 30s\"");
+                    + " \"20 concurrent lease 30s\" (and adaptive, min, max and reserve, such as"
+                    + " \"20 concurrent adaptive max 200\")");
+        }
+        if (settings.algorithm() == Algorithm.ADAPTIVE_CONCURRENCY) {
+            throw new ConfigException(parameter, text, "\"concurrent adaptive\" takes only the options min, max,"
+                    + " reserve and lease, such as \"20 concurrent adaptive min 5 max 200 reserve 10 lease 30s\"");
+        }
+        if (takers(option).stream().allMatch(Algorithm::concurrent)) {
+            throw new ConfigException(parameter, text, option + " applies to \"<n> concurrent\" limits, such as"
+                    + (option.equals("lease") ? " \"20 concurrent lease 30s\""
+                            : " \"20 concurrent adaptive min 5 max 200\""));
         }
         List<String> ids = takers(option).stream().map(Algorithm::id).toList();
         String takers = ids.size() == 1 ? ids.get(0)
@@ -205,18 +218,23 @@ public final class PolicyParser {
     private static Algorithm choose(String parameter, String text, boolean concurrent, Algorithm explicit,
             Algorithm inferred) {
         if (concurrent) {
-            if (explicit != null && explicit != Algorithm.CONCURRENCY) {
+            if (explicit != null && !explicit.concurrent()) {
                 throw new ConfigException(parameter, text, "\"concurrent\" limits in-flight requests and cannot use "
                         + explicit.id() + "; write a rate such as \"100/1m\"");
             }
-            return Algorithm.CONCURRENCY;
+            if (explicit == Algorithm.CONCURRENCY && inferred == Algorithm.ADAPTIVE_CONCURRENCY) {
+                throw new ConfigException(parameter, text, "this notation needs the adaptive-concurrency algorithm,"
+                        + " but concurrency was configured");
+            }
+            return explicit == Algorithm.ADAPTIVE_CONCURRENCY || inferred == Algorithm.ADAPTIVE_CONCURRENCY
+                    ? Algorithm.ADAPTIVE_CONCURRENCY : Algorithm.CONCURRENCY;
         }
-        if (explicit == Algorithm.CONCURRENCY) {
-            throw new ConfigException(parameter, text, "the concurrency algorithm takes \"<n> concurrent\"");
+        if (explicit != null && explicit.concurrent()) {
+            throw new ConfigException(parameter, text, "the " + explicit.id() + " algorithm takes \"<n> concurrent\"");
         }
-        if (inferred == Algorithm.CONCURRENCY) {
-            throw new ConfigException(parameter, text, "lease applies to \"<n> concurrent\" limits, such as"
-                    + " \"20 concurrent lease 30s\"");
+        if (inferred != null && inferred.concurrent()) {
+            throw new ConfigException(parameter, text, "adaptive, min, max and reserve apply to \"<n> concurrent\""
+                    + " limits, such as \"20 concurrent adaptive min 5 max 200\"");
         }
         if (explicit != null && inferred != null && explicit != inferred) {
             throw new ConfigException(parameter, text, "this notation needs the " + inferred.id()
@@ -228,7 +246,7 @@ public final class PolicyParser {
     /** @return {@code policy} in the notation {@link #parse} reads */
     public static String format(Policy p) {
         String numbers = formatWithoutAlgorithm(p);
-        return p.algorithm() == Algorithm.CONCURRENCY ? numbers : numbers + " (" + p.algorithm().id() + ')';
+        return p.algorithm().concurrent() ? numbers : numbers + " (" + p.algorithm().id() + ')';
     }
 
     /**
@@ -237,7 +255,7 @@ public final class PolicyParser {
      */
     public static String formatWithoutAlgorithm(Policy p) {
         StringBuilder s = new StringBuilder();
-        if (p.algorithm() == Algorithm.CONCURRENCY) {
+        if (p.algorithm().concurrent()) {
             s.append(p.limit()).append(" concurrent");
         } else {
             s.append(p.limit()).append('/').append(formatDuration(p.periodMicros()));

@@ -74,6 +74,10 @@ class DefinitionTest {
     @Test
     void aBucketTellsClientsItsCapacityTheOthersTheirLimit() {
         for (Algorithm a : Algorithm.values()) {
+            if (a.local()) {
+                assertThat(Algorithms.definition(a)).as("%s is decided by the engine", a).isNull();
+                continue;
+            }
             Policy p = a == Algorithm.CONCURRENCY ? Policy.concurrent(5)
                     : Policies.burstWhereTaken(Policy.of(a, 5, Duration.ofSeconds(1)), 8);
             boolean bucket = p.settings() instanceof BucketSettings;

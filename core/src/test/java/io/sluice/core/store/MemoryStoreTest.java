@@ -324,7 +324,7 @@ class MemoryStoreTest {
         MemoryStore a = MemoryStore.builder().timeSource(time).build();
         MemoryStore b = MemoryStore.builder().timeSource(time).build();
         for (Algorithm algorithm : Algorithm.values()) {
-            if (algorithm == Algorithm.CONCURRENCY) {
+            if (algorithm.concurrent()) {
                 continue;
             }
             Policy policy = PolicyParser.parse("limit", "3/1s", algorithm);

@@ -1,7 +1,6 @@
 package io.sluice.core.internal.rules;
 
 import io.sluice.core.policy.Algorithm;
-import io.sluice.core.policy.ConcurrencySettings;
 import io.sluice.core.policy.LeakyBucketSettings;
 import io.sluice.core.policy.Policy;
 import io.sluice.core.request.RequestMatcher;
@@ -116,7 +115,7 @@ public final class QueuedLeases {
     private static Policy shortestLease(Rule rule) {
         Policy shortest = null;
         for (Policy p : policies(rule)) {
-            if (p.algorithm() == Algorithm.CONCURRENCY
+            if (p.algorithm().concurrent()
                     && (shortest == null || leaseOf(p) < leaseOf(shortest))) {
                 shortest = p;
             }
@@ -144,7 +143,7 @@ public final class QueuedLeases {
 
     /** @return the lease timeout of a concurrency policy: its period */
     private static long leaseOf(Policy leasing) {
-        return leasing.settings(ConcurrencySettings.class).leaseTimeoutMicros();
+        return leasing.periodMicros();      // a concurrency policy's period is its lease, adaptive or not
     }
 
     private static String expiry(Rule queue, Policy queuing, long wait, Policy leasing) {
