@@ -110,6 +110,19 @@ final class AdaptiveLimits {
         return e == null ? -1 : e.limit.limit();
     }
 
+    /** @return the least current limit of {@code rule} over its keys on this node, or -1 when it has none */
+    long least(String rule) {
+        String prefix = rule + '\0';
+        long least = -1;
+        for (var e : entries.entrySet()) {
+            if (e.getKey().startsWith(prefix)) {
+                long l = e.getValue().limit.limit();
+                least = least < 0 ? l : Math.min(least, l);
+            }
+        }
+        return least;
+    }
+
     private Entry entry(String rule, String stored, Policy adaptive) {
         String id = rule + '\0' + stored;
         Entry e = entries.get(id);

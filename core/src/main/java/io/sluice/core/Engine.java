@@ -199,6 +199,14 @@ public final class Engine implements AutoCloseable {
     }
 
     /**
+     * @return the least current adaptive concurrency limit of {@code rule} over its keys on this node (with a single
+     *     key, {@code key: global}, the limit), or -1 when it has none yet: what metrics publish, without keys
+     */
+    public long adaptiveLimit(String rule) {
+        return adaptive.least(rule);
+    }
+
+    /**
      * The programmatic API, for limits outside HTTP such as calls to a third-party API:
      * {@code engine.tryAcquire("stripe", "acct-42", Policy.parse("100/1s"), 1)}. With a concurrency policy the call
      * takes a lease that nothing can release: it holds its units until it expires after the policy's {@code lease}

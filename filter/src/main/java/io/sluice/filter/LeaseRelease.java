@@ -47,21 +47,21 @@ final class LeaseRelease implements AsyncListener {
 
     @Override
     public void onComplete(AsyncEvent event) {
-        release();
+        int status = event.getSuppliedResponse() instanceof HttpServletResponse r ? r.getStatus() : 0;
+        release(status);
         if (charged.compareAndSet(false, true)) {
-            int status = event.getSuppliedResponse() instanceof HttpServletResponse r ? r.getStatus() : 0;
             door.charge(request, decision, status);
         }
     }
 
     @Override
     public void onTimeout(AsyncEvent event) {
-        release();
+        release(HttpServletResponse.SC_INTERNAL_SERVER_ERROR);        // a failure, for an adaptive limit
     }
 
     @Override
     public void onError(AsyncEvent event) {
-        release();
+        release(HttpServletResponse.SC_INTERNAL_SERVER_ERROR);
     }
 
     @Override
@@ -69,9 +69,9 @@ final class LeaseRelease implements AsyncListener {
         event.getAsyncContext().addListener(this);     // a new async cycle drops listeners: stay for its end
     }
 
-    private void release() {
+    private void release(int status) {
         if (released.compareAndSet(false, true)) {
-            door.release(decision);
+            door.release(decision, status);
         }
     }
 }

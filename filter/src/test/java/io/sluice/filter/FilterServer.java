@@ -33,7 +33,7 @@ import org.eclipse.jetty.server.ServerConnector;
 
 /**
  * An embedded Jetty 12 on a free loopback port: an identity filter (principal from {@code X-Test-User}, attribute
- * {@code plan} from {@code X-Test-Plan}), then {@link RateLimitFilter} with the given init parameters on a manual
+ * {@code plan} from {@code X-Test-Plan}, {@code io.sluice.critical} from {@code X-Test-Critical}), then {@link RateLimitFilter} with the given init parameters on a manual
  * clock, then a servlet that answers 200 and reports the decision it sees in {@code X-Decision-*} headers (the
  * shadow delay in microseconds).
  * {@code /async} starts an async cycle that the test completes through {@link #held}; {@code /expiring} one that
@@ -159,6 +159,9 @@ final class FilterServer implements AutoCloseable {
             String plan = request.getHeader("X-Test-Plan");
             if (plan != null) {
                 request.setAttribute("plan", plan);
+            }
+            if (request.getHeader("X-Test-Critical") != null) {       // as the application marks a request critical
+                request.setAttribute("io.sluice.critical", Boolean.TRUE);
             }
             String origin = request.getHeader("X-Test-Cors-Origin");     // as an application's CORS filter answers
             if (origin != null) {

@@ -201,8 +201,16 @@ public final class FrontDoor implements AutoCloseable {
 
     /** Releases the concurrency leases of {@code decision}: call once when the response completes, on every path. */
     public void release(Decision decision) {
+        release(decision, 0);
+    }
+
+    /**
+     * {@link #release(Decision)} with the response's status, from which an adaptive concurrency limit learns (500 or
+     * more, or an exception or a timeout given as 500, is a failure; 0 when unknown).
+     */
+    public void release(Decision decision, int status) {
         try {
-            engine.release(decision);
+            engine.release(decision, status);
         } catch (RuntimeException e) {
             logThrottled(completionFailures, Level.WARNING,
                     "releasing concurrency leases failed unexpectedly; they expire on their own", e);
@@ -214,7 +222,7 @@ public final class FrontDoor implements AutoCloseable {
      * {@code status}. Call once, on every path.
      */
     public void completed(RequestView request, Decision decision, int status) {
-        release(decision);
+        release(decision, status);
         charge(request, decision, status);
     }
 

@@ -42,6 +42,9 @@ import java.util.concurrent.TimeUnit;
  *   <li>{@code sluice.store.circuit} (gauge; 0 closed, 1 half-open, 2 open), through {@link #bindCircuit(Engine)}</li>
  *   <li>{@code sluice.leased.decisions}, {@code sluice.leased.takes}, {@code sluice.leased.permits} (function
  *       counters): what leased permits did, through {@link #bindLeases(Engine)}</li>
+ *   <li>{@code sluice.adaptive.limit} (gauge; tag {@code rule}): the current limit of each adaptive concurrency rule
+ *       on this node (the least over its keys; NaN before its first request), through
+ *       {@link #bindAdaptiveLimits(Engine)}</li>
  * </ul>
  *
  * <p>A rule a reloaded rules file no longer has loses its {@code sluice.decisions} meters at that reload (a listener of
@@ -227,6 +230,23 @@ public final class MicrometerMetrics implements DecisionListener {
                 .tag("fate", "taken").description("Permits taken in blocks").register(registry);
         FunctionCounter.builder("sluice.leased.permits", engine, e -> e.leaseCounts().permitsLapsed())
                 .tag("fate", "lapsed").description("Leased permits that ended unspent").register(registry);
+    }
+
+    /**
+     * Publishes the current limit of each of the engine's adaptive concurrency rules as {@code sluice.adaptive.limit}
+     * (tag {@code rule}): the least over its keys on this node, NaN before its first request.
+     */
+    public void bindAdaptiveLimits(Engine engine) {
+        for (Rule rule : engine.rules()) {
+            if (rule.policy().algorithm() == io.sluice.core.policy.Algorithm.ADAPTIVE_CONCURRENCY) {
+                String name = rule.name();
+                Gauge.builder("sluice.adaptive.limit", engine, e -> {
+                    long l = e.adaptiveLimit(name);
+                    return l < 0 ? Double.NaN : l;
+                }).tag("rule", name).description("Current adaptive concurrency limit on this node")
+                        .register(registry);
+            }
+        }
     }
 
     /** Publishes the engine's circuit state as {@code sluice.store.circuit}: 0 closed, 1 half-open, 2 open. */

@@ -37,5 +37,6 @@ final class MicrometerLookup implements CdiMetrics {
     public void bind(Engine engine) {
         metrics.bindCircuit(engine);
         metrics.bindLeases(engine);
+        metrics.bindAdaptiveLimits(engine);
     }
 }
