@@ -92,12 +92,12 @@ public record AdaptiveConcurrencySettings(long leaseTimeoutMicros, long min, lon
     @Override
     public void validate(long limit, long periodMicros) {
         Bounds.check(min >= 1 && min <= limit, "min", min,
-                "expected the least adaptive limit between 1 and the initial limit " + limit);
+                "expected min, the least adaptive limit, between 1 and the initial limit " + limit);
         Bounds.check(max == 0 || (max >= limit && max <= Bounds.MAX_LIMIT), "max", max,
-                "expected the most adaptive limit between the initial limit " + limit + " and " + Bounds.MAX_LIMIT);
+                "expected max, the most adaptive limit, between the initial limit " + limit + " and " + Bounds.MAX_LIMIT);
         Bounds.check(reservePercent >= 0 && reservePercent <= 90, "reserve", reservePercent,
-                "expected the share kept for critical requests between 0 and 90 (percent)");
-        Bounds.duration("lease", leaseTimeoutMicros, 1, "a lease timeout");
+                "expected reserve, the share kept for critical requests, between 0 and 90 (percent)");
+        Bounds.duration("lease", leaseTimeoutMicros, 1, "a lease timeout (lease)");
     }
 
     /** @return the most the limit grows to for an initial {@code limit}: {@code max}, else ten times the limit */

@@ -44,10 +44,11 @@ class AdaptiveNotationTest {
         "20 concurrent adaptive max 19          | max         | 19",
         "20 concurrent adaptive max 2000000000  | max         | 2000000000",
         "20 concurrent adaptive reserve 95      | reserve     | 95",
-        "20 concurrent adaptive lease 0s        | lease       | 0"})
+        "20 concurrent adaptive lease 0s        | a lease timeout (lease) | 0"})
     void refusesBadValuesNamingTheParameterAndTheValue(String notation, String option, String value) {
         assertThatThrownBy(() -> PolicyParser.parse("limit", notation, null)).isInstanceOf(ConfigException.class)
-                .hasMessageContaining(option + ": ").hasMessageContaining(value).hasMessageContaining("limit");
+                .hasMessageStartingWith("limit: ").hasMessageContaining("expected " + option)
+                .hasMessageContaining("\"" + value + "\"");
     }
 
     @ParameterizedTest
