@@ -27,9 +27,11 @@ class ScriptAssemblyTest {
     @Test
     void everyAlgorithmIsRegisteredOnceWithACodeOfItsOwn() {
         List<Algorithm> registered = Algorithms.all().stream().map(Definition::algorithm).toList();
-        assertThat(registered).containsExactlyInAnyOrder(Algorithm.values());
+        // an algorithm the engine decides (adaptive concurrency) hands the store a concurrency check: no script
+        List<Algorithm> stored = java.util.Arrays.stream(Algorithm.values()).filter(a -> !a.local()).toList();
+        assertThat(registered).containsExactlyInAnyOrderElementsOf(stored);
         assertThat(Algorithms.all().stream().map(Definition::code).distinct()).hasSize(registered.size());
-        for (Algorithm a : Algorithm.values()) {
+        for (Algorithm a : stored) {
             assertThat(Algorithms.definition(a).algorithm()).isEqualTo(a);
         }
     }
