@@ -24,6 +24,9 @@ final class RedisMemory {
         long now = System.currentTimeMillis() * 1000;
         String apiKey = store.key("api", "client-12345");    // Bucket4j is measured under this same key name below
         for (Algorithm a : Algorithm.values()) {
+            if (a.local()) {
+                continue;       // decided on each node, never stored
+            }
             Policy p = a == Algorithm.CONCURRENCY ? Policy.concurrent(10)
                     : a == Algorithm.SLIDING_LOG ? Policy.parse("10/1m min-interval 0s")
                     : Policy.of(a, 10, Duration.ofMinutes(1));

@@ -64,7 +64,7 @@ class CoalescingIT {
     }
 
     static Stream<Algorithm> algorithms() {
-        return Stream.of(Algorithm.values());
+        return RedisDifferentialIT.STORED.stream();
     }
 
     /**
@@ -87,7 +87,7 @@ class CoalescingIT {
         ManualTimeSource clock = new ManualTimeSource();
         MemoryStore memory = MemoryStore.builder().timeSource(clock).build();
         List<Policy> policies = List.of(RedisDifferentialIT.policy(random, main),
-                RedisDifferentialIT.policy(random, Algorithm.values()[random.nextInt(Algorithm.values().length)]));
+                RedisDifferentialIT.policy(random, RedisDifferentialIT.STORED.get(random.nextInt(RedisDifferentialIT.STORED.size()))));
         String rules = main.id() + "-t" + timeline + "-";
         long now = ManualTimeSource.START_MICROS + random.nextInt(1_000_000_000);
         List<List<Lease>> held = new ArrayList<>();

@@ -166,7 +166,7 @@ class RedisClockDifferentialIT {
     private static void replay(Pair both, Random random, Algorithm main) {
         List<Policy> policies = new ArrayList<>(List.of(RedisDifferentialIT.policy(random, main)));
         if (random.nextBoolean()) {
-            policies.add(RedisDifferentialIT.policy(random, Algorithm.values()[random.nextInt(Algorithm.values().length)]));
+            policies.add(RedisDifferentialIT.policy(random, RedisDifferentialIT.STORED.get(random.nextInt(RedisDifferentialIT.STORED.size()))));
         }
         long period = policies.get(0).periodMicros();
         long now = ManualTimeSource.START_MICROS + random.nextInt(1_000_000_000);
