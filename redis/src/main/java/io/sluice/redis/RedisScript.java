@@ -24,12 +24,13 @@ import redis.clients.jedis.exceptions.JedisNoScriptException;
 
 /**
  * The script on the servers, {@code sluice.lua} with every algorithm's fragment ({@link ScriptAssembly}). On Redis 7
- * and later it is a function, {@code sluice_<SHA-1 of its code>} in a library of that name ({@link #library()}),
- * called with {@code FCALL} and loaded with {@code FUNCTION LOAD} where a server answers that it has no such function:
- * functions are kept in the RDB and AOF files and replicated, so a restart with persistence or a failover needs no
- * reload, and {@code SCRIPT FLUSH} does not touch them. Where {@code FCALL} is refused (Redis 6.2, whose answer is an
- * unknown command; a user whose ACL denies it; a server that cannot load the library) the script is called by its SHA
- * ({@code EVALSHA}), its text unchanged, and loaded again where a server lost it ({@code NOSCRIPT}). The refusal is
+ * and later it is a function, {@code sluice_<SHA-1 of its code, 16 hex digits>} in a library of that name
+ * ({@link #library()}), called with {@code FCALL} and loaded with {@code FUNCTION LOAD} where a server answers that it
+ * has no such function: functions are kept in the RDB and AOF files and replicated, so a restart with persistence or a
+ * failover needs no reload, and {@code SCRIPT FLUSH} does not touch them. Where {@code FCALL} is refused (Redis 6.2,
+ * whose answer is an unknown command; a user whose ACL denies it; a server that cannot load the library) the script is
+ * called by its SHA ({@code EVALSHA}), with a fast mode's arguments as the script reads them
+ * ({@link ScriptCodec#forScript}), and loaded again where a server lost it ({@code NOSCRIPT}). The refusal is
  * remembered for the client that met it: one round trip per call either way, once the server has what it needs.
  * Either is called once more on a pooled connection a restarted Redis closed, and in a Cluster sent to the masters of
  * each group's hash slot in one pipeline. Any failure is a {@link StoreException}.
@@ -39,51 +40,47 @@ final class RedisScript {
     /** The store's logger: the name applications configure. */
     private static final System.Logger LOG = System.getLogger(RedisStore.class.getName());
 
-    private static final String SCRIPT = ScriptAssembly.assemble(skeleton(), Algorithms.all());
+    private static final String SCRIPT = ScriptAssembly.assemble(skeleton(), Algorithms.all(), false);
     private static final byte[] SCRIPT_BYTES = SCRIPT.getBytes(StandardCharsets.UTF_8);
     private static final byte[] SHA_BYTES = sha1(SCRIPT).getBytes(StandardCharsets.US_ASCII);
 
     /**
-     * The script's call of {@code redis.replicate_commands()}: needed on Redis 6.2 before a write that follows
-     * {@code TIME}; Redis 7 always replicates a script's effects, and a function has no such call (it is nil there).
-     */
-    private static final String REPLICATE_COMMANDS = "redis.replicate_commands()";
-    /** The script's locals that hold library functions: a function's are its library's, set by its first call. */
-    static final String LOCALS = "local floor, ceil, byte, sub, format, number = math.floor, math.ceil, string.byte,"
-            + " string.sub, string.format, tonumber\n";
-    /**
-     * The function library up to the script: {@link #LOCALS} kept from call to call (loading a library runs without
-     * {@code math} and {@code string}, so the first call sets them), and {@code number} the {@code tonumber} that
-     * remembers what it parsed, for the fast mode's arguments, its policy's numbers, the same strings call after call
-     * (at most 256, then anew). Parsing a number costs about 3% of a fast call; looking it up, a tenth of that.
+     * The function library up to the body of its function, the skeleton's text for a function (its {@code --@
+     * function} blocks: {@link ScriptAssembly}). The library functions the body reads ({@code floor} and the others)
+     * are the library's, kept from call to call, set by the first call (loading a library runs without {@code math}
+     * and {@code string}), and so are the globals {@code tonumber} and {@code redis}: a function reads a global
+     * through its library's metatable, two lookups, which cost about 3% of a fast call as the body reads them (read
+     * once by {@code globals}, written before the locals that replace them; {@code register} is the loader's
+     * {@code redis.register_function}). {@code policies}: the fast modes' policies, parsed by the body, by their
+     * argument, the same string call after call (at most 256, then anew), so that a fast call parses no number (each
+     * costs about 3% of it).
      */
     static final String FUNCTION_HEAD = """
-            local floor, ceil, byte, sub, format, number
-            local numbers, parsed = {}, 0
-            local function remembered(s)
-              local x = numbers[s]
-              if x == nil then
-                x = tonumber(s)
-                if x ~= nil then
-                  if parsed == 256 then numbers, parsed = {}, 0 end
-                  numbers[s], parsed = x, parsed + 1
-                end
-              end
-              return x
+            local function globals() return math, string, tonumber, redis end
+            local register = redis.register_function
+            local floor, ceil, byte, sub, format, tonumber, redis
+            local policies, kept = {}, 0
+            local function remember(s, p)
+              if kept == 256 then policies, kept = {}, 0 end
+              policies[s], kept = p, kept + 1
             end
             local function sluice(KEYS, ARGV)
-            if not number then
-              floor, ceil, byte, sub, format, number = math.floor, math.ceil, string.byte, string.sub, string.format,
-                remembered
+            if not floor then
+              local math, string
+              math, string, tonumber, redis = globals()
+              floor, ceil, byte, sub, format = math.floor, math.ceil, string.byte, string.sub, string.format
             end
             """;
-    /** The function's code: the script as the body of a Lua function of {@code KEYS} and {@code ARGV}. */
-    private static final String FUNCTION_CODE = functionCode(SCRIPT);
+    /** The function's code: the skeleton's text for a function as the body of a Lua function of KEYS and ARGV. */
+    private static final String FUNCTION_CODE = FUNCTION_HEAD + ScriptAssembly.assemble(skeleton(), Algorithms.all(),
+            true) + "\nend\n";
     /**
      * The name of the library and of its one function: the hash of the code, so that two versions of Sluice sharing a
-     * Redis each call their own, and {@code FUNCTION LOAD REPLACE} can only replace a library with the same code.
+     * Redis each call their own, and {@code FUNCTION LOAD REPLACE} can only replace a library with the same code. Its
+     * first 64 bits: {@code FCALL} hashes the name twice per call, each character about 20 instructions of Redis's
+     * (the whole SHA-1 cost a fast call 1%).
      */
-    private static final String FUNCTION = "sluice_" + sha1(FUNCTION_CODE);
+    private static final String FUNCTION = "sluice_" + sha1(FUNCTION_CODE).substring(0, 16);
     private static final byte[] FUNCTION_BYTES = FUNCTION.getBytes(StandardCharsets.US_ASCII);
     private static final byte[] LIBRARY_BYTES = library().getBytes(StandardCharsets.UTF_8);
     private static final byte[] LOAD = "LOAD".getBytes(StandardCharsets.US_ASCII);
@@ -136,7 +133,7 @@ final class RedisScript {
                     int keys = groups.get(g).size();
                     byte[][] p = params.get(g);
                     responses.add(function ? pipeline.fcall(FUNCTION_BYTES, keys(keys, p), args(keys, p))
-                            : pipeline.evalsha(SHA_BYTES, keys, p));
+                            : pipeline.evalsha(SHA_BYTES, keys, ScriptCodec.forScript(keys, p)));
                 }
                 pipeline.sync();
             }
@@ -172,7 +169,7 @@ final class RedisScript {
         boolean function = redis != evalshaOnly;
         try {
             return function ? redis.fcall(FUNCTION_BYTES, keys(keys, params), args(keys, params))
-                    : redis.evalsha(SHA_BYTES, keys, params);
+                    : redis.evalsha(SHA_BYTES, keys, ScriptCodec.forScript(keys, params));
         } catch (JedisDataException e) {
             return recover(redis, e, function, keys, params);
         }
@@ -229,7 +226,7 @@ final class RedisScript {
                     + "): the script is called with EVALSHA");
         }
         try {
-            return redis.evalsha(SHA_BYTES, keys, params);
+            return redis.evalsha(SHA_BYTES, keys, ScriptCodec.forScript(keys, params));
         } catch (JedisNoScriptException e) {
             return reload(redis, keys, params);
         }
@@ -244,7 +241,7 @@ final class RedisScript {
      */
     private static Object reload(UnifiedJedis redis, int keys, byte[][] params) {
         redis.scriptLoad(SCRIPT_BYTES, params[0]);
-        return redis.evalsha(SHA_BYTES, keys, params);
+        return redis.evalsha(SHA_BYTES, keys, ScriptCodec.forScript(keys, params));
     }
 
     /** {@code ERR Function not found}: answered before anything runs (Redis 7.0 to 7.4, Valkey). */
@@ -299,21 +296,12 @@ final class RedisScript {
     }
 
     /**
-     * @return the function library: the script as the body of a function whose parameters {@code KEYS} and
-     *     {@code ARGV} stand for the globals of the same name that a script reads
+     * @return the function library: the skeleton's text for a function as the body of a function whose parameters
+     *     {@code KEYS} and {@code ARGV} stand for the globals of the same name that a script reads
      */
     static String library() {
         return "#!lua name=" + FUNCTION + "\n" + FUNCTION_CODE
-                + "redis.register_function{function_name='" + FUNCTION + "', callback=sluice}\n";
-    }
-
-    /** The script as the body of a function, its {@link #LOCALS} the library's ({@link #FUNCTION_HEAD}). */
-    static String functionCode(String script) {
-        if (!script.contains(LOCALS) || !script.contains(REPLICATE_COMMANDS)) {
-            throw new IllegalStateException("sluice.lua: the function needs the script's lines " + LOCALS + " and "
-                    + REPLICATE_COMMANDS);
-        }
-        return FUNCTION_HEAD + script.replace(LOCALS, "").replace(REPLICATE_COMMANDS, "") + "\nend\n";
+                + "register{function_name='" + FUNCTION + "', callback=sluice}\n";
     }
 
     private static String skeleton() {

@@ -14,10 +14,12 @@ import java.util.regex.Pattern;
  * line of the skeleton is replaced by that section of every fragment: {@code library} one after the other,
  * {@code step inline} and {@code step library} as a chain {@code if code == ... elseif ... else} over the inline
  * algorithms and the others. The skeleton's lines from {@code --@ fast} to {@code --@ fast end} are a template, given
- * once per algorithm with a fast mode ({@link Definition#fast()}): its {@code ${MODE}} that algorithm's mode, its
- * line {@code --@ fast step} that algorithm's {@code step}, the same text as in the loop, so that each algorithm's
- * decision is written once. Then every {@code ${...}} is replaced by its value, so the script tests plain numbers, as
- * fast as one written by hand.
+ * once per algorithm with a fast mode ({@link Definition#fast()}): its {@code ${CODE}} that algorithm's code (as a
+ * string), its line {@code --@ fast step} that algorithm's {@code step}, the same text as in the loop, so that each
+ * algorithm's decision is written once. Then every {@code ${...}} is replaced by its value ({@code ${FAST}}: the test
+ * that {@code fast} is a fast mode's code), so the script tests plain values, as fast as one written by hand. What
+ * differs between the script and the body of the Redis function ({@link RedisScript}) is in the skeleton's blocks
+ * {@code --@ script} and {@code --@ function}, up to {@code --@ shared}: each text keeps its own.
  */
 final class ScriptAssembly {
 
@@ -27,15 +29,24 @@ final class ScriptAssembly {
     private static final String FAST_END = MARKER + "fast end";
     /** The template's line that sets {@code a} to 1 and the cost: {@link #folded} reads {@code A[a + k]} so. */
     private static final String FAST_ARGUMENTS = "  local a, cost = 1, 1";
-    private static final Pattern ARGUMENT = Pattern.compile("\\bA\\[a \\+ (\\d{1,3})]");
-    /** An argument of a fast step parsed: its policy's numbers, which a Redis function parses once ({@code number}). */
-    private static final Pattern PARSED_ARGUMENT = Pattern.compile("\\btonumber\\(A\\[(\\d{1,3})]\\)");
+    private static final Pattern ARGUMENT = Pattern.compile("\\bA\\[a \\+ \\d{1,3}]");
+    /** An argument of a step read as a number: a fast step's are its policy's numbers, parsed before it ({@code P}). */
+    private static final Pattern NUMBER_ARGUMENT = Pattern.compile("\\btonumber\\(A\\[a \\+ (\\d{1,3})]\\)");
     private static final Pattern PLACEHOLDER = Pattern.compile("\\$\\{(?:'(.)'|([A-Z][A-Z_]*))}");
 
     private ScriptAssembly() {}
 
     /** @return the script: {@code skeleton} with the fragments of {@code definitions} in place, constants replaced */
     static String assemble(String skeleton, List<Definition> definitions) {
+        return assemble(skeleton, definitions, false);
+    }
+
+    /**
+     * @param function whether the text is the body of the Redis function (its {@code --@ function} blocks), or the
+     *     script (its {@code --@ script} blocks)
+     * @return {@code skeleton} with the fragments of {@code definitions} in place, constants replaced
+     */
+    static String assemble(String skeleton, List<Definition> definitions, boolean function) {
         Map<Definition, Map<String, String>> sections = new LinkedHashMap<>();
         for (Definition d : definitions) {
             sections.put(d, sections(d.fragment(), d.lua()));
@@ -46,13 +57,24 @@ final class ScriptAssembly {
         }
         StringBuilder out = new StringBuilder(skeleton.length() * 3);
         String[] lines = skeleton.split("\n", -1);
+        String block = "shared";
         for (int i = 0; i < lines.length; i++) {
             String line = lines[i];
             if (!line.startsWith(MARKER)) {
-                out.append(line).append('\n');
+                if (block.equals("shared") || block.equals(function ? "function" : "script")) {
+                    out.append(line).append('\n');
+                }
                 continue;
             }
-            switch (line.substring(MARKER.length()).trim()) {
+            String section = line.substring(MARKER.length()).trim();
+            if (List.of("script", "function", "shared").contains(section)) {
+                block = section;
+                continue;
+            }
+            if (!block.equals("shared")) {
+                throw new IllegalStateException("sluice.lua: section " + line + " inside the " + block + " block");
+            }
+            switch (section) {
                 case "fast" -> {
                     int end = i + 1;
                     while (end < lines.length && !lines[end].trim().equals(FAST_END)) {
@@ -61,7 +83,7 @@ final class ScriptAssembly {
                     if (end == lines.length) {
                         throw new IllegalStateException("sluice.lua: " + FAST + " without " + FAST_END);
                     }
-                    fast(out, sections, List.of(lines).subList(i + 1, end));
+                    fast(out, sections, List.of(lines).subList(i + 1, end), function);
                     i = end;
                 }
                 case "library" -> append(out, sections, "library");
@@ -76,9 +98,10 @@ final class ScriptAssembly {
 
     /**
      * The template between {@code --@ fast} and {@code --@ fast end}, once per algorithm with a fast mode: its
-     * {@code ${MODE}} that algorithm's mode, its line {@code --@ fast step} that algorithm's step.
+     * {@code ${CODE}} that algorithm's code, its line {@code --@ fast step} that algorithm's step.
      */
-    private static void fast(StringBuilder out, Map<Definition, Map<String, String>> sections, List<String> template) {
+    private static void fast(StringBuilder out, Map<Definition, Map<String, String>> sections, List<String> template,
+            boolean function) {
         int step = template.indexOf(FAST_STEP);
         if (step < 0 || template.lastIndexOf(FAST_STEP) != step) {
             throw new IllegalStateException("sluice.lua: the fast template needs one line " + FAST_STEP);
@@ -94,9 +117,9 @@ final class ScriptAssembly {
             out.append("-- ").append(d.fragment()).append(": its fast mode, around its step\n");
             for (int i = 0; i < template.size(); i++) {
                 if (i == step) {
-                    out.append(folded(s.get("step")));
+                    out.append(folded(s.get("step"), function));
                 } else {
-                    out.append(template.get(i).replace("${MODE}", "${" + d.algorithm().name() + "_MODE}"))
+                    out.append(template.get(i).replace("${CODE}", "${" + d.algorithm().name() + "_MODE}"))
                             .append('\n');
                 }
             }
@@ -104,20 +127,28 @@ final class ScriptAssembly {
     }
 
     /**
-     * A step for the fast mode, where {@code a} is 1: its arguments {@code A[a + k]} read as {@code A[k + 1]},
-     * constant indexes (an addition less per argument; the fast mode exists to spend fewer instructions), and parsed
-     * by {@code number} instead of {@code tonumber}: the same function in a script, one that remembers what it parsed
-     * in a Redis function ({@link RedisScript#library()}), as a fast mode's arguments are only its policy's numbers
-     * (it has no check arguments), the same strings call after call. Nothing else changes, {@code a} included.
+     * A step for the fast mode, whose only arguments are its policy's numbers (it has no check arguments), read as
+     * {@code tonumber(A[a + k])}: in the script, from constant indexes, {@code tonumber(A[k + 1])} ({@code a} is 1:
+     * an addition less per argument; the fast mode exists to spend fewer instructions); in the Redis function, as
+     * {@code P[k + 1]}, the numbers it parsed from the mode's one argument, once for every call with the same argument
+     * ({@link RedisScript#library()}). Nothing else changes, {@code a} included.
+     *
+     * @param function whether the step is the Redis function's, else the script's
+     * @throws IllegalStateException where the step reads an argument otherwise than as a number
      */
-    static String folded(String step) {
-        Matcher m = ARGUMENT.matcher(step);
+    static String folded(String step, boolean function) {
+        Matcher m = NUMBER_ARGUMENT.matcher(step);
         StringBuilder out = new StringBuilder(step.length());
         while (m.find()) {
-            m.appendReplacement(out, "A[" + (Integer.parseInt(m.group(1)) + 1) + "]");
+            int k = Integer.parseInt(m.group(1)) + 1;
+            m.appendReplacement(out, function ? "P[" + k + "]" : "tonumber(A[" + k + "])");
         }
         m.appendTail(out);
-        return PARSED_ARGUMENT.matcher(out).replaceAll("number(A[$1])");
+        if (ARGUMENT.matcher(out).find()) {
+            throw new IllegalStateException("a fast step reads its arguments as tonumber(A[a + k]) alone, its policy's"
+                    + " numbers: " + step);
+        }
+        return out.toString();
     }
 
     /** Each fragment's {@code section}, one after the other, each under a comment naming its fragment. */
@@ -169,13 +200,21 @@ final class ScriptAssembly {
         return sections;
     }
 
-    /** {@code ${NAME}}: an algorithm's code; {@code ${NAME_MODE}}: that code as a string; {@code ${'c'}}: c's code. */
+    /**
+     * {@code ${NAME}}: an algorithm's code; {@code ${NAME_MODE}}: that code as a string; {@code ${FAST}}: whether
+     * {@code fast} is the code of an algorithm with a fast mode ({@code fast == 'g'}); {@code ${'c'}}: c's code.
+     */
     private static Map<String, String> constants(List<Definition> definitions) {
         Map<String, String> constants = new HashMap<>();
+        StringBuilder fast = new StringBuilder();
         for (Definition d : definitions) {
             constants.put(d.algorithm().name(), Integer.toString(d.code()));
             constants.put(d.algorithm().name() + "_MODE", "'" + d.code() + "'");
+            if (d.fast()) {
+                fast.append(fast.isEmpty() ? "" : " or ").append("fast == '").append(d.code()).append('\'');
+            }
         }
+        constants.put("FAST", fast.isEmpty() ? "false" : fast.toString());
         return constants;
     }
 

@@ -31,13 +31,18 @@ final class ScriptCodec {
     private static final byte[] BATCH = {'b'};
     private static final byte[] EMPTY = {};
     private static final byte[][] NUMBERS = new byte[1024][];
+    /** Whether a character is the code of an algorithm with a fast mode: the first of such a call's arguments. */
+    private static final boolean[] FAST = new boolean[128];
     /** Encoded policies, bounded: a process that sees ever new policies (per-tenant tiers, reloads) keeps the recent ones. */
-    private static final Cache<Policy, byte[][]> SPECS = Caffeine.newBuilder().maximumSize(RedisStore.MAX_CACHED)
+    private static final Cache<Policy, Spec> SPECS = Caffeine.newBuilder().maximumSize(RedisStore.MAX_CACHED)
             .executor(Runnable::run).build();
 
     static {
         for (int i = 0; i < NUMBERS.length; i++) {
             NUMBERS[i] = Integer.toString(i).getBytes(StandardCharsets.US_ASCII);
+        }
+        for (Definition d : Algorithms.all()) {
+            FAST[d.code()] = d.fast();
         }
     }
 
@@ -70,10 +75,11 @@ final class ScriptCodec {
 
     /**
      * The script's arguments, keys first: the mode ({@code e}: every check inline; {@code E}: some need the script's
-     * library; an algorithm's code, such as GCRA's {@code g}: one enforced check of cost 1 of an algorithm with a fast
-     * mode, then only its policy's numbers) followed by the application's time when it is passed; in mode {@code E}
-     * the request id; per check its algorithm's code (upper case: shadow) followed by its cost unless it is 1, then
-     * the numbers its algorithm reads (cached per policy, already encoded) and the arguments of the check itself.
+     * library) followed by the application's time when it is passed; in mode {@code E} the request id; per check its
+     * algorithm's code (upper case: shadow) followed by its cost unless it is 1, then the numbers its algorithm reads
+     * (cached per policy, already encoded) and the arguments of the check itself. One enforced check of cost 1 of an
+     * algorithm with a fast mode is sent in that mode instead: its code and its policy's numbers in one argument
+     * ({@code g1000:1000}), then the application's time when it is passed.
      *
      * @param group the indexes of the checks of one hash slot; null for all of them
      * @param keys the checks' keys, already encoded; null to encode them here
@@ -101,7 +107,7 @@ final class ScriptCodec {
         for (int k = 0; k < n; k++) {
             Check c = checks.get(group == null ? k : group.get(k));
             Definition d = Algorithms.definition(c.policy().algorithm());
-            specs[k] = spec(c.policy());
+            specs[k] = spec(c.policy()).fields();
             inline &= d.inline();
             size += specs[k].length - 1 + d.checkArgumentCount();   // code and cost, the numbers (the spec holds two codes)
         }
@@ -183,14 +189,44 @@ final class ScriptCodec {
         return new Batch(keys, params);
     }
 
-    /** A request of one enforced check of cost 1 in its algorithm's fast mode: key, code (and time), numbers. */
+    /**
+     * A request of one enforced check of cost 1 in its algorithm's fast mode, as the Redis function reads it: the key,
+     * the code and the policy's numbers in one argument (each argument costs Redis about 1,500 instructions, a
+     * thirtieth of such a call, and the function parses the argument once), then the application's time when it is
+     * passed. The script reads them otherwise: {@link #forScript}.
+     */
     private static byte[][] fast(Check c, byte[] key, byte[] now) {
-        byte[][] spec = spec(c.policy());
-        byte[][] params = new byte[spec.length][];
-        params[0] = key;
-        params[1] = now.length == 0 ? spec[0] : concat(spec[0], now);
-        System.arraycopy(spec, 2, params, 2, spec.length - 2);
-        return params;
+        byte[] fast = spec(c.policy()).fast();
+        return now.length == 0 ? new byte[][] {key, fast} : new byte[][] {key, fast, now};
+    }
+
+    /**
+     * The arguments of a call as the script ({@code EVALSHA}) reads them, from those of the function: the same but in
+     * a fast mode, whose one argument ({@code g1000:1000}, then the time when it is passed) the script gets as its
+     * other modes' arguments, the code with the time ({@code g} or {@code g1700000000000000}), then each number: a
+     * script keeps nothing from call to call, and would spend more parsing one argument than it saves.
+     */
+    static byte[][] forScript(int keys, byte[][] params) {
+        byte[] fast = params.length > keys ? params[keys] : EMPTY;
+        if (fast.length == 0 || fast[0] < 0 || !FAST[fast[0]]) {
+            return params;
+        }
+        int numbers = fast.length == 1 ? 0 : 1;
+        for (int i = 1; i < fast.length; i++) {
+            numbers += fast[i] == ':' ? 1 : 0;
+        }
+        byte[][] out = Arrays.copyOf(params, keys + 1 + numbers);
+        byte[] code = {fast[0]};
+        out[keys] = params.length > keys + 1 ? concat(code, params[keys + 1]) : code;
+        for (int from = 1, k = keys + 1; k < out.length; k++) {
+            int to = from;
+            while (to < fast.length && fast[to] != ':') {
+                to++;
+            }
+            out[k] = Arrays.copyOfRange(fast, from, to);
+            from = to + 1;
+        }
+        return out;
     }
 
     /** Writes a check's arguments: its code (and cost), its policy's numbers, then the check's own arguments. */
@@ -247,13 +283,19 @@ final class ScriptCodec {
         return params;
     }
 
-    /** A policy's code (enforced, shadow) and the numbers its algorithm reads, encoded once per policy. */
-    private static byte[][] spec(Policy p) {
-        byte[][] spec = SPECS.getIfPresent(p);
+    /**
+     * A policy encoded once: {@code fields}, its code (enforced, shadow) and the numbers its algorithm reads, each an
+     * argument; {@code fast}, its fast mode's one argument (the code, then each number after a {@code :}), or null
+     * where its algorithm has none.
+     */
+    private record Spec(byte[][] fields, byte[] fast) {}
+
+    private static Spec spec(Policy p) {
+        Spec spec = SPECS.getIfPresent(p);
         return spec != null ? spec : SPECS.get(p, ScriptCodec::encode);
     }
 
-    private static byte[][] encode(Policy p) {
+    private static Spec encode(Policy p) {
         Definition d = Algorithms.definition(p.algorithm());
         List<byte[]> spec = new ArrayList<>();
         spec.add(new byte[] {(byte) d.code()});
@@ -269,7 +311,15 @@ final class ScriptCodec {
                 spec.add(text == null ? EMPTY : text.getBytes(StandardCharsets.UTF_8));
             }
         });
-        return spec.toArray(new byte[0][]);
+        byte[][] fields = spec.toArray(new byte[0][]);
+        if (!d.fast()) {
+            return new Spec(fields, null);
+        }
+        StringBuilder fast = new StringBuilder().append(d.code());
+        for (int f = 2; f < fields.length; f++) {
+            fast.append(f == 2 ? "" : ":").append(new String(fields[f], StandardCharsets.US_ASCII));
+        }
+        return new Spec(fields, fast.toString().getBytes(StandardCharsets.US_ASCII));
     }
 
     /** The outcomes of the checks from the reply of one script call for all of them. */

@@ -25,9 +25,10 @@
 --
 -- ARGV[1] = the mode, then the time: now in epoch microseconds, nothing to read Redis TIME ('e', 'e1700000000000000')
 --   modes: 'e' evaluate, every check inline; 'E' evaluate, some check needs library(); 'r' release; an algorithm's
---   code: its fast mode, for one enforced check of cost 1 (GCRA's: 'g'), then only its policy's numbers; the
---   algorithm's step, the same text as in the loop, in a shorter frame (the fast template below); its reply as
---   evaluate's
+--   code: its fast mode, for one enforced check of cost 1 (GCRA's: 'g'), then only its policy's numbers, each an
+--   argument ('g', '1000', '1000'); in a Redis function, the code and the numbers in one argument, then the time
+--   ('g1000:1000', '1700000000000000'; see below); the algorithm's step, the same text as in the loop, in a shorter
+--   frame (the fast template below); its reply as evaluate's
 -- evaluate: in mode 'E' ARGV[2] = request id (unique; used by the sliding log only), then per check (KEYS[i]):
 --   code and cost in one field (the algorithm's letter, upper case for a shadow check, then the cost unless it is
 --   1: 'g', 'G', 'g0', 't5'), then the arguments its fragment reads (its header lists them)
@@ -39,14 +40,20 @@
 -- release: per key KEYS[i], ARGV[1 + i] = lease id; returns the number of leases released
 
 local A = ARGV
--- number: tonumber, for the policy numbers a fast mode reads (a Redis function keeps them parsed: see RedisScript)
-local floor, ceil, byte, sub, format, number = math.floor, math.ceil, string.byte, string.sub, string.format, tonumber
 local mode = A[1]
 local now
 -- TTLs run on Redis's clock; with the application's time they get a minute of slack for the skew between the two
 local slack = 0
 -- the request's id (mode 'E'), which names the sliding log's members: read by the library, set per request
 local rid = nil
+-- a fast mode (below): fast, its algorithm's code ('g'), then its policy's numbers. What differs between the script
+-- and the Redis function (RedisScript) is here: the assembly keeps the script's lines in the script and the
+-- function's in the function.
+--@ script
+-- A script gets a fast mode's arguments as the other modes': the mode (its code, then the time, if the application's
+-- is passed), then each number, which the step reads as tonumber(A[k]). (A script keeps nothing from call to call,
+-- and parsing one argument that held them all would cost it more than the arguments it saves.)
+local floor, ceil, byte, sub, format = math.floor, math.ceil, string.byte, string.sub, string.format
 if #mode == 1 then
   redis.replicate_commands()
   local t = redis.call('TIME')
@@ -56,20 +63,54 @@ else
   slack = 60000
   mode = sub(mode, 1, 1)
 end
+local fast = mode
+--@ function
+-- A function gets a fast mode's code and numbers in one argument ('g1000:1000', each number after a ':'), then the
+-- time, if the application's is passed: every argument costs Redis about 1,500 instructions, a thirtieth of such a
+-- call. It parses the argument once, into P (the code, then the numbers, which the step reads as P[k]), and its
+-- library keeps P for the calls with the same argument (policies, remember: see RedisScript), as it keeps the
+-- library functions in floor, ceil, byte, sub and format.
+local P = policies[mode]
+local fast = nil
+if P then fast = P[1] else
+  fast = sub(mode, 1, 1)
+  if ${FAST} then
+    P = {fast}
+    local i, n = 2, #mode
+    while i <= n do
+      local j = string.find(mode, ':', i, true) or n + 1
+      local x = tonumber(sub(mode, i, j - 1))
+      if x == nil then return redis.error_reply('not a fast mode: ' .. mode) end
+      P[#P + 1] = x
+      i = j + 1
+    end
+    remember(mode, P)
+  end
+end
+local time = nil
+if P then time = A[2] elseif #mode > 1 then time, mode = sub(mode, 2), sub(mode, 1, 1) end
+if time then
+  now = tonumber(time)
+  slack = 60000
+else
+  local t = redis.call('TIME')
+  now = tonumber(t[1]) * 1000000 + tonumber(t[2])
+end
+--@ shared
 
 -- an algorithm's fast mode (its Definition says fast(); GCRA's): a request of one enforced check of cost 1 and nothing
 -- else, decided by the algorithm's own step, without the loop's tables, MGET, library or chain of codes. The lines
--- from the marker 'fast' to 'fast end' are a template, which the assembly repeats for each such algorithm, MODE its
--- mode and its step in place of the marker 'fast step': the same text as in the loop below, but for its reads
--- A[a + k], folded into constant indexes A[k + 1]. Around it, the locals the loop gives a step, initialised as there
--- (a = 1, so that its numbers are A[2]..), then the loop's epilogue for one enforced check, written out for this
--- case: the state written only when admitted, with the same TTL, and the same reply, packed as below (the client
--- decodes both modes alike). A denial's retry-after is at least 1, as there: a state another program wrote may be
--- fractional ('1000.5'), and Redis would truncate a retry-after of 0.5 to 0. The step's generality (the locals it
--- may use, its branches for cost 0 and a cost above the capacity, the epilogue's tests) costs 2 to 4% of the call
--- (0.1 to 0.25 µs) over the hand-written twin of GCRA's step that this replaced.
+-- from the marker 'fast' to 'fast end' are a template, which the assembly repeats for each such algorithm, CODE its
+-- code and its step in place of the marker 'fast step': the same text as in the loop below, but for its reads
+-- tonumber(A[a + k]), folded into constant indexes (tonumber(A[k + 1]); in a function P[k + 1], parsed above).
+-- Around it, the locals the loop gives a step, initialised as there (a = 1), then the loop's epilogue for one
+-- enforced check, written out for this case: the state written only when admitted, with the same TTL, and the same
+-- reply, packed as below (the client decodes both modes alike). A denial's retry-after is at least 1, as there: a
+-- state another program wrote may be fractional ('1000.5'), and Redis would truncate a retry-after of 0.5 to 0. The
+-- step's generality (the locals it may use, its branches for cost 0 and a cost above the capacity, the epilogue's
+-- tests) costs 2 to 4% of the call (0.1 to 0.25 µs) over the hand-written twin of GCRA's step that this replaced.
 --@ fast
-if mode == ${MODE} then
+if fast == ${CODE} then
   local a, cost = 1, 1
   local v = redis.pcall('GET', KEYS[1])
   if v and v.err then v = false end

@@ -7,6 +7,7 @@ import io.sluice.core.policy.Outcome;
 import io.sluice.core.policy.Policy;
 import io.sluice.core.store.Check;
 import io.sluice.core.store.Lease;
+import io.sluice.core.store.MemoryStore;
 import io.sluice.core.testing.ManualTimeSource;
 import io.sluice.core.testing.RedisProcess;
 import java.net.URI;
@@ -251,10 +252,45 @@ class RedisFunctionsIT {
         }
     }
 
+    /**
+     * A request of one GCRA check of cost 1 (the fast mode) carries its policy; the function keeps what it parsed by
+     * that argument, at most 256 policies, then anew, and a flushed function starts with none. Whatever it kept, every
+     * call decides by its own policy, as the memory store does: 300 policies in turn, twice (the first ones parsed
+     * again after the bound), and two nodes that count one key under two policies.
+     */
+    @Test
+    void everyFastCallDecidesByItsOwnPolicyWhateverTheFunctionKeptParsed() throws Exception {
+        for (Path binary : binaries()) {
+            try (Server server = Server.start(binary); RedisStore store = server.store();
+                    RedisStore other = server.store();
+                    MemoryStore memory = MemoryStore.builder().timeSource(new ManualTimeSource()).build()) {
+                long now = T0;
+                for (int round = 0; round < 2; round++) {
+                    for (int i = 0; i < 300; i++) {
+                        Check c = Check.of("r", "k" + i, Policy.parse((i + 2) + "/1h"), 1);
+                        assertThat(store.evaluate(List.of(c), now)).as("Redis %s, policy %d", server.version(), i)
+                                .isEqualTo(memory.evaluate(List.of(c), now));
+                    }
+                    if (server.functions()) {
+                        server.admin(Jedis::functionFlush);
+                    }
+                }
+                Policy ten = Policy.parse("10/1h");
+                Policy twenty = Policy.parse("20/1h");
+                for (int i = 0; i < 30; i++) {
+                    now += 7_000_000;
+                    Check c = Check.of("r", "shared", i % 2 == 0 ? ten : twenty, 1);
+                    assertThat((i % 2 == 0 ? store : other).evaluate(List.of(c), now)).as("Redis %s, call %d",
+                            server.version(), i).isEqualTo(memory.evaluate(List.of(c), now));
+                }
+            }
+        }
+    }
+
     @Test
     void anotherSluiceVersionsLibraryIsLeftAlone() throws Exception {
         try (Server server = startRedis7(); RedisStore store = server.store()) {
-            String other = "sluice_" + "0".repeat(40);
+            String other = "sluice_" + "0".repeat(16);
             server.admin(j -> j.functionLoad("#!lua name=" + other + "\nredis.register_function{function_name='"
                     + other + "', callback=function(KEYS, ARGV) return 'the other version' end}"));
             assertThat(one(store, "k", Policy.parse("2/1h")).remaining()).isEqualTo(1);

@@ -7,7 +7,9 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
+import java.util.Arrays;
 import java.util.HexFormat;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -26,23 +28,53 @@ class RedisScriptTest {
     @Test
     void theLibraryIsTheScriptAsAFunctionOfKeysAndArgvNamedByItsHash() throws Exception {
         String name = RedisScript.function();
-        assertThat(name).matches("sluice_[0-9a-f]{40}");
+        assertThat(name).matches("sluice_[0-9a-f]{16}");
         String library = RedisScript.library();
         String shebang = "#!lua name=" + name + "\n";
-        String register = "redis.register_function{function_name='" + name + "', callback=sluice}\n";
+        // registered by the loader's redis.register_function: the library's own redis is the one its calls see
+        String register = "register{function_name='" + name + "', callback=sluice}\n";
         assertThat(library).startsWith(shebang).endsWith(register);
 
         String code = library.substring(shebang.length(), library.length() - register.length());
         assertThat(name).as("the hash of the code: another version of Sluice has another name")
                 .isEqualTo("sluice_" + HexFormat.of().formatHex(MessageDigest.getInstance("SHA-1")
-                        .digest(code.getBytes(StandardCharsets.UTF_8))));
-        // a function has no redis.replicate_commands (Redis 7 replicates a script's effects anyway), and the locals
-        // that hold library functions are its library's: the two changes
-        assertThat(RedisScript.text()).contains(RedisScript.LOCALS);
-        assertThat(code).isEqualTo(RedisScript.FUNCTION_HEAD + RedisScript.text().replace("redis.replicate_commands()",
-                "").replace(RedisScript.LOCALS, "") + "\nend\n");
-        assertThat(code).doesNotContain("replicate_commands").doesNotContain(RedisScript.LOCALS)
-                .contains("local function sluice(KEYS, ARGV)\n");
+                        .digest(code.getBytes(StandardCharsets.UTF_8))).substring(0, 16));
+        // the skeleton's text for a function: no redis.replicate_commands (Redis 7 replicates a script's effects
+        // anyway), the library functions its library's, and a fast mode's policy in one argument, parsed once
+        assertThat(code).isEqualTo(RedisScript.FUNCTION_HEAD + ScriptAssembly.assemble(skeleton(), Algorithms.all(),
+                true) + "\nend\n");
+        assertThat(code).doesNotContain("replicate_commands").doesNotContain("math.floor, math.ceil, string.byte,"
+                + " string.sub, string.format\nif #mode == 1").contains("local function sluice(KEYS, ARGV)\n")
+                .contains("local P = policies[mode]\n").contains("local cap, iv = P[2], P[3]\n")
+                .doesNotContain("tonumber(A[2])");
+        assertThat(RedisScript.text()).contains("local cap, iv = tonumber(A[2]), tonumber(A[3])\n")
+                .doesNotContain("policies").doesNotContain("P[2]");
+    }
+
+    /**
+     * A fast mode's arguments, as the function reads them (the code and the policy's numbers in one argument, then
+     * the time when the application's is passed) and as the script reads them (the code with the time, then each
+     * number); any other call's arguments are the same for both.
+     */
+    @Test
+    void theScriptGetsAFastModesNumbersAsArguments() {
+        byte[] key = bytes("sluice:r:k");
+        assertThat(strings(ScriptCodec.forScript(1, new byte[][] {key, bytes("g1000:250000")})))
+                .containsExactly("sluice:r:k", "g", "1000", "250000");
+        assertThat(strings(ScriptCodec.forScript(1, new byte[][] {key, bytes("g2:500001"), bytes("1700000000000000")})))
+                .containsExactly("sluice:r:k", "g1700000000000000", "2", "500001");
+        byte[][] evaluate = {key, bytes("e"), bytes("g"), bytes("2"), bytes("500001")};
+        assertThat(ScriptCodec.forScript(1, evaluate)).isSameAs(evaluate);
+        byte[][] batch = {key, key, bytes("b"), bytes("1"), bytes("e"), bytes("g"), bytes("1"), bytes("2")};
+        assertThat(ScriptCodec.forScript(2, batch)).isSameAs(batch);
+    }
+
+    private static byte[] bytes(String s) {
+        return s.getBytes(StandardCharsets.US_ASCII);
+    }
+
+    private static List<String> strings(byte[][] params) {
+        return Arrays.stream(params).map(b -> new String(b, StandardCharsets.US_ASCII)).toList();
     }
 
     private static int count(String text, String part) {

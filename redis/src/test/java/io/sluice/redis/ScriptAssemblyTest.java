@@ -66,8 +66,8 @@ class ScriptAssemblyTest {
     @Test
     void gcraIsTriedFirstAndHasItsFastModeBeforeTheLibrary() {
         String script = RedisScript.text();
-        assertThat(script).contains("if mode == 'g' then").contains("  if code == 103 then");
-        assertThat(script.indexOf("if mode == 'g' then")).isLessThan(script.indexOf("library = function()"));
+        assertThat(script).contains("if fast == 'g' then").contains("  if code == 103 then");
+        assertThat(script.indexOf("if fast == 'g' then")).isLessThan(script.indexOf("library = function()"));
     }
 
     @Test
@@ -80,9 +80,9 @@ class ScriptAssemblyTest {
         }
         int library = script.indexOf("library = function()");
         for (Definition d : fast) {
-            String head = "if mode == '" + d.code() + "' then\n  local a, cost = 1, 1\n";
+            String head = "if fast == '" + d.code() + "' then\n  local a, cost = 1, 1\n";
             String step = ScriptAssembly.sections(d.fragment(), d.lua()).get("step");
-            String folded = ScriptAssembly.substitute(ScriptAssembly.folded(step), Algorithms.all());
+            String folded = ScriptAssembly.substitute(ScriptAssembly.folded(step, false), Algorithms.all());
             assertThat(count(script, Pattern.compile(Pattern.quote(head)))).as("%s's fast mode", d.algorithm())
                     .isEqualTo(1);
             int at = script.indexOf(head);
@@ -96,15 +96,23 @@ class ScriptAssemblyTest {
             // the loop's copy, as written
             assertThat(script.substring(library)).contains(ScriptAssembly.substitute(step, Algorithms.all()));
         }
-        assertThat(script).doesNotContain("${MODE}");
+        assertThat(script).doesNotContain("${CODE}");
     }
 
     @Test
-    void theFastStepReadsItsArgumentsAtConstantIndexes() {
-        assertThat(ScriptAssembly.folded("local c, i = tonumber(A[a + 1]), tonumber(A[a + 12])\n    a = a + 3\n"
-                + "    x = AA[a + 1] + A[a + b]\n"))
-                .isEqualTo("local c, i = number(A[2]), number(A[13])\n    a = a + 3\n"
-                        + "    x = AA[a + 1] + A[a + b]\n");
+    void theFastStepReadsItsPolicysNumbersAtConstantIndexesOrParsedByTheFunction() {
+        String step = "local c, i = tonumber(A[a + 1]), tonumber(A[a + 12])\n    a = a + 3\n"
+                + "    x = AA[a + 1] + A[a + b]\n";
+        assertThat(ScriptAssembly.folded(step, false)).isEqualTo("local c, i = tonumber(A[2]), tonumber(A[13])\n"
+                + "    a = a + 3\n    x = AA[a + 1] + A[a + b]\n");
+        assertThat(ScriptAssembly.folded(step, true)).isEqualTo("local c, i = P[2], P[13]\n    a = a + 3\n"
+                + "    x = AA[a + 1] + A[a + b]\n");
+        assertThatThrownBy(() -> ScriptAssembly.folded("local c, s = tonumber(A[a + 1]), A[a + 2]\n", true))
+                .hasMessageContaining("reads its arguments as tonumber(A[a + k]) alone");
+        // the test that a mode's code is a fast mode's
+        assertThat(ScriptAssembly.substitute("if ${FAST} then", Algorithms.all())).isEqualTo("if fast == 'g' then");
+        assertThat(ScriptAssembly.substitute("if ${FAST} then",
+                List.of(Algorithms.definition(Algorithm.TOKEN_BUCKET)))).isEqualTo("if false then");
     }
 
     @Test
