@@ -34,7 +34,7 @@ public record Decision(boolean allowed, List<RuleOutcome> outcomes, RuleOutcome 
     /**
      * Builds a decision from the outcomes of one request: derives allowed, binding and delay. The delay is that of the
      * enforced rules only: a shadow rule counts and reports, and never changes what happens to the request, so its
-     * queue (its outcome's {@link Outcome#delayMicros()}) holds nobody; see {@link #shadowDelayMicros()}.
+     * queue (its outcome's {@link io.sluice.core.policy.Outcome#delayMicros()}) holds nobody; see {@link #shadowDelayMicros()}.
      *
      * @param atMicros when the outcomes were decided (epoch microseconds): see {@link #atMicros()}
      */

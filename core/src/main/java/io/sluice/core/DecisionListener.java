@@ -5,8 +5,8 @@ import io.sluice.core.request.RequestView;
 /**
  * Sees every decision of {@link Engine#check}: for logging, metrics, alerting or audit. Called on the request thread
  * after the decision, so keep it fast; an exception it throws is logged and otherwise ignored. The programmatic
- * {@link Engine#tryAcquire(String, String, Policy, long)} (and {@link Limiter}, {@link KeyLimiter}) answers an
- * {@link Outcome} and calls no listener.
+ * {@link Engine#tryAcquire(String, String, io.sluice.core.policy.Policy, long)} (and {@link Limiter}, {@link KeyLimiter}) answers an
+ * {@link io.sluice.core.policy.Outcome} and calls no listener.
  */
 @FunctionalInterface
 public interface DecisionListener {
@@ -19,7 +19,7 @@ public interface DecisionListener {
     void onDecision(RequestView request, Decision decision, Event event);
 
     /**
-     * The rules in force changed: a {@link io.sluice.http.FrontDoor} loaded a changed rules file. Called once per
+     * The rules in force changed: a {@code io.sluice.http.FrontDoor} loaded a changed rules file. Called once per
      * reload that loaded rules, on the thread that reloaded, after the new rules are in force; a decision made under
      * the previous rules may still reach {@link #onDecision} just after. An {@link Engine} built with its own rules
      * never calls it. An exception it throws is logged and otherwise ignored. Default: nothing.

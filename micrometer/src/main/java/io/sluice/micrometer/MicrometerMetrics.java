@@ -48,7 +48,7 @@ import java.util.concurrent.TimeUnit;
  * </ul>
  *
  * <p>A rule a reloaded rules file no longer has loses its {@code sluice.decisions} meters at that reload (a listener of
- * a {@link io.sluice.http.FrontDoor}: {@link #onRulesChanged}); a rule that stays, its policy changed or not,
+ * a {@code io.sluice.http.FrontDoor}: {@link #onRulesChanged}); a rule that stays, its policy changed or not,
  * keeps them and counts on. A request decided under the removed rule just before the reload is not counted, so that it
  * does not register them again; a rule of that name added back later counts from zero.
  *

@@ -11,7 +11,7 @@ import java.util.Map;
 
 /**
  * What a CDI application provides to Sluice's front doors: its {@code @Produces} configuration, store, key
- * resolvers and Micrometer {@code MeterRegistry}, and the {@link RateLimitedEvent} it observes. Both front doors ask {@link #find()} at start-up.
+ * resolvers and Micrometer {@code MeterRegistry}, and the {@link io.sluice.cdi.RateLimitedEvent} it observes. Both front doors ask {@link #find()} at start-up.
  *
  * <p>This interface names no CDI type, so a front door can refer to it on a plain servlet container: {@link #find()}
  * loads the one class that touches CDI ({@code CdiLookup}) only after checking that
@@ -35,7 +35,7 @@ public interface CdiIntegration {
     /** @return the application's {@code @Named} {@link KeyResolver} beans by name, possibly empty */
     Map<String, KeyResolver> keyResolvers();
 
-    /** @return a listener that fires a {@link RateLimitedEvent} for every denied request */
+    /** @return a listener that fires a {@link io.sluice.cdi.RateLimitedEvent} for every denied request */
     DecisionListener events();
 
     /**

@@ -22,7 +22,7 @@ public record Check(String rule, String key, Policy policy, long cost, boolean s
     /**
      * The checks of this record's constructor, for paths that decide one check without building one.
      *
-     * @throws IllegalArgumentException when {@code rule}, {@code key} or {@code policy} is null, or {@code cost} < 0
+     * @throws IllegalArgumentException when {@code rule}, {@code key} or {@code policy} is null, or {@code cost < 0}
      */
     public static void requireValid(String rule, String key, Policy policy, long cost) {
         if (rule == null || key == null || policy == null) {
