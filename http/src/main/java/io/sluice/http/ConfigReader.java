@@ -180,6 +180,7 @@ final class ConfigReader {
         Responder.Builder b = Responder.builder()
                 .headers(choice("headers", Responder.HeaderStyle.BOTH))
                 .reset(choice("reset-format", Responder.ResetFormat.EPOCH_SECONDS))
+                .headerDraft(headerDraft())
                 .partitionKey(choice("partition-key", PartitionKey.NONE) == PartitionKey.HASH)
                 .body(choice("body", Responder.BodyFormat.ENVELOPE));
         Parameter deny = p.get("deny-headers");
@@ -201,7 +202,8 @@ final class ConfigReader {
             }
         }
         Responder responder = b.build();
-        note("response", responder.toString(), p.get("headers"), p.get("reset-format"), p.get("partition-key"),
+        note("response", responder.toString(), p.get("headers"), p.get("header-draft"), p.get("reset-format"),
+                p.get("partition-key"),
                 p.get("body"), deny);
         return responder;
     }
@@ -250,6 +252,21 @@ final class ConfigReader {
         }
         note(name, b.value().toLowerCase(Locale.ROOT), b);
         return Boolean.parseBoolean(b.value());
+    }
+
+    /** {@code header-draft}: {@code 11} (the default) or {@code 10}, which revision's meaning {@code t} has. */
+    private Responder.HeaderDraft headerDraft() {
+        Parameter d = p.get("header-draft");
+        if (d == null) {
+            return Responder.HeaderDraft.DRAFT_11;
+        }
+        return switch (d.value().trim()) {
+            case "11" -> Responder.HeaderDraft.DRAFT_11;
+            case "10" -> Responder.HeaderDraft.DRAFT_10;
+            default -> throw new ConfigException(d.source(), d.value(),
+                    "expected 11 (draft-ietf-httpapi-ratelimit-headers-11, t is the effective window) or 10 (t is the "
+                            + "reset time when allowed, the retry time when denied)");
+        };
     }
 
     <E extends Enum<E>> E choice(String name, E fallback) {

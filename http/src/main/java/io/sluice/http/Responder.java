@@ -18,7 +18,9 @@ import java.util.Locale;
  *
  * <p><b>Headers</b> describe the binding rule (the one that denied, else the enforced one with least remaining), in
  * the fields of draft-ietf-httpapi-ratelimit-headers-11 and/or the common {@code X-RateLimit-*} ones. With {@code t}
- * the wait in whole seconds rounded up (the reset time when allowed, the retry time when denied):
+ * the effective window of draft -11 in whole seconds rounded up (see {@link HeaderDraft}: the seconds within which
+ * the client can use no more than {@code r}; {@link HeaderDraft#DRAFT_10} keeps the reset time when allowed, the
+ * retry time when denied):
  *
  * <pre>
  * RateLimit-Policy: "per-ip";q=100;w=60          q = limit, w = period in seconds
@@ -34,7 +36,8 @@ import java.util.Locale;
  * {@link Builder#partitionKey(boolean)} both fields carry {@code pk=:...:}, the first 16 bytes of SHA-256 of the
  * rule name and key: never the key itself.
  *
- * <p><b>Denied</b>: {@code 429}, {@code Retry-After: max(1, t)} (so never earlier than {@code t}),
+ * <p><b>Denied</b>: {@code 429}, {@code Retry-After} the retry time in whole seconds rounded up, at least 1 (and
+ * never earlier than the end of {@code t}, which is at most the retry time),
  * {@code Cache-Control: no-store}, the configured extra headers, and a body: the error envelope
  * {@code {"error":{"code":"rate_limited","message":"Request quota exceeded. Wait 3 minutes and try again.",
  * "context":{"renewal":1700000180000,"policy":"per-ip","limit":100,"remaining":0}}}} ({@code renewal}: epoch
@@ -88,6 +91,33 @@ public final class Responder {
         NONE
     }
 
+    /**
+     * Which revision's meaning {@code t} of the {@code RateLimit} field has ({@code header-draft=11|10}). The letters
+     * are the same in both; only {@code t} differs, and only for some algorithms. {@code X-RateLimit-Reset} and
+     * {@code Retry-After} are the same in both.
+     *
+     * <table>
+     * <caption>{@code t} per algorithm</caption>
+     * <tr><th>algorithm</th><th>{@link #DRAFT_11}: the effective window</th><th>{@link #DRAFT_10}</th></tr>
+     * <tr><td>fixed-window</td><td>until the window ends</td><td>the same</td></tr>
+     * <tr><td>gcra, token-bucket, leaky-bucket</td><td>until the next unit comes back ({@code r} below the
+     *     capacity), or one emission interval (a full bucket); denied: the same, at most the retry time</td>
+     *     <td>until the bucket is full again; denied: the retry time</td></tr>
+     * <tr><td>sliding-window, sliding-log</td><td>until the key is back to full (an upper bound: quota may come back
+     *     sooner, one expired entry or a decaying count at a time); denied: the retry time</td><td>the same</td></tr>
+     * <tr><td>warm-up</td><td>until the next request may pass</td><td>the same</td></tr>
+     * <tr><td>concurrency, adaptive-concurrency</td><td>never sent: room comes back when requests complete, not
+     *     after a time</td><td>not sent when allowed (adaptive: {@code t=0}); denied: the retry time (when the oldest
+     *     lease times out)</td></tr>
+     * </table>
+     */
+    public enum HeaderDraft {
+        /** draft-ietf-httpapi-ratelimit-headers-11: {@code t} is the effective window. The default. */
+        DRAFT_11,
+        /** draft -10, as Sluice sent it up to 1.x: {@code t} is the reset time when allowed, the retry time when denied. */
+        DRAFT_10
+    }
+
     /** The body of a denied request. */
     public enum BodyFormat {
         /** {@code {"error":{"code":"rate_limited","message":...,"context":{...}}}}, {@code application/json}. */
@@ -109,6 +139,7 @@ public final class Responder {
     private final HeaderStyle headerStyle;
     private final BodyFormat bodyFormat;
     private final ResetFormat resetFormat;
+    private final HeaderDraft headerDraft;
     private final boolean partitionKey;
     private final List<Reply.Header> denyHeaders;
     private final Denials denials;
@@ -118,6 +149,7 @@ public final class Responder {
         this.headerStyle = b.headerStyle;
         this.bodyFormat = b.bodyFormat;
         this.resetFormat = b.resetFormat;
+        this.headerDraft = b.headerDraft;
         this.partitionKey = b.partitionKey;
         this.denyHeaders = List.copyOf(b.denyHeaders);
         this.denials = new Denials(bodyFormat, denyHeaders);
@@ -143,7 +175,7 @@ public final class Responder {
         if (binding != null && reported(binding)) {
             Outcome o = binding.outcome();
             long waitMicros = decision.allowed() ? o.resetAfterMicros() : o.retryAfterMicros();
-            rateLimitHeaders(toList, binding, waitMicros, request, nowMicros);
+            rateLimitHeaders(toList, binding, decision.allowed(), waitMicros, request, nowMicros);
         }
         if (decision.allowed()) {
             return new Reply(true, 0, headers, null, null);
@@ -181,7 +213,7 @@ public final class Responder {
         }
         RuleOutcome binding = decision.binding();
         if (binding != null && reported(binding)) {
-            rateLimitHeaders(sink, binding, binding.outcome().resetAfterMicros(), request, nowMicros);
+            rateLimitHeaders(sink, binding, true, binding.outcome().resetAfterMicros(), request, nowMicros);
         }
     }
 
@@ -192,17 +224,24 @@ public final class Responder {
         void add(String name, String value);
     }
 
-    private void rateLimitHeaders(HeaderSink headers, RuleOutcome b, long waitMicros, RequestView request,
-            long nowMicros) {
+    private void rateLimitHeaders(HeaderSink headers, RuleOutcome b, boolean allowed, long waitMicros,
+            RequestView request, long nowMicros) {
         Outcome o = b.outcome();
-        long t = seconds(waitMicros);
         // an admitted concurrency limit has no reset: its room comes back when a request completes, so neither t
         // (optional in the draft) nor X-RateLimit-Reset is sent; "t=0" would say the quota is back in full now
         boolean timed = waitMicros > 0 || b.policy().algorithm() != Algorithm.CONCURRENCY;
         Formatted f = formatted(b.rule(), b.policy(), o.limit());
         String remaining = Numbers.text(o.remaining());        // formatted once for both styles
         if (headerStyle == HeaderStyle.IETF || headerStyle == HeaderStyle.BOTH) {
-            String rateLimit = timed ? f.rateLimitPrefix + remaining + ";t=" + t : f.rateLimitPrefix + remaining;
+            String rateLimit;
+            if (headerDraft == HeaderDraft.DRAFT_10) {
+                rateLimit = timed ? f.rateLimitPrefix + remaining + ";t=" + seconds(waitMicros)
+                        : f.rateLimitPrefix + remaining;
+            } else {
+                long window = effectiveWindow(b.policy(), o, allowed, waitMicros);
+                rateLimit = window < 0 ? f.rateLimitPrefix + remaining
+                        : f.rateLimitPrefix + remaining + ";t=" + seconds(window);
+            }
             if (partitionKey) {
                 String pk = ";pk=:" + partitionKey(b.rule(), request) + ":";
                 headers.add("RateLimit-Policy", f.policyField + pk);
@@ -216,11 +255,46 @@ public final class Responder {
             headers.add("X-RateLimit-Limit", f.limitText);
             headers.add("X-RateLimit-Remaining", remaining);
             if (timed) {
-                long reset = resetFormat == ResetFormat.DELTA_SECONDS ? t
+                long reset = resetFormat == ResetFormat.DELTA_SECONDS ? seconds(waitMicros)
                         : ceilDiv(nowMicros + stated(waitMicros), 1_000_000);
                 headers.add("X-RateLimit-Reset", Numbers.text(reset));
             }
         }
+    }
+
+    /**
+     * The effective window of draft -11, in microseconds: the time within which the client can use no more than the
+     * outcome's {@code remaining}; -1 when there is none to state (a concurrency limit, whose room comes back when
+     * requests complete, not after a time). Never more than the retry time of a denial, so that {@code Retry-After}
+     * (the retry time) is never earlier than its end.
+     *
+     * @param waitMicros the reset time when allowed, the retry time when denied (draft -10's {@code t})
+     */
+    static long effectiveWindow(Policy policy, Outcome o, boolean allowed, long waitMicros) {
+        Algorithm algorithm = policy.algorithm();
+        if (algorithm.concurrent()) {
+            return -1;
+        }
+        if (algorithm != Algorithm.GCRA && algorithm != Algorithm.TOKEN_BUCKET && algorithm != Algorithm.LEAKY_BUCKET) {
+            return waitMicros;      // fixed window and warm-up exactly; the sliding ones an upper bound when allowed
+        }
+        // a bucket of capacity C gets one unit back every interval I: with r < C units left and the bucket full again
+        // after R, the next unit is back after R - (C - r - 1) * I (GCRA and the leaky bucket drain continuously,
+        // the token bucket refills in whole tokens from its last refill: the same sum); a full one after I
+        long interval = policy.intervalMicros();
+        long capacity = o.limit();
+        long reset = o.resetAfterMicros();
+        long window;
+        if (o.remaining() >= capacity) {
+            window = interval;
+        } else {
+            long missing = capacity - o.remaining() - 1;              // below 2^52 / I, so the product cannot overflow
+            window = reset - missing * interval;
+            if (window <= 0 || window > reset) {
+                window = Math.min(reset, interval);                     // numbers that do not fit the model: stay safe
+            }
+        }
+        return allowed ? window : Math.min(window, waitMicros);
     }
 
     /**
@@ -335,7 +409,8 @@ public final class Responder {
 
     @Override
     public String toString() {
-        return "headers=" + lower(headerStyle) + (partitionKey ? " with pk" : "") + ", reset-format=" + lower(resetFormat)
+        return "headers=" + lower(headerStyle) + (partitionKey ? " with pk" : "") + ", header-draft="
+                + (headerDraft == HeaderDraft.DRAFT_11 ? "11" : "10") + ", reset-format=" + lower(resetFormat)
                 + ", body=" + lower(bodyFormat) + ", deny-headers=" + denyHeaders.stream().map(Reply.Header::name).toList();
     }
 
@@ -348,6 +423,7 @@ public final class Responder {
         private HeaderStyle headerStyle = HeaderStyle.BOTH;
         private BodyFormat bodyFormat = BodyFormat.ENVELOPE;
         private ResetFormat resetFormat = ResetFormat.EPOCH_SECONDS;
+        private HeaderDraft headerDraft = HeaderDraft.DRAFT_11;
         private boolean partitionKey;
         private final List<Reply.Header> denyHeaders = new ArrayList<>();
 
@@ -368,6 +444,12 @@ public final class Responder {
         /** What {@code X-RateLimit-Reset} holds (default epoch seconds). */
         public Builder reset(ResetFormat format) {
             this.resetFormat = format;
+            return this;
+        }
+
+        /** Which draft's meaning {@code t} has (default {@link HeaderDraft#DRAFT_11}, the effective window). */
+        public Builder headerDraft(HeaderDraft draft) {
+            this.headerDraft = java.util.Objects.requireNonNull(draft, "draft");
             return this;
         }
 

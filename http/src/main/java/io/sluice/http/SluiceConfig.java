@@ -28,7 +28,7 @@ public final class SluiceConfig {
     /** Every parameter name a front door accepts. */
     public static final List<String> NAMES = List.of("limit", "name", "algorithm", "key", "on-store-failure",
             "on-missing-key", "rules", "reload-interval", "store", "max-keys", "node-count", "trusted-proxies",
-            "client-ip-header", "exclude", "shadow", "headers", "reset-format", "partition-key", "body",
+            "client-ip-header", "exclude", "shadow", "headers", "header-draft", "reset-format", "partition-key", "body",
             "deny-headers", "allowlist-addresses", "allowlist-keys", "allowlist-roles", "config-prefix");
     /** Default of {@code key}: {@value}. */
     public static final String DEFAULT_KEY = "ip";

@@ -96,7 +96,7 @@ class ReadmeHeaderExamplesTest {
         time.set(1_699_920_037_000_000L);
         admit(engine, 58);
         assertThat(lines(reply(responder, engine))).containsExactly(
-                "RateLimit-Policy: \"per-ip\";q=100;w=60", "RateLimit: \"per-ip\";r=41;t=36", "X-RateLimit-Limit: 100",
+                "RateLimit-Policy: \"per-ip\";q=100;w=60", "RateLimit: \"per-ip\";r=41;t=1", "X-RateLimit-Limit: 100",
                 "X-RateLimit-Remaining: 41", "X-RateLimit-Reset: 1699920073");
         admit(engine, 41);
         Reply denied = reply(responder, engine);

@@ -20,7 +20,10 @@ class ResponderTest {
 
     /** 2023-11-14T00:00:00Z plus 250 ms, in microseconds. */
     private static final long NOW = 1_699_920_000_000_000L + 250_000;
-    private static final Rule PER_IP = Rule.builder("per-ip").policy("100/1m").build();
+    /** A fixed window, whose {@code t} is the reset (or retry) time in both drafts: the numbers below fit it. */
+    private static final Rule PER_IP = Rule.builder("per-ip")
+            .policy(io.sluice.core.policy.PolicyParser.parse("limit", "100/1m", io.sluice.core.policy.Algorithm.FIXED_WINDOW))
+            .build();
     private static final RequestView REQUEST = RequestView.builder("GET", "/").remoteAddress("203.0.113.9")
             .header("X-Api-Key", "secret-key-123").build();
     private static final Responder DEFAULTS = Responder.builder().build();
@@ -188,7 +191,10 @@ class ResponderTest {
         Reply reply = DEFAULTS.reply(d, REQUEST, d.atMicros());
 
         assertThat(reply.header("Retry-After")).isEqualTo(Long.toString(wait));
-        assertThat(reply.header("RateLimit")).isEqualTo("\"yearly\";r=0;t=" + wait);
+        // draft -11: the first unit is back after one interval (36.6 days), though this request needs all 20
+        assertThat(reply.header("RateLimit")).isEqualTo("\"yearly\";r=0;t=" + 3_162_240);
+        assertThat(Responder.builder().headerDraft(Responder.HeaderDraft.DRAFT_10).build()
+                .reply(d, REQUEST, d.atMicros()).header("RateLimit")).isEqualTo("\"yearly\";r=0;t=" + wait);
         assertThat(reply.header("X-RateLimit-Reset")).isEqualTo(Long.toString(d.atMicros() / 1_000_000 + wait));
         assertThat(reply.body()).contains("Wait 732 days and try again.",
                 "\"renewal\":" + (d.atMicros() / 1_000 + wait * 1_000));
@@ -268,7 +274,11 @@ class ResponderTest {
                 new RuleOutcome(global, Policy.parse("250/1m"), Outcome.allow(250, 200, 12_000_000),
                         RuleOutcome.Source.LOCAL_FALLBACK)), List.of(), NOW);
 
-        assertThat(DEFAULTS.reply(d, REQUEST, NOW).header("RateLimit")).isEqualTo("\"global\";r=200;t=12");
+        // the share is GCRA 250/1m (one unit every 240 ms): 200 left and full after 12 s, so the next unit is back
+        // after 240 ms (draft -11's effective window); draft -10 stated the 12 s
+        assertThat(DEFAULTS.reply(d, REQUEST, NOW).header("RateLimit")).isEqualTo("\"global\";r=200;t=1");
+        assertThat(Responder.builder().headerDraft(Responder.HeaderDraft.DRAFT_10).build().reply(d, REQUEST, NOW)
+                .header("RateLimit")).isEqualTo("\"global\";r=200;t=12");
         assertThat(sunk(DEFAULTS, d, NOW)).isEqualTo(DEFAULTS.reply(d, REQUEST, NOW).headers());
     }
 

@@ -40,7 +40,7 @@ class SluiceConfigTest {
         assertThat(c.shadow()).isFalse();
         assertThat(c.exclude()).isEmpty();
         assertThat(c.rules()).isNull();
-        assertThat(c.responder()).hasToString("headers=both, reset-format=epoch-seconds, body=envelope, deny-headers=[]");
+        assertThat(c.responder()).hasToString("headers=both, header-draft=11, reset-format=epoch-seconds, body=envelope, deny-headers=[]");
     }
 
     @Test
@@ -55,6 +55,14 @@ class SluiceConfigTest {
                 "exclude = [/health, /static/**] (from exclude (init-param))",
                 "shadow = false (default)");
         assertThat(String.join("\n", c.description())).doesNotContain("hunter2");
+    }
+
+    @Test
+    void headerDraftIs11Or10() {
+        fails(Map.of("limit", "1/s", "header-draft", "12"), "header-draft (init-param): expected 11 "
+                + "(draft-ietf-httpapi-ratelimit-headers-11, t is the effective window) or 10 (t is the reset time when "
+                + "allowed, the retry time when denied), got \"12\"");
+        assertThat(load(Map.of("limit", "1/s", "header-draft", "10")).responder().toString()).contains("header-draft=10");
     }
 
     @Test
