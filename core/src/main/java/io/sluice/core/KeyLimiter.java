@@ -44,6 +44,26 @@ public final class KeyLimiter {
     }
 
     /**
+     * Takes {@code cost} permits when they are there, else throws: see {@link Limiter#tryAcquireOrThrow(String, long)}.
+     *
+     * @return the allowed outcome
+     * @throws RateLimitExceededException when denied, named after the limiter; the key is not in it
+     * @throws IllegalArgumentException when {@code cost} is negative
+     */
+    public Outcome tryAcquireOrThrow(long cost) {
+        return Limiter.orThrow(limiter.name(), tryAcquire(cost));
+    }
+
+    /**
+     * Takes one permit or throws: see {@link #tryAcquireOrThrow(long)}.
+     *
+     * @throws RateLimitExceededException when denied
+     */
+    public Outcome tryAcquireOrThrow() {
+        return tryAcquireOrThrow(1);
+    }
+
+    /**
      * Takes one permit, waiting as long as it takes: see {@link Limiter#acquire(String, long)}.
      *
      * @return the time waited, by the engine's clock

@@ -75,6 +75,40 @@ public final class Limiter {
     }
 
     /**
+     * Takes {@code cost} permits for {@code key} when they are there, as {@link #tryAcquire(String, long)}, and throws
+     * when they are not: for callers that want a denial as an exception rather than an outcome to test. Never waits
+     * (for that, {@link #acquire(String, long)}). While the store cannot answer, decides by the
+     * {@link #onStoreFailure() failure mode}, as {@code tryAcquire} does (a deny mode throws with a retry-after of one
+     * second).
+     *
+     * @param key the partition; not in the exception or its message
+     * @param cost the weight, >= 0 (0 peeks)
+     * @return the allowed outcome (remaining, reset-after; its delay in queue mode, which the caller is to wait)
+     * @throws RateLimitExceededException when denied: named after this limit, with the outcome's limit, remaining and
+     *     retry-after ({@link RateLimitExceededException#NEVER} for a cost above the capacity)
+     * @throws IllegalArgumentException when {@code cost} is negative
+     */
+    public Outcome tryAcquireOrThrow(String key, long cost) {
+        return orThrow(name, tryAcquire(key, cost));
+    }
+
+    /**
+     * Takes one permit for {@code key} or throws: see {@link #tryAcquireOrThrow(String, long)}.
+     *
+     * @throws RateLimitExceededException when denied
+     */
+    public Outcome tryAcquireOrThrow(String key) {
+        return tryAcquireOrThrow(key, 1);
+    }
+
+    static Outcome orThrow(String name, Outcome o) {
+        if (!o.allowed()) {
+            throw RateLimitExceededException.of(name, o);
+        }
+        return o;
+    }
+
+    /**
      * Takes one permit for {@code key}, waiting as long as it takes: see {@link #acquire(String, long)}.
      *
      * @return the time waited, by the engine's clock ({@link Duration#ZERO} when the permit was there)
