@@ -27,8 +27,23 @@ final class RateLimitAnnotations {
      */
     static MethodRules rulesOf(Class<?> resource, Method method, ClientIpResolver ips, Map<String, KeyResolver> custom,
             boolean shadow) {
-        return MethodRules.of(resource, method, values(classAnnotations(resource)),
-                values(methodAnnotations(resource, method)), ips, custom, shadow);
+        return rulesOf(resource, method, ips, custom, shadow, name -> null);
+    }
+
+    /**
+     * As {@link #rulesOf(Class, Method, ClientIpResolver, Map, boolean)}, with the annotations' attributes overridden by
+     * {@code config} in the MicroProfile Fault Tolerance key style: see {@link AnnotationConfig}.
+     *
+     * @param config a configuration lookup (MicroProfile Config): a property's value, or null when unset
+     */
+    static MethodRules rulesOf(Class<?> resource, Method method, ClientIpResolver ips, Map<String, KeyResolver> custom,
+            boolean shadow, Function<String, String> config) {
+        AnnotationConfig overrides = new AnnotationConfig(config, resource, method);
+        if (!overrides.enabled()) {
+            return MethodRules.none(resource.getName() + "." + method.getName());
+        }
+        return MethodRules.of(resource, method, overrides.apply(values(classAnnotations(resource))),
+                overrides.apply(values(methodAnnotations(resource, method))), ips, custom, shadow);
     }
 
     /** @return the values of {@code annotations}, in their order */

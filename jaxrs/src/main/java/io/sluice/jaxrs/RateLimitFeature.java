@@ -197,7 +197,7 @@ public class RateLimitFeature implements DynamicFeature {
      */
     private static MethodRules rulesOf(Class<?> resource, Method method, JaxrsFront f) {
         MethodRules rules = RateLimitAnnotations.rulesOf(resource, method, f.door().clientIp(), f.keyResolvers(),
-                f.door().shadow());
+                f.door().shadow(), f.annotationConfig());
         rules.checkReferences(f.door().rules());
         f.check(rules);
         f.reference(rules.references());

@@ -27,6 +27,14 @@ public final class MicroProfileConfig {
         return lookup == null ? parameters : parameters.withConfig(lookup, LABEL);
     }
 
+    /**
+     * @return a lookup of the application's MicroProfile Config (the value of a property, or null when unset), or
+     *     null when there is none: for the {@code @RateLimit} keys in the Fault Tolerance style
+     */
+    public static Function<String, String> lookup() {
+        return present() ? MicroProfileLookup.current() : null;
+    }
+
     /** @return whether the MicroProfile Config API can be loaded by Sluice's class loader */
     static boolean present() {
         try {

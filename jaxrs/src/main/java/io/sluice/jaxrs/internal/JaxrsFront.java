@@ -41,6 +41,7 @@ public final class JaxrsFront {
     private final FrontDoor door;
     private final boolean ownsDoor;
     private final Map<String, KeyResolver> keyResolvers;
+    private final java.util.function.Function<String, String> annotationConfig;
     private final Set<String> referenced = ConcurrentHashMap.newKeySet();
     /** Per annotation rule name: the algorithm of the first annotation seen with it, and where that was. */
     private final Map<String, String[]> annotationAlgorithms = new HashMap<>();
@@ -61,6 +62,8 @@ public final class JaxrsFront {
         this.door = door;
         this.ownsDoor = ownsDoor;
         this.keyResolvers = Map.copyOf(keyResolvers);
+        java.util.function.Function<String, String> mp = MicroProfileConfig.lookup();
+        this.annotationConfig = mp == null ? name -> null : mp;
         this.stopCheckingReloads = door.checkReloads(this::checkReloadedRules);
     }
 
@@ -131,6 +134,14 @@ public final class JaxrsFront {
 
     public Map<String, KeyResolver> keyResolvers() {
         return keyResolvers;
+    }
+
+    /**
+     * @return the application's MicroProfile Config as a lookup (a property's value, or null), for the
+     *     {@code @RateLimit} keys in the Fault Tolerance style; a lookup that finds nothing without MicroProfile Config
+     */
+    public java.util.function.Function<String, String> annotationConfig() {
+        return annotationConfig;
     }
 
     /**
