@@ -52,7 +52,8 @@ class ConfigurationIT {
     @Test
     void eachBadParameterStopsStartUpWithItsOwnMessage() {
         startUpFails(Map.of("limit", "1/s", "algorithm", "magic"), "algorithm (init-param): expected one of "
-                + "fixed-window, sliding-window, sliding-log, token-bucket, leaky-bucket, gcra, warm-up, concurrency, got \"magic\"");
+                + "fixed-window, sliding-window, sliding-log, token-bucket, leaky-bucket, gcra, warm-up, concurrency, "
+                + "adaptive-concurrency, got \"magic\"");
         startUpFails(Map.of("limit", "1/s", "key", "cookie:sid"), "key (init-param): expected ip, ip/<bits>, "
                 + "header:<name>, attribute:<name>, query:<name>, principal, path, method or global, or several joined "
                 + "with '+' such as \"ip+path\", got \"cookie:sid\"");

@@ -186,7 +186,7 @@ class RulesFileTest {
                         + "\"100/1s warm-up 30s\", got \"100 per hour\"");
         fails("rules: [{name: api, limit: 10/s, algorithm: bucket}]",
                 "rules.yaml: rules[0] (api).algorithm: expected one of fixed-window, sliding-window, sliding-log, "
-                        + "token-bucket, leaky-bucket, gcra, warm-up, concurrency, got \"bucket\"");
+                        + "token-bucket, leaky-bucket, gcra, warm-up, concurrency, adaptive-concurrency, got \"bucket\"");
         fails("rules: [{name: api, limit: 10/s, key: cookie}]", "rules.yaml: rules[0] (api).key: expected ip, ip/<bits>, "
                 + "header:<name>, attribute:<name>, query:<name>, principal, path, method or global, or several joined "
                 + "with '+' such as \"ip+path\", got \"cookie\"");

@@ -73,7 +73,8 @@ class SluiceConfigTest {
                 + "expected a limit such as \"100/1m\", \"10/s burst 20\", \"10/1m min-interval 2s\", \"20 concurrent\" or "
                 + "\"100/1s warm-up 30s\", got \"100 per minute\"");
         fails(Map.of("limit", "1/s", "algorithm", "magic"), "algorithm (init-param): expected one of fixed-window, "
-                + "sliding-window, sliding-log, token-bucket, leaky-bucket, gcra, warm-up, concurrency, got \"magic\"");
+                + "sliding-window, sliding-log, token-bucket, leaky-bucket, gcra, warm-up, concurrency, adaptive-concurrency, "
+                + "got \"magic\"");
         fails(Map.of("limit", "1/s", "key", "cookie:x"), "key (init-param): expected ip, ip/<bits>, header:<name>, "
                 + "attribute:<name>, query:<name>, principal, path, method or global, or several joined with '+' such as "
                 + "\"ip+path\", got \"cookie:x\"");
