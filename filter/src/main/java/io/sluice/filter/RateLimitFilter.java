@@ -137,6 +137,18 @@ public class RateLimitFilter implements Filter {
         return s;
     }
 
+    /**
+     * The parameters this filter reads, before a configuration service such as MicroProfile Config is added. A
+     * subclass that derives a setting from elsewhere overrides this and returns {@code declared.withOwn(name, value,
+     * source)}, so that the start-up description and errors name the real source ({@link Parameters#withOwn}).
+     *
+     * @param declared the system properties, the environment and the init-params
+     * @return {@code declared} here
+     */
+    protected Parameters parameters(Parameters declared) {
+        return declared;
+    }
+
     @Override
     public void init(FilterConfig config) throws ServletException {
         Map<String, String> own = new HashMap<>();
@@ -155,8 +167,8 @@ public class RateLimitFilter implements Filter {
                         + own.keySet() + " are ignored"));
                 return;
             }
-            Parameters parameters = MicroProfileConfig.addTo(Parameters.of(
-                    own.getOrDefault("config-prefix", Parameters.DEFAULT_PREFIX).trim(), own, "init-param"));
+            Parameters parameters = MicroProfileConfig.addTo(parameters(Parameters.of(
+                    own.getOrDefault("config-prefix", Parameters.DEFAULT_PREFIX).trim(), own, "init-param")));
             SluiceConfig sluice = SluiceConfig.load(parameters, value -> rulesSource(config.getServletContext(), value),
                     cdi == null ? Map.of() : cdi.keyResolvers());
             door = cdi == null ? FrontDoor.open(sluice, time)

@@ -4,6 +4,7 @@ import io.sluice.core.config.ConfigException;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Collections;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -42,10 +43,18 @@ public final class Parameters {
     private final boolean system;
     /** Whether the front door's own settings are named with the prefix ({@code sluice.limit}), as JAX-RS properties. */
     private final boolean ownPrefixed;
+    /** Where own settings set by {@link #withOwn} came from, by name: they are named so, not by {@link #ownLabel}. */
+    private final Map<String, String> ownSources;
 
     private Parameters(String prefix, Function<String, String> systemProperties, Function<String, String> environment,
             Map<String, String> own, String ownLabel, Function<String, String> config, String configLabel,
             boolean system, boolean ownPrefixed) {
+        this(prefix, systemProperties, environment, own, ownLabel, config, configLabel, system, ownPrefixed, Map.of());
+    }
+
+    private Parameters(String prefix, Function<String, String> systemProperties, Function<String, String> environment,
+            Map<String, String> own, String ownLabel, Function<String, String> config, String configLabel,
+            boolean system, boolean ownPrefixed, Map<String, String> ownSources) {
         this.prefix = prefix;
         this.systemProperties = systemProperties;
         this.environment = environment;
@@ -55,6 +64,7 @@ public final class Parameters {
         this.configLabel = configLabel;
         this.system = system;
         this.ownPrefixed = ownPrefixed;
+        this.ownSources = Map.copyOf(ownSources);
     }
 
     /**
@@ -87,7 +97,8 @@ public final class Parameters {
      * @return these parameters with that layer added
      */
     public Parameters withConfig(Function<String, String> lookup, String label) {
-        return new Parameters(prefix, systemProperties, environment, own, ownLabel, lookup, label, system, ownPrefixed);
+        return new Parameters(prefix, systemProperties, environment, own, ownLabel, lookup, label, system, ownPrefixed,
+                ownSources);
     }
 
     /**
@@ -95,7 +106,28 @@ public final class Parameters {
      *     prefix: {@code sluice.limit (JAX-RS property)} rather than {@code limit (JAX-RS property)}
      */
     public Parameters ownNamedWithPrefix() {
-        return new Parameters(prefix, systemProperties, environment, own, ownLabel, config, configLabel, system, true);
+        return new Parameters(prefix, systemProperties, environment, own, ownLabel, config, configLabel, system, true,
+                ownSources);
+    }
+
+    /**
+     * For an application that derives one of the front door's own settings from somewhere else, such as the demo's
+     * {@code store} from its environment variable {@code SLUICE_REDIS_URL}: the setting keeps its rank (the system
+     * properties, the environment and a configuration service still win), and messages and the start-up description
+     * name where it really came from.
+     *
+     * @param name the parameter, such as {@code store}
+     * @param value its value, replacing the front door's own setting of {@code name}
+     * @param source how messages name it, such as {@code SLUICE_REDIS_URL (environment variable)}
+     * @return these parameters with that own setting
+     */
+    public Parameters withOwn(String name, String value, String source) {
+        Map<String, String> changed = new HashMap<>(own);
+        changed.put(name, value);
+        Map<String, String> sources = new HashMap<>(ownSources);
+        sources.put(name, source);
+        return new Parameters(prefix, systemProperties, environment, changed, ownLabel, config, configLabel, system,
+                ownPrefixed, sources);
     }
 
     /** @return the value of {@code name} and where it came from, or null when no layer sets it */
@@ -130,6 +162,10 @@ public final class Parameters {
 
     /** @return how errors name the front door's own setting {@code name}: {@code limit (init-param)} */
     public String ownSource(String name) {
+        String derived = ownSources.get(name);
+        if (derived != null) {
+            return derived;
+        }
         return (ownPrefixed ? propertyName(name) : name) + " (" + ownLabel + ")";
     }
 

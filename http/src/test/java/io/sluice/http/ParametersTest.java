@@ -61,4 +61,18 @@ class ParametersTest {
                 "sluice.exclude (MicroProfile Config)"));
         assertThat(p.get("store").source()).isEqualTo("store (init-param)");
     }
+
+    @Test
+    void anOwnSettingDerivedFromElsewhereKeepsItsRankAndNamesItsRealSource() {
+        Parameters p = layers(Map.of(), Map.of("SLUICE_LIMIT", "2/s"), Map.of("limit", "3/s", "store", "memory"))
+                .withOwn("store", "redis://cache:6379", "SLUICE_REDIS_URL (environment variable)")
+                .withOwn("limit", "4/s", "LIMIT_FROM_ELSEWHERE (environment variable)");
+
+        assertThat(p.get("store")).isEqualTo(new Parameters.Parameter("store", "redis://cache:6379",
+                "SLUICE_REDIS_URL (environment variable)"));
+        assertThat(p.ownSource("store")).isEqualTo("SLUICE_REDIS_URL (environment variable)");
+        assertThat(p.get("limit").source()).as("the environment still wins").isEqualTo("SLUICE_LIMIT (environment variable)");
+        assertThat(p.withConfig(k -> null, "MicroProfile Config").get("store").source())
+                .isEqualTo("SLUICE_REDIS_URL (environment variable)");
+    }
 }

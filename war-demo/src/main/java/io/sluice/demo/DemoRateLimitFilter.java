@@ -1,13 +1,7 @@
 package io.sluice.demo;
 
 import io.sluice.filter.RateLimitFilter;
-import jakarta.servlet.FilterConfig;
-import jakarta.servlet.ServletContext;
-import jakarta.servlet.ServletException;
-import java.util.Collections;
-import java.util.Enumeration;
-import java.util.LinkedHashSet;
-import java.util.Set;
+import io.sluice.http.Parameters;
 import java.util.function.Function;
 
 /**
@@ -35,39 +29,17 @@ public class DemoRateLimitFilter extends RateLimitFilter {
     }
 
     @Override
-    public void init(FilterConfig config) throws ServletException {
-        super.init(withRedisUrl(config, environment));
+    protected Parameters parameters(Parameters declared) {
+        return withRedisUrl(declared, environment);
     }
 
-    /** @return {@code declared} itself, or with init-param {@code store} replaced by {@value #REDIS_URL} when set */
-    static FilterConfig withRedisUrl(FilterConfig declared, Function<String, String> environment) {
+    /**
+     * @return {@code declared} itself, or with the init-param {@code store} replaced by {@value #REDIS_URL} when set,
+     *     named as that variable in the start-up description and in errors
+     */
+    static Parameters withRedisUrl(Parameters declared, Function<String, String> environment) {
         String redisUrl = environment.apply(REDIS_URL);
-        return redisUrl == null || redisUrl.isBlank() ? declared : new WithStore(declared, redisUrl.trim());
-    }
-
-    /** The declared configuration with init-param {@code store} set to the Redis URL. */
-    private record WithStore(FilterConfig declared, String store) implements FilterConfig {
-
-        @Override
-        public String getFilterName() {
-            return declared.getFilterName();
-        }
-
-        @Override
-        public ServletContext getServletContext() {
-            return declared.getServletContext();
-        }
-
-        @Override
-        public String getInitParameter(String name) {
-            return name.equals("store") ? store : declared.getInitParameter(name);
-        }
-
-        @Override
-        public Enumeration<String> getInitParameterNames() {
-            Set<String> names = new LinkedHashSet<>(Collections.list(declared.getInitParameterNames()));
-            names.add("store");
-            return Collections.enumeration(names);
-        }
+        return redisUrl == null || redisUrl.isBlank() ? declared
+                : declared.withOwn("store", redisUrl.trim(), REDIS_URL + " (environment variable)");
     }
 }
