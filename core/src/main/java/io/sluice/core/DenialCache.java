@@ -20,6 +20,10 @@ import java.util.List;
  * never earlier: a request of at least the denied cost cannot pass before it. It does not apply to concurrency (a
  * release frees a slot at any time), to a sliding log that counts rejected attempts (each attempt must be recorded),
  * to shadow rules, or to queueing policies.
+ *
+ * <p>A remembered denial says the store's remaining again, so that one state gets one answer: for a request of cost
+ * 1 that stays what the store says until the retry time (the first unit to come back is the one the retry waits for);
+ * for a larger cost it is what the store said at the denial, though units may come back before the retry time.
  */
 final class DenialCache {
 
@@ -94,7 +98,7 @@ final class DenialCache {
             return null;
         }
         long retry = d.untilMicros - now;
-        return Outcome.deny(d.limit, 0, Math.max(retry, d.resetUntilMicros - now), retry);
+        return Outcome.deny(d.limit, d.remaining, Math.max(retry, d.resetUntilMicros - now), retry);
     }
 
     private static boolean names(Decision decision, String rule) {
@@ -120,7 +124,8 @@ final class DenialCache {
     void remember(Check c, Outcome o, long now) {
         if (!o.allowed() && applies(c) && !o.never() && o.retryAfterMicros() < Policy.MAX_EXACT_MICROS) {
             cache.put(new Key(c.rule(), c.key()), new Denial(now + o.retryAfterMicros(),
-                    now + Math.max(o.resetAfterMicros(), o.retryAfterMicros()), c.cost(), o.limit(), c.policy()));
+                    now + Math.max(o.resetAfterMicros(), o.retryAfterMicros()), c.cost(), o.limit(), o.remaining(),
+                    c.policy()));
         }
     }
 
@@ -135,5 +140,7 @@ final class DenialCache {
 
     private record Key(String rule, String key) {}
 
-    private record Denial(long untilMicros, long resetUntilMicros, long cost, long limit, Policy policy) {}
+    /** @param remaining the store's remaining at the denial, which the remembered denial says again */
+    private record Denial(long untilMicros, long resetUntilMicros, long cost, long limit, long remaining,
+            Policy policy) {}
 }

@@ -84,6 +84,36 @@ class EngineResilienceTest {
         assertThat(calls).hasValue(4);
     }
 
+    /** Issue 24: a sliding log's 429 said r=4, the next (from the denial cache) r=0, with nothing consumed between. */
+    @Test
+    void aRememberedDenialSaysWhatTheStoreSaysForTheSameState() {
+        int client = 0;
+        for (String notation : new String[] {"5/10s min-interval 1s", "2/1m"}) {
+            for (Algorithm algorithm : new Algorithm[] {Algorithm.SLIDING_LOG, Algorithm.FIXED_WINDOW, Algorithm.GCRA,
+                    Algorithm.TOKEN_BUCKET, Algorithm.SLIDING_WINDOW}) {
+                if (notation.contains("min-interval") && algorithm != Algorithm.SLIDING_LOG) {
+                    continue;
+                }
+                RequestView request = RequestView.builder("GET", "/").remoteAddress("10.0.1." + ++client).build();
+                Engine cached = engine(notation, algorithm).build();
+                Engine uncached = engine(notation, algorithm).denialCacheSize(0).build();
+                Decision fromStore = null;
+                for (int i = 0; i < 3 && (fromStore == null || fromStore.allowed()); i++) {
+                    fromStore = cached.check(request);
+                }
+                assertThat(fromStore.allowed()).as(notation + " " + algorithm).isFalse();
+                time.advance(Duration.ofMillis(100));
+                int before = calls.get();
+                Outcome remembered = cached.check(request).binding().outcome();
+                assertThat(calls).as("answered from memory").hasValue(before);
+                Outcome stored = uncached.check(request).binding().outcome();
+                assertThat(calls).as("answered by the store").hasValue(before + 1);
+                assertThat(remembered).as(notation + " " + algorithm).isEqualTo(stored);
+                assertThat(stored.remaining()).as("a denial leaves nothing to use now").isZero();
+            }
+        }
+    }
+
     @Test
     void theDenialCacheCanBeTurnedOffAndIsClearedByReset() {
         Engine uncached = engine("1/1m", Algorithm.FIXED_WINDOW).denialCacheSize(0).build();

@@ -51,9 +51,12 @@ class AlgorithmsIT {
         Burst burst = burst("sliding-log", 3, b -> b.shorterThan(Duration.ofSeconds(1)));
 
         assertThat(burst.statuses()).containsExactly(200, 429, 429);
-        burst.responses().get(1).then().header("Retry-After", "1")
-                .header("RateLimit-Policy", "\"sliding-log\";q=5;w=10")
-                .header("RateLimit", "\"sliding-log\";r=4;t=1");   // 4 of 5 left in the 10 s, but not this second
+        for (int denied = 1; denied <= 2; denied++) {   // the store's denial, then the engine's memory of it: one answer
+            burst.responses().get(denied).then().header("Retry-After", "1")
+                    .header("RateLimit-Policy", "\"sliding-log\";q=5;w=10")
+                    .header("RateLimit", "\"sliding-log\";r=0;t=1")   // 4 of 5 left in the 10 s, but none this second
+                    .header("X-RateLimit-Remaining", "0");
+        }
     }
 
     @Test

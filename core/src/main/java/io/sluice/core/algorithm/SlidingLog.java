@@ -17,7 +17,8 @@ import java.util.Arrays;
  *
  * <p><b>Rule:</b> with {@code n} live entries {@code t[0] <= ... <= t[n-1]}, a request of cost {@code c <= L} passes when
  * {@code n + c <= L} and, with a minimum interval {@code g}, {@code now >= t[n-1] + g}. Otherwise it may retry after
- * {@code max(t[n + c - L - 1] + P, t[n-1] + g) - now}. With {@code countRejected} a denied attempt is recorded too
+ * {@code max(t[n + c - L - 1] + P, t[n-1] + g) - now}, and remaining is {@code L - n}, or 0 while the minimum
+ * interval has not passed (nothing can be used before it has, as a later denial from the engine's memory says too). With {@code countRejected} a denied attempt is recorded too
  * (c entries at {@code now}), so a client hammering faster than the limit stays blocked until it pauses; the
  * retry-after then already accounts for the recorded attempt.
  *
@@ -114,7 +115,8 @@ final class SlidingLog implements RateAlgorithm<SlidingLog.State>, Definition {
         } else {
             retryAt = Math.max(fitsAt(live, cost, limit, period), gapUntil);
         }
-        return new Step<>(state, Outcome.deny(limit, Math.max(0, limit - n), reset, retryAt - nowMicros));
+        // denied by the minimum interval: nothing can be used before it passes, whatever room the window has
+        return new Step<>(state, Outcome.deny(limit, gapOk ? Math.max(0, limit - n) : 0, reset, retryAt - nowMicros));
     }
 
     @Override

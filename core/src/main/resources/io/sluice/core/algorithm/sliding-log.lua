@@ -64,7 +64,10 @@
       retry_at = log_fits_at(live, cost, limit, period)
       if gap_until and (retry_at == nil or gap_until > retry_at) then retry_at = gap_until end
     end
-    return deny(limit, max(0, limit - n), reset, retry_at - nowMicros), nil, on_denied
+    -- denied by the minimum interval: nothing can be used before it passes (remaining 0)
+    local rem = 0
+    if gap_ok then rem = max(0, limit - n) end
+    return deny(limit, rem, reset, retry_at - nowMicros), nil, on_denied
   end
   function lib.log_write(key, w, p, index)
     local t = redis.pcall('TYPE', key)

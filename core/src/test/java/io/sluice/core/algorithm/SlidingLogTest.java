@@ -13,7 +13,7 @@ class SlidingLogTest {
     @Test
     void tenPerMinuteWithAtLeastTwoSecondsBetweenRequests() {
         Timeline<SlidingLog.State> t = Timeline.of(LOG, "10/1m min-interval 2s")
-                .expect("0s allow remaining=9 reset=1m", "1s deny remaining=9 retry=1s", "1999999us deny retry=1us");
+                .expect("0s allow remaining=9 reset=1m", "1s deny remaining=0 retry=1s", "1999999us deny retry=1us");
         for (int i = 1; i < 10; i++) {
             t.expect((2 * i) + "s allow");
         }
