@@ -54,6 +54,7 @@ public final class Engine implements AutoCloseable {
     private final RequestDecider decider;
     private final OutcomeCounting counting;
     private final AdaptiveLimits adaptive;
+    private final HoldTimes holds;
     private final ProgrammaticLimits api;
 
     private Engine(Builder b) {
@@ -77,7 +78,8 @@ public final class Engine implements AutoCloseable {
         told[0] = fleet;
         operations.refreshLogged();     // the overrides in the store, before the first request
         this.adaptive = new AdaptiveLimits(time, store.shared());
-        this.decider = new RequestDecider(time, guard, denials, overrides, adaptive, b.listeners);
+        this.holds = new HoldTimes(time);
+        this.decider = new RequestDecider(time, guard, denials, overrides, adaptive, holds, b.listeners);
         this.counting = new OutcomeCounting(guard, time);
         this.api = new ProgrammaticLimits(store, time, guard, denials);
     }
@@ -187,6 +189,7 @@ public final class Engine implements AutoCloseable {
     public void release(Decision decision, int status) {
         guard.release(decision);
         adaptive.completed(decision, status);
+        holds.completed(decision);
     }
 
     /**

@@ -30,13 +30,16 @@ final class RequestDecider {
     private final KnownDenials denials;
     private final Overrides overrides;
     private final AdaptiveLimits adaptive;
+    /** Says when a concurrency denial's room is likely back, rather than when its oldest lease expires. */
+    private final HoldTimes holds;
     private final List<DecisionListener> listeners;
     /** Per listener, its exceptions: logged at most once a minute, as a listener may fail on every request. */
     private final LogThrottle[] listenerLines;
 
     RequestDecider(TimeSource time, StoreGuard guard, KnownDenials denials, Overrides overrides,
-            AdaptiveLimits adaptive, List<DecisionListener> listeners) {
+            AdaptiveLimits adaptive, HoldTimes holds, List<DecisionListener> listeners) {
         this.time = time;
+        this.holds = holds;
         this.adaptive = adaptive;
         this.overrides = overrides;
         this.guard = guard;
@@ -107,7 +110,7 @@ final class RequestDecider {
         }
         Decision decision = decisionOf(applied, checks, outcomes, chargedAtCheck, now);
         if (!decision.allowed()) {
-            decision = denials.remember(checks, decision, now, resetsBefore);
+            decision = denials.remember(checks, holds.honest(decision), now, resetsBefore);
         }
         // after the store's denials are remembered: a refusal to queue is the front door's, not the store's
         decision = queued(request, decision, queue);

@@ -103,6 +103,7 @@ class AlgorithmsIT {
         assertThat(responses).extracting(Response::statusCode).containsExactlyInAnyOrder(200, 200, 429);
         Response denied = responses.stream().filter(r -> r.statusCode() == 429).findFirst().orElseThrow();
         denied.then().header("RateLimit-Policy", matchesPattern("\"concurrency\";q=2;.*qu=\"concurrent-requests\".*"))
+                .header("Retry-After", matchesPattern("[12]"))   // requests take 1 s: not the lease's 60 s
                 .body("error.context.policy", equalTo("concurrency"));
         demo.from(client).get("/api/algorithms/concurrency").then().statusCode(200)
                 .body(equalTo("concurrency: allowed\n"));
