@@ -113,9 +113,36 @@ public final class DemoServer implements AutoCloseable {
      * missing) it says why in one line and exits with status 1 (2 for bad arguments), without a stack trace.
      */
     public static void main(String[] args) throws Exception {
-        int status = run(args, System.out, System.err, demo -> demo.server.join());
+        int status = run(withWarBeside(args, runnerJar()), System.out, System.err, demo -> demo.server.join());
         if (status != 0) {
             System.exit(status);
+        }
+    }
+
+    /** The WAR that {@code sluice-demo-ee-runner.jar} runs when none is given: {@value}, beside the jar. */
+    static final String RUNNER_WAR = "sluice-demo-ee.war";
+
+    /**
+     * @param runner the jar this class was loaded from ({@code java -jar war-demo/target/sluice-demo-ee-runner.jar});
+     *     null when it was not (Maven's {@code exec:java}, tests)
+     * @return {@code args}, or, run from the jar without a WAR ({@code []} or {@code [PORT]}), with {@value #RUNNER_WAR}
+     *     beside the jar first
+     */
+    static String[] withWarBeside(String[] args, Path runner) {
+        if (runner == null || args.length > 1 || (args.length == 1 && !args[0].trim().matches("\\d+"))) {
+            return args;
+        }
+        String war = runner.toAbsolutePath().resolveSibling(RUNNER_WAR).toString();
+        return args.length == 0 ? new String[] {war} : new String[] {war, args[0]};
+    }
+
+    /** @return the jar this class was loaded from; null when it was loaded from a directory */
+    private static Path runnerJar() {
+        try {
+            Path from = Path.of(DemoServer.class.getProtectionDomain().getCodeSource().getLocation().toURI());
+            return Files.isRegularFile(from) ? from : null;
+        } catch (Exception e) {
+            return null;
         }
     }
 
@@ -133,7 +160,8 @@ public final class DemoServer implements AutoCloseable {
      */
     static int run(String[] args, PrintStream out, PrintStream err, WhileRunning whileRunning) throws Exception {
         if (args.length < 1 || args.length > 2) {
-            err.println("usage: DemoServer WAR [PORT]   (PORT defaults to " + DEFAULT_PORT + ")");
+            err.println("usage: DemoServer WAR [PORT]   (PORT defaults to " + DEFAULT_PORT + "), or java -jar "
+                    + "sluice-demo-ee-runner.jar [WAR] [PORT]");
             return 2;
         }
         int port;

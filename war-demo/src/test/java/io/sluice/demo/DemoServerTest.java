@@ -58,4 +58,16 @@ class DemoServerTest {
         assertThat(lines(err)).containsExactly("Sluice demo: the port must be a number from 0 to 65535, got \"eighty\"; "
                 + "choose it with -Ddemo.port, such as: mvn -pl war-demo -am package -Pdemo -Ddemo.port=8081");
     }
+
+    @Test
+    void theRunnerJarRunsTheWarBesideItUnlessGivenOne() {
+        Path runner = Path.of("/opt/demo/sluice-demo-ee-runner.jar");
+        String beside = Path.of("/opt/demo/sluice-demo-ee.war").toString();
+
+        assertThat(DemoServer.withWarBeside(new String[0], runner)).containsExactly(beside);
+        assertThat(DemoServer.withWarBeside(new String[] {"8081"}, runner)).containsExactly(beside, "8081");
+        assertThat(DemoServer.withWarBeside(new String[] {"my.war"}, runner)).containsExactly("my.war");
+        assertThat(DemoServer.withWarBeside(new String[] {"my.war", "8081"}, runner)).containsExactly("my.war", "8081");
+        assertThat(DemoServer.withWarBeside(new String[0], null)).as("not from the jar: usage").isEmpty();
+    }
 }
