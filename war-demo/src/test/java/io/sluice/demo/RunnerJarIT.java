@@ -31,8 +31,8 @@ class RunnerJarIT {
         Process demo = new ProcessBuilder(java.toString(), "-jar", TARGET.resolve("sluice-demo-ee-runner.jar")
                 .toString(), "0").redirectErrorStream(true).start();
         try {
+            StringBuffer seen = new StringBuffer();
             CompletableFuture<String> base = CompletableFuture.supplyAsync(() -> {
-                StringBuilder seen = new StringBuilder();
                 try (BufferedReader lines = new BufferedReader(new InputStreamReader(demo.getInputStream(),
                         StandardCharsets.UTF_8))) {
                     for (String line; (line = lines.readLine()) != null; ) {
@@ -48,6 +48,8 @@ class RunnerJarIT {
                 throw new AssertionError("the runner exited without starting the demo:\n" + seen);
             });
             String uri = base.get(2, TimeUnit.MINUTES);
+            assertThat(seen.toString()).as("no Jersey warnings at start-up (issue 24)")
+                    .doesNotContain("jakarta.activation.DataSource", "WADL");
 
             HttpResponse<String> hello = HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create(uri
                     + "/api/hello")).build(), HttpResponse.BodyHandlers.ofString());

@@ -4,6 +4,7 @@ import io.sluice.demo.DemoRateLimitFilter;
 import io.sluice.jaxrs.RateLimitFeature;
 import jakarta.ws.rs.ApplicationPath;
 import jakarta.ws.rs.core.Application;
+import java.util.HashMap;
 import java.util.Map;
 import java.util.Set;
 import java.util.function.Function;
@@ -28,11 +29,25 @@ public class DemoApplication extends Application {
     }
 
     /**
-     * @return the JAX-RS property {@code sluice.store} set to {@value DemoRateLimitFilter#REDIS_URL} when that is set
-     *     ({@code SLUICE_STORE} and {@code -Dsluice.store} still win, as for the filter); else none
+     * Jersey's, which other implementations ignore: no WADL (it needs JAXB, which the demo does not bring, and Jersey
+     * warned at every start that it was disabled), and no {@code DataSource} body provider (it needs Jakarta
+     * Activation, and Jersey warned that it was unavailable). The demo uses neither.
+     */
+    static final Map<String, Object> JERSEY = Map.of("jersey.config.server.wadl.disableWadl", true,
+            "jersey.config.disableDefaultProvider", "DATASOURCE");
+
+    /**
+     * @return {@link #JERSEY}, with the JAX-RS property {@code sluice.store} set to
+     *     {@value DemoRateLimitFilter#REDIS_URL} when that is set ({@code SLUICE_STORE} and {@code -Dsluice.store}
+     *     still win, as for the filter)
      */
     static Map<String, Object> properties(Function<String, String> environment) {
         String redisUrl = environment.apply(DemoRateLimitFilter.REDIS_URL);
-        return redisUrl == null || redisUrl.isBlank() ? Map.of() : Map.of("sluice.store", redisUrl.trim());
+        if (redisUrl == null || redisUrl.isBlank()) {
+            return JERSEY;
+        }
+        Map<String, Object> properties = new HashMap<>(JERSEY);
+        properties.put("sluice.store", redisUrl.trim());
+        return Map.copyOf(properties);
     }
 }
