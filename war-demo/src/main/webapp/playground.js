@@ -1,6 +1,8 @@
 /*
  * Sluice playground: fires N requests at R per second at one endpoint of this server, counts what the rate limiter
- * allowed and denied per half second, draws it as an SVG bar chart, and shows the last response in full.
+ * allowed and denied per half second in which the requests were sent (so a denial is charted with the requests it
+ * came among, not after those that were slow to answer), draws it as an SVG bar chart, and shows the last response
+ * in full.
  * No libraries, no build step: plain browser JavaScript.
  */
 (function () {
@@ -49,6 +51,7 @@
   function send(url) {
     // the run this request belongs to: after Clear, its answer no longer counts (nor changes the page)
     var run = state;
+    var sentMs = performance.now();     // charted when sent, not when answered
     run.scheduled--;
     run.inFlight++;
     updateTotals();
@@ -56,21 +59,21 @@
       .then(function (response) {
         return response.text().then(function (body) {
           if (run === state) {
-            record(url, response, body);
+            record(url, response, body, sentMs);
           }
         });
       })
       .catch(function (error) {
         if (run === state) {
-          recordError(url, error);
+          recordError(url, error, sentMs);
         }
       })
       .then(function () { finishOne(run); });
   }
 
-  function record(url, response, body) {
+  function record(url, response, body, sentMs) {
     var kind = response.status === 429 ? 'denied' : (response.ok ? 'allowed' : 'other');
-    count(kind);
+    count(kind, sentMs);
     var headers = [];
     response.headers.forEach(function (value, name) { headers.push(name + ': ' + value); });
     headers.sort();
@@ -81,8 +84,8 @@
     $('last-body').textContent = body;
   }
 
-  function recordError(url, error) {
-    count('other');
+  function recordError(url, error, sentMs) {
+    count('other', sentMs);
     $('last-status').textContent = 'network error';
     $('last-status').className = 'other';
     $('last-url').textContent = 'GET ' + url;
@@ -90,8 +93,9 @@
     $('last-body').textContent = String(error);
   }
 
-  function count(kind) {
-    var index = Math.floor((performance.now() - state.startMs) / BUCKET_MS);
+  /** Counts an answer of {@code kind} in the half second its request was sent in. */
+  function count(kind, sentMs) {
+    var index = Math.max(0, Math.floor((sentMs - state.startMs) / BUCKET_MS));
     var bucket = state.buckets[index] || (state.buckets[index] = { allowed: 0, denied: 0, other: 0 });
     bucket[kind]++;
     state[kind]++;
@@ -163,11 +167,20 @@
     var baseY = CHART.top + plotHeight;
 
     axis(svg, max, baseY, unit, plotWidth);
+    for (var k = 0; k < VISIBLE_BUCKETS; k++) {            // the time axis: a label every 5 seconds, all 30 s of it
+      if ((first + k) % (5000 / BUCKET_MS) === 0) {
+        var labelX = CHART.left + k * barWidth;
+        var tick = document.createElementNS(SVG_NS, 'line');
+        tick.setAttribute('x1', labelX);
+        tick.setAttribute('x2', labelX);
+        tick.setAttribute('y1', baseY);
+        tick.setAttribute('y2', baseY + 4);
+        svg.appendChild(tick);
+        text(svg, labelX, CHART.height - 6, ((first + k) * BUCKET_MS / 1000) + ' s', 'middle');
+      }
+    }
     for (var j = first; j <= nowIndex; j++) {
       var x = CHART.left + (j - first) * barWidth;
-      if (j % (5000 / BUCKET_MS) === 0) {                  // a label every 5 seconds
-        text(svg, x, CHART.height - 6, (j * BUCKET_MS / 1000) + ' s', 'middle');
-      }
       var bucket = state.buckets[j];
       if (!bucket) {
         continue;
@@ -181,7 +194,7 @@
           bar.setAttribute('data-bucket', j);
           bar.setAttribute('data-count', bucket[kind]);
           var title = document.createElementNS(SVG_NS, 'title');
-          title.textContent = bucket[kind] + ' ' + kind + ' at ' + (j * BUCKET_MS / 1000) + ' s';
+          title.textContent = bucket[kind] + ' ' + kind + ', sent at ' + (j * BUCKET_MS / 1000) + ' s';
           bar.appendChild(title);
         }
       });

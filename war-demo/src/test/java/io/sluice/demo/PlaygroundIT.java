@@ -114,6 +114,29 @@ class PlaygroundIT {
         assertThat(text("last-headers")).contains("ratelimit-policy: \"concurrency\";q=2");
     }
 
+    /** Issue 24: the time axis had one label ("0 s") for a short run. */
+    @Test
+    void theTimeAxisIsLabelledEveryFiveSecondsOverTheWholeChart() {
+        List<String> labels = browser.findElements(By.cssSelector("#chart text")).stream().map(WebElement::getText)
+                .filter(t -> t.endsWith(" s")).toList();
+
+        assertThat(labels).containsExactly("0 s", "5 s", "10 s", "15 s", "20 s", "25 s");
+    }
+
+    /**
+     * Issue 24: bars were placed by when the answer came, so a concurrency run showed its denials (answered at once)
+     * before the admitted requests that caused them (answered after their 1 s). They are placed by when sent.
+     */
+    @Test
+    void barsStandWhereTheirRequestsWereSentSoDenialsFollowTheRequestsThatCausedThem() {
+        fire("/api/algorithms/concurrency", 4, 4);   // sent at 0, 0.25, 0.5 and 0.75 s; the first two take 1 s
+
+        assertThat(text("allowed-count")).isEqualTo("2");
+        assertThat(text("denied-count")).isEqualTo("2");
+        assertThat(buckets("allowed")).as("sent in the first half second, answered in the third").containsOnly(0);
+        assertThat(buckets("denied")).as("sent in the second half second, answered at once").containsOnly(1);
+    }
+
     @Test
     void clearEmptiesTheChartAndTheTotals() {
         fire("/api/algorithms/gcra", 2, 10);
@@ -168,6 +191,12 @@ class PlaygroundIT {
 
     private static String text(String id) {
         return browser.findElement(By.id(id)).getText();
+    }
+
+    /** @return the half seconds (from the first request) of the chart's bars of {@code kind} */
+    private static List<Integer> buckets(String kind) {
+        return browser.findElements(By.cssSelector("#chart rect." + kind)).stream()
+                .map(bar -> Integer.parseInt(bar.getDomAttribute("data-bucket"))).toList();
     }
 
     /** @return the requests of {@code kind} that the chart's bars add up to */
