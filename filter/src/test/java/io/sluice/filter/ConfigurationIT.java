@@ -89,7 +89,7 @@ class ConfigurationIT {
                 + "Sluice sets this header itself; expected another header, got \"Cache-Control\"");
         startUpFails(Map.of("limit", "1/s", "rate", "5/s"), "rate (init-param): unknown parameter; expected one of limit, name, "
                 + "algorithm, key, on-store-failure, on-missing-key, rules, reload-interval, store, max-keys, node-count, "
-                + "trusted-proxies, client-ip-header, exclude, shadow, headers, reset-format, partition-key, body, "
+                + "trusted-proxies, client-ip-header, exclude, shadow, headers, header-draft, reset-format, partition-key, body, "
                 + "deny-headers, allowlist-addresses, allowlist-keys, allowlist-roles, config-prefix, got \"rate\"");
     }
 
@@ -180,7 +180,7 @@ class ConfigurationIT {
         assertThat(lines.get(1)).as("every setting that took part is named").contains(
                 "  client ip = right-most untrusted Forwarded entry behind trusted proxies [127.0.0.1/32] "
                         + "(from trusted-proxies (init-param), client-ip-header (init-param))",
-                "  response = headers=both, reset-format=epoch-seconds, body=problem, deny-headers=[] "
+                "  response = headers=both, header-draft=11, reset-format=epoch-seconds, body=problem, deny-headers=[] "
                         + "(from body (init-param))");
         lines.remove(1);
 
@@ -193,6 +193,6 @@ class ConfigurationIT {
                 "  store = memory (from store (init-param))",
                 "  exclude = [/health] (from exclude (init-param))",
                 "  shadow = false (default)",
-                "  response = headers=both, reset-format=epoch-seconds, body=envelope, deny-headers=[] (default)");
+                "  response = headers=both, header-draft=11, reset-format=epoch-seconds, body=envelope, deny-headers=[] (default)");
     }
 }
