@@ -22,7 +22,6 @@ import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.Consumer;
 import java.util.function.Function;
-import java.util.function.Supplier;
 import java.util.function.UnaryOperator;
 
 /**
@@ -39,6 +38,17 @@ import java.util.function.UnaryOperator;
  *
  * <p>The limiter must never be the reason a request fails by accident: an unexpected exception inside
  * {@link #check} is logged and the request allowed.
+ *
+ * <p>The rules in force are layered: parameter {@code limit}'s rule, then the rules file's (in order; reloaded when
+ * the file changes), then the shared rules document's ({@link io.sluice.core.Operations#replaceRules}, in the schema of
+ * a rules file; on Redis one for the whole fleet). A rule of the document replaces the local rule of its name in its
+ * place; one of a new name comes after the local rules, in the document's order; the allowlists of the parameters, the
+ * file and the document are merged; parameter {@code shadow=true} still puts every rule in shadow mode. A document must
+ * pass what a reloaded rules file must ({@link #checkReloads}); one this node cannot use keeps the rules in force (see
+ * {@link io.sluice.core.Operations#status()}). When the file reloads, the document's rules stay on top; when the
+ * document changes, the file's rules in force are the base; both are checked and put in force under one lock. Counts
+ * are kept by rule name and key: a rule that keeps its name and algorithm keeps its counts, whatever layer changed it.
+ * The operator's side: {@link #admin()}.
  */
 public final class FrontDoor implements AutoCloseable {
 
@@ -49,7 +59,8 @@ public final class FrontDoor implements AutoCloseable {
 
     private final Engine engine;
     private final Store store;
-    private final Supplier<RuleSet> rules;
+    private final RulesInForce rules;
+    private final Administration admin;
     /** What a reloaded rules file must pass besides its own validity ({@link #checkReloads}). */
     private final List<Consumer<RuleSet>> reloadChecks;
     private final List<PathGlob> exclude;
@@ -62,7 +73,7 @@ public final class FrontDoor implements AutoCloseable {
     /** Unexpected exceptions of {@link #release} and {@link #charge}: logged at most once a minute. */
     private final LogThrottle completionFailures = new LogThrottle(60_000_000);
 
-    private FrontDoor(Engine engine, Store store, Supplier<RuleSet> rules, List<Consumer<RuleSet>> reloadChecks,
+    private FrontDoor(Engine engine, Store store, RulesInForce rules, List<Consumer<RuleSet>> reloadChecks,
             List<PathGlob> exclude, ClientIpResolver clientIp, Responder responder, boolean ownsStore, boolean shadow) {
         this.reloadChecks = reloadChecks;
         this.ownsStore = ownsStore;
@@ -73,6 +84,7 @@ public final class FrontDoor implements AutoCloseable {
         this.exclude = exclude;
         this.clientIp = clientIp;
         this.responder = responder;
+        this.admin = new Administration(engine, rules);
     }
 
     /**
@@ -91,8 +103,8 @@ public final class FrontDoor implements AutoCloseable {
      *
      * @param store the store to decide in instead of the configured one, or null; the application keeps owning it:
      *     {@link #close()} does not close it
-     * @param listeners see every decision, after the shadow-mode report, and every reload of the rules file
-     *     ({@link DecisionListener#onRulesChanged})
+     * @param listeners see every decision, after the shadow-mode report, and every change of the rules in force: a
+     *     reload of the rules file, a shared rules document put in force ({@link DecisionListener#onRulesChanged})
      */
     public static FrontDoor open(SluiceConfig config, TimeSource time, Store store, List<DecisionListener> listeners) {
         return open(config, time, store, listeners, UnaryOperator.identity());
@@ -109,7 +121,7 @@ public final class FrontDoor implements AutoCloseable {
             UnaryOperator<Store> around) {
         List<Consumer<RuleSet>> reloadChecks = new CopyOnWriteArrayList<>();
         // copied as a list that takes a null one: the engine's builder refuses it, naming it
-        Supplier<RuleSet> rules = FrontDoorSetup.rules(config, time, reloadChecks, new ArrayList<>(listeners));
+        RulesInForce rules = FrontDoorSetup.rules(config, time, reloadChecks, new ArrayList<>(listeners));
         Store chosen = store != null ? store : FrontDoorSetup.store(config, time);
         Engine.Builder engine = Engine.builder()
                 .timeSource(time)
@@ -119,7 +131,9 @@ public final class FrontDoor implements AutoCloseable {
                 .listener(new ShadowReport(time));
         listeners.forEach(engine::listener);
         List<PathGlob> exclude = config.exclude().stream().map(RequestMatcher::glob).toList();
-        return new FrontDoor(engine.build(), chosen, rules, reloadChecks, exclude, config.clientIp(), config.responder(),
+        Engine built = engine.build();
+        built.operations().readDocumentsWith(rules);      // and puts the store's document in force now
+        return new FrontDoor(built, chosen, rules, reloadChecks, exclude, config.clientIp(), config.responder(),
                 store == null, config.shadow());
     }
 
@@ -305,7 +319,10 @@ public final class FrontDoor implements AutoCloseable {
         return null;
     }
 
-    /** Admin: forgets (resets, unblocks) {@code key} under the rule named {@code ruleName}; false when no such rule. */
+    /**
+     * Admin: forgets (resets, unblocks) {@code key} under the rule named {@code ruleName}; false when no such rule.
+     * Records nothing in the audit trail: {@link Administration#reset} does, with who.
+     */
     public boolean reset(String ruleName, String key) {
         if (rules.get().rules().stream().noneMatch(r -> r.name().equals(ruleName))) {
             return false;
@@ -316,7 +333,9 @@ public final class FrontDoor implements AutoCloseable {
 
     /**
      * Adds a check that every rules file loaded from now on must pass, besides its own validity: a reload it refuses
-     * (with a {@link ConfigException}) keeps the rules in force and logs why, as an invalid file does. The JAX-RS filter
+     * (with a {@link ConfigException}) keeps the rules in force and logs why, as an invalid file does. A shared rules
+     * document, composed with the local rules, must pass it too: refused, it is not written (or, read from the store,
+     * not put in force here). The JAX-RS filter
      * checks that a reloaded rule named like a {@code @RateLimit} annotation keeps the annotation's algorithm, and that
      * no queue of a resource method's rules outlasts the lease of a concurrency limit there ({@link QueuedLeases}).
      *
@@ -329,21 +348,26 @@ public final class FrontDoor implements AutoCloseable {
     }
 
     /**
-     * Runs {@code action} while no rules file is being reloaded and none can start: what it reads of {@link #rules()}
-     * stays in force until it returns, so a state it records and a {@link #checkReloads} check reads is seen by every
-     * later reload (a reload checked before it, published after, would otherwise slip through).
+     * Runs {@code action} while no rules file is being reloaded, no shared rules document is being put in force, and
+     * neither can start: what it reads of {@link #rules()} stays in force until it returns, so a state it records and a
+     * {@link #checkReloads} check reads is seen by every later change (a change checked before it, published after,
+     * would otherwise slip through).
      */
     public void whileRulesSteady(Runnable action) {
-        if (rules instanceof ReloadingRules reloading) {
-            reloading.whileNotReloading(action);
-        } else {
-            action.run();
-        }
+        rules.whileSteady(action);
     }
 
     /** @return the rules in force now */
     public RuleSet rules() {
         return rules.get();
+    }
+
+    /**
+     * @return the operator's side: the shared rules document, per-key overrides, resets recorded with who, the audit
+     *     trail, and where each rule in force comes from (the admin endpoint's)
+     */
+    public Administration admin() {
+        return admin;
     }
 
     /** @return the engine (for the programmatic API and administration) */

@@ -10,6 +10,7 @@ import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.BiConsumer;
 import java.util.function.Function;
 import java.util.function.Supplier;
+import java.util.function.UnaryOperator;
 
 /**
  * The rules of a file, reloaded when it changes. No thread: on the request path, at most once per
@@ -32,6 +33,8 @@ public final class ReloadingRules implements Supplier<RuleSet> {
     private volatile RuleSet current;
     private final BiConsumer<RuleSet, RuleSet> reloaded;
     private volatile Object stamp;
+    /** Whether the version of the file last read was refused (invalid, or refused by the parser's checks). */
+    private volatile boolean refused;
     /** The last failure to examine the file, logged once: null while it can be examined. */
     private volatile String lastFailure;
     /**
@@ -44,7 +47,9 @@ public final class ReloadingRules implements Supplier<RuleSet> {
      * Reads and parses the file now.
      *
      * @param parameter names the configuration parameter in errors, such as {@code rules (init-param)}
-     * @param parser turns the text into rules, throwing {@link ConfigException} when it is invalid
+     * @param parser turns the text into rules, throwing {@link ConfigException} when it is invalid; the rules it returns
+     *     are put in force at once (so a parser may note what it parsed as the file's rules in force), and it runs
+     *     only while no other reload or {@link #replace} runs
      * @throws ConfigException when the file cannot be read or is invalid: start-up must fail
      */
     public ReloadingRules(String parameter, RulesSource source, Function<String, RuleSet> parser, long intervalMicros,
@@ -115,6 +120,48 @@ public final class ReloadingRules implements Supplier<RuleSet> {
         }
     }
 
+    /**
+     * Puts in force the rules {@code change} makes of those in force, as a reload would: while no reload runs (blocking
+     * until one running ends), telling {@code reloaded} of it before another reload can start. What else changes the
+     * rules (a shared rules document) thus never interleaves with a reload of the file: each is composed with, and
+     * checked against, what the other put in force. May be called from {@link #whileNotReloading}.
+     *
+     * @param change given the rules in force, returns those to put in force; throwing (a {@link ConfigException}, say)
+     *     leaves the rules in force as they are
+     * @return the rules now in force
+     */
+    public RuleSet replace(UnaryOperator<RuleSet> change) {
+        reloading.lock();
+        try {
+            RuleSet before = current;
+            RuleSet next = Objects.requireNonNull(change.apply(before), "rules");
+            current = next;
+            try {
+                reloaded.accept(before, next);
+            } catch (RuntimeException e) {      // in force all the same
+                LOG.log(Level.WARNING, "rules replaced, but telling of it failed", e);
+            }
+            return next;
+        } finally {
+            reloading.unlock();
+        }
+    }
+
+    /**
+     * Reads the file again at the next look even though it did not change, when the version last read was refused: what
+     * its parser composes it with changed (a shared rules document), so it may pass now. A file loaded stays as it is.
+     */
+    public void retryRefused() {
+        reloading.lock();
+        try {
+            if (refused) {
+                stamp = null;
+            }
+        } finally {
+            reloading.unlock();
+        }
+    }
+
     /** {@link #reloadIfChanged()}, under {@link #reloading}. */
     private boolean reload() {
         Object now;
@@ -172,8 +219,10 @@ public final class ReloadingRules implements Supplier<RuleSet> {
             }
             RuleSet next = parser.apply(text);
             current = next;
+            refused = false;
             return next;
         } catch (RuntimeException | IOException e) {     // a bug in parsing must not fail requests either
+            refused = true;
             LOG.log(Level.WARNING, "rules file " + source.name() + " changed but is invalid; keeping the previous "
                     + current.rules().size() + " rule(s) " + current.names() + ": " + e.getMessage());
             return null;

@@ -109,6 +109,30 @@ class JaxrsFrontTest {
                 front.door().clientIp(), java.util.Map.of());
     }
 
+    /**
+     * A shared rules document passes the checks of a reloaded rules file: a rule named like an annotation must keep the
+     * annotation's algorithm, and is refused where it is written otherwise (nothing written, the rules in force stay).
+     */
+    @Test
+    void aSharedDocumentsRuleNamedLikeAnAnnotationOfAnotherAlgorithmIsRefusedWhereWritten() throws Exception {
+        JaxrsFront front = JaxrsFront.open(null, new ResourceConfig(), new ManualTimeSource());
+        try {
+            front.checkSharedNames(windowed(front));                                 // "shared", fixed-window
+            assertThatThrownBy(() -> front.door().admin().replaceSharedRules(
+                    "rules: [{name: shared, paths: [/x], limit: 1/1h}]", -1, "alice"))
+                    .isInstanceOf(ConfigException.class)
+                    .hasMessageContaining("expected fixed-window, the algorithm of the @RateLimit annotation");
+            org.assertj.core.api.Assertions.assertThat(front.door().admin().sharedRules().present()).isFalse();
+            org.assertj.core.api.Assertions.assertThat(front.door().rules().names()).isEmpty();
+
+            front.door().admin().replaceSharedRules(
+                    "rules: [{name: shared, paths: [/x], limit: 1/1h, algorithm: fixed-window}]", -1, "alice");
+            org.assertj.core.api.Assertions.assertThat(front.door().rules().names()).containsExactly("shared");
+        } finally {
+            front.close();
+        }
+    }
+
     @Test
     void aClosedApplicationNoLongerChecksTheReloadsOfASharedFrontDoor(@org.junit.jupiter.api.io.TempDir
             java.nio.file.Path dir) throws Exception {
