@@ -88,8 +88,9 @@ class ConfigurationIT {
         startUpFails(Map.of("limit", "1/s", "deny-headers", "Cache-Control: public"), "deny-headers (init-param): "
                 + "Sluice sets this header itself; expected another header, got \"Cache-Control\"");
         startUpFails(Map.of("limit", "1/s", "rate", "5/s"), "rate (init-param): unknown parameter; expected one of limit, name, "
-                + "algorithm, key, on-store-failure, on-missing-key, rules, reload-interval, store, max-keys, node-count, "
-                + "trusted-proxies, client-ip-header, exclude, shadow, headers, header-draft, reset-format, partition-key, body, "
+                + "algorithm, key, on-store-failure, on-missing-key, rules, reload-interval, settings-interval, store, "
+                + "max-keys, node-count, trusted-proxies, client-ip-header, exclude, shadow, headers, header-draft, "
+                + "reset-format, partition-key, body, "
                 + "deny-headers, allowlist-addresses, allowlist-keys, allowlist-roles, config-prefix, got \"rate\"");
     }
 

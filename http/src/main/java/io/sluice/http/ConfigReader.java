@@ -209,6 +209,11 @@ final class ConfigReader {
     }
 
     long durationMicros(String name, long fallback, boolean describe) {
+        return durationMicros(name, fallback, describe, "0 (off)");
+    }
+
+    /** @param zero how the description shows 0 */
+    long durationMicros(String name, long fallback, boolean describe, String zero) {
         Parameter d = p.get(name);
         long micros;
         try {
@@ -218,7 +223,7 @@ final class ConfigReader {
             throw new ConfigException(d.source(), d.value(), "expected a duration such as \"10s\" or \"5m\"");
         }
         if (describe) {
-            note(name, micros == 0 ? "0 (off)" : PolicyParser.formatDuration(micros), d);
+            note(name, micros == 0 ? zero : PolicyParser.formatDuration(micros), d);
         }
         return micros;
     }

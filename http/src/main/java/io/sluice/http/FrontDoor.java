@@ -17,6 +17,7 @@ import io.sluice.core.internal.LogThrottle;
 import io.sluice.core.policy.Outcome;
 import io.sluice.core.time.TimeSource;
 import java.lang.System.Logger.Level;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -128,6 +129,7 @@ public final class FrontDoor implements AutoCloseable {
                 .store(around.apply(chosen))
                 .nodeCount(config.nodeCount())
                 .localMaximumKeys(config.maxKeys())
+                .settingsInterval(Duration.ofNanos(Math.multiplyExact(config.settingsIntervalMicros(), 1_000)))
                 .listener(new ShadowReport(time));
         listeners.forEach(engine::listener);
         List<PathGlob> exclude = config.exclude().stream().map(RequestMatcher::glob).toList();

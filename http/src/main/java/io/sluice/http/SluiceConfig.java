@@ -27,18 +27,22 @@ public final class SluiceConfig {
 
     /** Every parameter name a front door accepts. */
     public static final List<String> NAMES = List.of("limit", "name", "algorithm", "key", "on-store-failure",
-            "on-missing-key", "rules", "reload-interval", "store", "max-keys", "node-count", "trusted-proxies",
-            "client-ip-header", "exclude", "shadow", "headers", "header-draft", "reset-format", "partition-key", "body",
+            "on-missing-key", "rules", "reload-interval", "settings-interval", "store", "max-keys", "node-count",
+            "trusted-proxies", "client-ip-header", "exclude", "shadow", "headers", "header-draft", "reset-format",
+            "partition-key", "body",
             "deny-headers", "allowlist-addresses", "allowlist-keys", "allowlist-roles", "config-prefix");
     /** Default of {@code key}: {@value}. */
     public static final String DEFAULT_KEY = "ip";
     /** Default of {@code reload-interval}, in seconds: {@value}. */
     public static final long DEFAULT_RELOAD_SECONDS = 10;
+    /** Default of {@code settings-interval}, in milliseconds: {@value}. */
+    public static final long DEFAULT_SETTINGS_MILLIS = 1_000;
 
     private final Rule limitRule;
     private final String rulesParameter;
     private final RulesSource rules;
     private final long reloadIntervalMicros;
+    private final long settingsIntervalMicros;
     private final String store;
     private final long maxKeys;
     private final int nodeCount;
@@ -65,6 +69,9 @@ public final class SluiceConfig {
         }
         this.reloadIntervalMicros = r.durationMicros("reload-interval", DEFAULT_RELOAD_SECONDS * 1_000_000, rules != null);
         this.store = r.store();
+        // described when the store may share settings: on the memory store nothing reads them
+        this.settingsIntervalMicros = r.durationMicros("settings-interval", DEFAULT_SETTINGS_MILLIS * 1_000,
+                !store.equals("memory"), "0 (messages only)");
         this.maxKeys = r.number("max-keys", MemoryStore.DEFAULT_MAXIMUM_KEYS, 1, Long.MAX_VALUE);
         this.nodeCount = (int) r.number("node-count", 1, 1, 10_000);
         this.exclude = r.exclude();
@@ -140,6 +147,15 @@ public final class SluiceConfig {
     /** @return how often the rules file is examined for changes, in microseconds; 0 = never */
     public long reloadIntervalMicros() {
         return reloadIntervalMicros;
+    }
+
+    /**
+     * @return how often a node checks the version of the settings a fleet shares (the rules document, overrides) in
+     *     case it missed the message of a change, in microseconds; 0 = messages only. Only a store that shares settings
+     *     (Redis) reads it.
+     */
+    public long settingsIntervalMicros() {
+        return settingsIntervalMicros;
     }
 
     /** @return {@code memory}, or a Redis URL */

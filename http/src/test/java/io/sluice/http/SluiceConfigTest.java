@@ -37,6 +37,7 @@ class SluiceConfigTest {
         assertThat(c.store()).isEqualTo("memory");
         assertThat(c.maxKeys()).isEqualTo(100_000);
         assertThat(c.reloadIntervalMicros()).isEqualTo(10_000_000);
+        assertThat(c.settingsIntervalMicros()).isEqualTo(1_000_000);
         assertThat(c.shadow()).isFalse();
         assertThat(c.exclude()).isEmpty();
         assertThat(c.rules()).isNull();
@@ -55,6 +56,26 @@ class SluiceConfigTest {
                 "exclude = [/health, /static/**] (from exclude (init-param))",
                 "shadow = false (default)");
         assertThat(String.join("\n", c.description())).doesNotContain("hunter2");
+        assertThat(c.description()).contains("settings-interval = 1s (default)");
+        assertThat(load(Map.of("limit", "10/s")).description()).as("nothing reads it on the memory store")
+                .noneMatch(line -> line.startsWith("settings-interval"));
+    }
+
+    @Test
+    void settingsIntervalIsADurationAndZeroMeansMessagesOnly() {
+        assertThat(load(Map.of("limit", "1/s", "settings-interval", "250ms")).settingsIntervalMicros()).isEqualTo(250_000);
+        SluiceConfig messagesOnly = load(Map.of("limit", "1/s", "settings-interval", "0", "store", "redis://redis:6379"));
+        assertThat(messagesOnly.settingsIntervalMicros()).isZero();
+        assertThat(messagesOnly.description())
+                .contains("settings-interval = 0 (messages only) (from settings-interval (init-param))");
+        fails(Map.of("limit", "1/s", "settings-interval", "soon"), "settings-interval (init-param): \"soon\" is not a "
+                + "duration such as \"2s\" or \"500ms\", got \"soon\"");
+        fails(Map.of("limit", "1/s", "settings-interval", "-1s"), "settings-interval (init-param): \"-1s\" is not a "
+                + "duration such as \"2s\" or \"500ms\", got \"-1s\"");
+        fails(Map.of("limit", "1/s", "settings-interval", "1M"), "settings-interval (init-param): unit \"M\" is "
+                + "ambiguous: write m for minutes, got \"1M\"");
+        fails(Map.of("limit", "1/s", "settings-interval", "200000d"), "settings-interval (init-param): expected a "
+                + "duration such as \"10s\" or \"5m\", got \"200000d\"");
     }
 
     @Test
