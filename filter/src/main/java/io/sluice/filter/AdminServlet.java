@@ -1,22 +1,24 @@
 package io.sluice.filter;
 
-import io.sluice.core.policy.Outcome;
-import io.sluice.http.FrontDoor;
 import io.sluice.core.key.KeyResolvers;
-import io.sluice.core.store.StoreException;
 import io.sluice.core.log.LogText;
+import io.sluice.core.policy.Outcome;
+import io.sluice.core.store.StoreException;
+import io.sluice.http.FrontDoor;
 import jakarta.servlet.ServletException;
 import jakarta.servlet.http.HttpServlet;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.util.NoSuchElementException;
+import java.util.Set;
 
 /**
- * The opt-in admin endpoint: inspect a key's state under a rule, and reset (unblock) it. Not active unless declared;
- * protect it with the container's security, and it also requires the caller to be in role {@code role} (init
- * parameter, default {@value #DEFAULT_ROLE}) — without an authenticated caller in that role it answers 403.
+ * The opt-in admin endpoint: inspect a key's state under a rule and reset (unblock) it; read and replace the shared
+ * rules document; set and remove per-key overrides; read the audit trail and where this node stands. Not active unless
+ * declared; protect it with the container's security, and it also requires the caller to be in role {@code role}
+ * (init parameter, default {@value #DEFAULT_ROLE}) — without an authenticated caller in that role it answers 403.
+ * Map it with its sub-paths:
  *
  * <pre>
  * &lt;servlet&gt;
@@ -24,20 +26,29 @@ import java.util.NoSuchElementException;
  *   &lt;servlet-class&gt;io.sluice.filter.AdminServlet&lt;/servlet-class&gt;
  *   &lt;init-param&gt;&lt;param-name&gt;filter&lt;/param-name&gt;&lt;param-value&gt;sluice&lt;/param-value&gt;&lt;/init-param&gt;
  * &lt;/servlet&gt;
- * &lt;servlet-mapping&gt;&lt;servlet-name&gt;sluice-admin&lt;/servlet-name&gt;&lt;url-pattern&gt;/sluice-admin&lt;/url-pattern&gt;&lt;/servlet-mapping&gt;
- * &lt;security-constraint&gt; ... &lt;role-name&gt;sluice-admin&lt;/role-name&gt; ... &lt;/security-constraint&gt;
+ * &lt;servlet-mapping&gt;&lt;servlet-name&gt;sluice-admin&lt;/servlet-name&gt;&lt;url-pattern&gt;/sluice-admin/*&lt;/url-pattern&gt;&lt;/servlet-mapping&gt;
+ * &lt;security-constraint&gt; ... &lt;url-pattern&gt;/sluice-admin/*&lt;/url-pattern&gt; ... &lt;role-name&gt;sluice-admin&lt;/role-name&gt; ... &lt;/security-constraint&gt;
  * </pre>
  *
- * <p>{@code GET ?rule=per-ip&key=203.0.113.9[&tier=pro]}: 200 with the key's numbers as JSON, consuming nothing.
- * {@code DELETE ?rule=per-ip&key=203.0.113.9}: 204, the key is reset (and unblocked, penalty included). Instead of
- * {@code key} (the key as stored), {@code value} gives one value as a client sends it, such as a long API key, which
- * the endpoint stores as a rule does (hashed when longer than 64 characters or starting with {@code #}): for rules
- * keyed by one header, query parameter, attribute or principal, not by {@code ip} or {@code path}, whose keys are
- * normalized otherwise. 400 when a parameter is missing, 404
- * for an unknown rule, 503 when the filter is not running or the store cannot be reached (the store's error is logged,
- * not answered). Any other method ({@code POST}, {@code PUT}, {@code OPTIONS}, {@code TRACE}, ...) is 405 with
- * {@code Allow: GET, HEAD, DELETE}; the caller is checked first, whatever the method, and every answer is
- * {@code Cache-Control: no-store}.
+ * <p>The bare path: {@code GET ?rule=per-ip&key=203.0.113.9[&tier=pro]}: 200 with the key's numbers as JSON,
+ * consuming nothing. {@code DELETE ?rule=per-ip&key=203.0.113.9}: 204, the key is reset (and unblocked, penalty
+ * included) on every node, and the audit trail records it with the caller's principal. Instead of {@code key} (the key
+ * as stored), {@code value} gives one value as a client sends it, such as a long API key, which the endpoint stores as
+ * a rule does (hashed when longer than 64 characters or starting with {@code #}): for rules keyed by one header, query
+ * parameter, attribute or principal, not by {@code ip} or {@code path}, whose keys are normalized otherwise. 400 when a
+ * parameter is missing, 404 for an unknown rule.
+ *
+ * <p>The sub-paths ({@link AdminSettings}): {@code /rules} ({@code GET}, {@code PUT}, {@code DELETE}: the shared
+ * rules document, with its version as {@code ETag} and {@code If-Match}), {@code /overrides} ({@code GET},
+ * {@code PUT ?rule=&key=&policy=10000/1h[&for=7d]}, {@code DELETE ?rule=&key=}), {@code /audit} ({@code GET
+ * [?max=100]}), {@code /status} ({@code GET}). Any other path is 404.
+ *
+ * <p>For every path: the caller is checked first, whatever the method (HttpServlet's own {@code OPTIONS} and
+ * {@code TRACE} would otherwise answer anyone); then a method the path does not serve is 405 with the path's
+ * {@code Allow}; 503 when the filter is not running or the store cannot be reached (the store's error is logged, not
+ * answered). Every answer is {@code Cache-Control: no-store} and {@code X-Content-Type-Options: nosniff}. No
+ * {@code POST} is served: the state changes are {@code PUT} and {@code DELETE}, which no HTML form can send, and which
+ * a browser sends cross-site only after a CORS preflight that this endpoint never grants.
  */
 public class AdminServlet extends HttpServlet {
 
@@ -45,6 +56,40 @@ public class AdminServlet extends HttpServlet {
 
     /** The role a caller needs: {@value}. */
     public static final String DEFAULT_ROLE = "sluice-admin";
+
+    /** The paths served, with the methods each serves. */
+    enum Route {
+        KEY("GET, HEAD, DELETE", "expected GET (inspect a key) or DELETE (reset it)"),
+        RULES("GET, HEAD, PUT, DELETE", "expected GET (read the shared rules document), PUT (replace it) or DELETE "
+                + "(remove it)"),
+        OVERRIDES("GET, HEAD, PUT, DELETE", "expected GET (list the overrides), PUT (set one) or DELETE (remove one)"),
+        AUDIT("GET, HEAD", "expected GET (read the audit trail)"),
+        STATUS("GET, HEAD", "expected GET (this node's shared settings)");
+
+        final String allow;
+        final Set<String> methods;
+        final String expected;
+
+        Route(String allow, String expected) {
+            this.allow = allow;
+            this.methods = Set.of(allow.split(", "));
+            this.expected = expected;
+        }
+
+        /** @return the route of a path inside the servlet's mapping; null when none */
+        static Route of(String pathInfo) {
+            if (pathInfo == null || pathInfo.equals("/")) {
+                return KEY;
+            }
+            return switch (pathInfo) {
+                case "/rules" -> RULES;
+                case "/overrides" -> OVERRIDES;
+                case "/audit" -> AUDIT;
+                case "/status" -> STATUS;
+                default -> null;
+            };
+        }
+    }
 
     private String filterName;
     private String role;
@@ -61,8 +106,8 @@ public class AdminServlet extends HttpServlet {
     }
 
     /**
-     * The caller first, for every method: HttpServlet's own OPTIONS and TRACE would otherwise answer anyone (TRACE
-     * echoing the request's Cookie and Authorization headers). Then only GET, HEAD and DELETE.
+     * The caller first, for every method and path: HttpServlet's own OPTIONS and TRACE would otherwise answer anyone
+     * (TRACE echoing the request's Cookie and Authorization headers). Then the path, then the methods it serves.
      */
     @Override
     protected void service(HttpServletRequest request, HttpServletResponse response)
@@ -72,10 +117,15 @@ public class AdminServlet extends HttpServlet {
         if (!authorized(request, response)) {
             return;
         }
-        String method = request.getMethod();
-        if (!method.equals("GET") && !method.equals("HEAD") && !method.equals("DELETE")) {
-            response.setHeader("Allow", "GET, HEAD, DELETE");
-            json(response, 405, "{\"error\":\"expected GET (inspect a key) or DELETE (reset it)\"}");
+        Route route = Route.of(request.getPathInfo());
+        if (route == null) {
+            AdminJson.error(response, 404, "no such admin path; expected the bare path (a key), /rules, /overrides,"
+                    + " /audit or /status");
+            return;
+        }
+        if (!route.methods.contains(request.getMethod())) {
+            response.setHeader("Allow", route.allow);
+            AdminJson.error(response, 405, route.expected);
             return;
         }
         super.service(request, response);
@@ -83,58 +133,116 @@ public class AdminServlet extends HttpServlet {
 
     @Override
     protected void doGet(HttpServletRequest request, HttpServletResponse response) throws IOException {
-        FrontDoor door = door(request, response);
+        Route route = Route.of(request.getPathInfo());
+        FrontDoor door = route == Route.KEY ? keyDoor(request, response) : door(response);
         if (door == null) {
             return;
         }
+        try {
+            switch (route) {
+                case KEY -> inspect(door, request, response);
+                case RULES -> AdminSettings.readRules(door, response);
+                case OVERRIDES -> AdminSettings.listOverrides(door, response);
+                case AUDIT -> AdminSettings.audit(door, request, response);
+                case STATUS -> AdminSettings.status(door, response);
+            }
+        } catch (StoreException e) {
+            storeUnavailable(response, e);
+        }
+    }
+
+    @Override
+    protected void doPut(HttpServletRequest request, HttpServletResponse response) throws IOException {
+        Route route = Route.of(request.getPathInfo());
+        FrontDoor door = door(response);
+        if (door == null) {
+            return;
+        }
+        try {
+            if (route == Route.RULES) {
+                AdminSettings.replaceRules(door, request, response, who(request));
+            } else {
+                AdminSettings.putOverride(door, request, response, who(request));
+            }
+        } catch (StoreException e) {
+            storeUnavailable(response, e);
+        }
+    }
+
+    @Override
+    protected void doDelete(HttpServletRequest request, HttpServletResponse response) throws IOException {
+        Route route = Route.of(request.getPathInfo());
+        FrontDoor door = route == Route.KEY ? keyDoor(request, response) : door(response);
+        if (door == null) {
+            return;
+        }
+        try {
+            switch (route) {
+                case KEY -> reset(door, request, response);
+                case RULES -> AdminSettings.removeRules(door, request, response, who(request));
+                default -> AdminSettings.removeOverride(door, request, response, who(request));
+            }
+        } catch (StoreException e) {
+            storeUnavailable(response, e);
+        }
+    }
+
+    private static void inspect(FrontDoor door, HttpServletRequest request, HttpServletResponse response)
+            throws IOException {
         Outcome o;
         String tier = request.getParameter("tier");
         try {
             // a tier as its selector gives it: "#vip", or a name over 64 characters, as its hash
             o = door.inspect(request.getParameter("rule"), key(request), tier == null ? null : KeyResolvers.stored(tier));
-        } catch (StoreException e) {
-            storeUnavailable(response, e);
-            return;
         } catch (NoSuchElementException unknownTier) {
-            json(response, 404, "{\"error\":\"" + escape(unknownTier.getMessage()) + "\"}");
+            AdminJson.send(response, 404, "{\"error\":\"" + AdminJson.echo(unknownTier.getMessage()) + "\"}");
             return;
         }
         if (o == null) {
-            json(response, 404, "{\"error\":\"no rule named " + escape(request.getParameter("rule")) + "\"}");
+            noSuchRule(request, response);
             return;
         }
-        json(response, 200, "{\"rule\":\"" + escape(request.getParameter("rule")) + "\",\"limit\":" + o.limit()
-                + ",\"remaining\":" + o.remaining() + ",\"resetAfterMillis\":" + millis(o.resetAfterMicros()) + "}");
+        AdminJson.send(response, 200, "{\"rule\":\"" + AdminJson.echo(request.getParameter("rule")) + "\",\"limit\":"
+                + o.limit() + ",\"remaining\":" + o.remaining() + ",\"resetAfterMillis\":"
+                + millis(o.resetAfterMicros()) + "}");
     }
 
-    @Override
-    protected void doDelete(HttpServletRequest request, HttpServletResponse response) throws IOException {
-        FrontDoor door = door(request, response);
-        if (door == null) {
-            return;
-        }
-        boolean known;
-        try {
-            known = door.reset(request.getParameter("rule"), key(request));
-        } catch (StoreException e) {
-            storeUnavailable(response, e);
-            return;
-        }
-        if (!known) {
-            json(response, 404, "{\"error\":\"no rule named " + escape(request.getParameter("rule")) + "\"}");
+    private static void reset(FrontDoor door, HttpServletRequest request, HttpServletResponse response)
+            throws IOException {
+        if (!door.admin().reset(request.getParameter("rule"), key(request), who(request))) {
+            noSuchRule(request, response);
             return;
         }
         response.setStatus(204);
     }
 
+    /** 404: no rule in force has the name of parameter {@code rule}. */
+    static void noSuchRule(HttpServletRequest request, HttpServletResponse response) throws IOException {
+        AdminJson.send(response, 404, "{\"error\":\"no rule named " + AdminJson.echo(request.getParameter("rule"))
+                + "\"}");
+    }
+
     /**
      * @return the key of the request's parameter {@code key}, as stored; or of {@code value}, a single value as a client
      *     sends it (an API key, say), stored as a rule stores it: trimmed, and hashed when longer than 64 characters or
-     *     starting with {@code #}
+     *     starting with {@code #}; null when neither is given
      */
-    private static String key(HttpServletRequest request) {
+    static String key(HttpServletRequest request) {
         String key = request.getParameter("key");
         return key != null && !key.isEmpty() ? key : KeyResolvers.stored(request.getParameter("value"));
+    }
+
+    /** @return whether the request gives parameter {@code rule}, and one of {@code key} and {@code value} */
+    static boolean namesRuleAndKey(HttpServletRequest request) {
+        String rule = request.getParameter("rule");
+        String key = request.getParameter("key");
+        String value = request.getParameter("value");
+        return rule != null && !rule.isBlank() && (key == null || key.isEmpty()) != (value == null || value.isBlank());
+    }
+
+    /** The caller's principal, for the audit trail: {@link #authorized} made sure there is one. */
+    private static String who(HttpServletRequest request) {
+        return request.getUserPrincipal().getName();
     }
 
     /**
@@ -146,47 +254,38 @@ public class AdminServlet extends HttpServlet {
         LOG.log(System.Logger.Level.WARNING, "Sluice admin endpoint: the rate-limit store is unavailable: "
                 + LogText.safe(e.getMessage()));
         response.setHeader("Retry-After", "1");
-        json(response, 503, "{\"error\":\"the rate-limit store is unavailable\"}");
+        AdminJson.error(response, 503, "the rate-limit store is unavailable");
     }
 
     /** @return whether the caller is authenticated and in the role; else answers 403 */
     private boolean authorized(HttpServletRequest request, HttpServletResponse response) throws IOException {
         if (request.getUserPrincipal() == null || !request.isUserInRole(role)) {
-            json(response, 403, "{\"error\":\"the Sluice admin endpoint needs an authenticated caller in role "
-                    + escape(role) + "\"}");
+            AdminJson.send(response, 403, "{\"error\":\"the Sluice admin endpoint needs an authenticated caller in role "
+                    + AdminJson.echo(role) + "\"}");
             return false;
         }
         return true;
     }
 
-    /**
-     * Checks the parameters (the caller was checked by {@link #service}); answers and returns null when the request
-     * cannot proceed.
-     */
-    private FrontDoor door(HttpServletRequest request, HttpServletResponse response) throws IOException {
-        String rule = request.getParameter("rule");
-        String key = request.getParameter("key");
-        String value = request.getParameter("value");
-        if (rule == null || rule.isBlank() || (key == null || key.isEmpty()) == (value == null || value.isBlank())) {
-            json(response, 400, "{\"error\":\"expected parameter rule, and either key (as stored) or value (as a "
-                    + "client sends it), such as ?rule=per-ip&key=203.0.113.9 or ?rule=per-api-key&value=k-123\"}");
+    /** {@link #door} for the bare path, whose parameters are checked first: 400 when they name no rule and key. */
+    private FrontDoor keyDoor(HttpServletRequest request, HttpServletResponse response) throws IOException {
+        if (!namesRuleAndKey(request)) {
+            AdminJson.error(response, 400, "expected parameter rule, and either key (as stored) or value (as a client "
+                    + "sends it), such as ?rule=per-ip&key=203.0.113.9 or ?rule=per-api-key&value=k-123");
             return null;
         }
+        return door(response);
+    }
+
+    /** @return the filter's front door; answers 503 and returns null when it is not running */
+    private FrontDoor door(HttpServletResponse response) throws IOException {
         Object door = getServletContext().getAttribute(RateLimitFilter.contextAttribute(filterName));
         if (!(door instanceof FrontDoor frontDoor)) {
-            json(response, 503, "{\"error\":\"no Sluice filter named " + escape(filterName) + " is running\"}");
+            AdminJson.send(response, 503, "{\"error\":\"no Sluice filter named " + AdminJson.echo(filterName)
+                    + " is running\"}");
             return null;
         }
         return frontDoor;
-    }
-
-    private static void json(HttpServletResponse response, int status, String body) throws IOException {
-        byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
-        response.setStatus(status);
-        response.setHeader("Cache-Control", "no-store");
-        response.setContentType("application/json");
-        response.setContentLength(bytes.length);
-        response.getOutputStream().write(bytes);
     }
 
     private static long millis(long micros) {
@@ -195,25 +294,5 @@ public class AdminServlet extends HttpServlet {
 
     private static String value(String v, String fallback) {
         return v == null || v.isBlank() ? fallback : v.trim();
-    }
-
-    private static String escape(String s) {
-        if (s == null) {
-            return "";
-        }
-        StringBuilder out = new StringBuilder();
-        for (char c : s.toCharArray()) {
-            if (c == '"' || c == '\\') {
-                out.append('\\').append(c);
-            } else if (c < 0x20 || c > 0x7e) {
-                out.append(String.format("\\u%04x", (int) c));
-            } else {
-                out.append(c);
-            }
-            if (out.length() > 200) {
-                break;
-            }
-        }
-        return out.toString();
     }
 }

@@ -98,7 +98,7 @@ final class FilterServer implements AutoCloseable {
         context.addServlet(new ServletHolder(new LoginServlet()), "/sign-in");
         ServletHolder admin = new ServletHolder(new AdminServlet());
         admin.setInitParameter("filter", "sluice");
-        context.addServlet(admin, "/sluice-admin");
+        context.addServlet(admin, "/sluice-admin/*");
         context.addServlet(new ServletHolder(new HelloServlet()), "/");
         server.setHandler(context);
         server.start();
