@@ -83,6 +83,8 @@ class CdiMetricsIT {
             assertThat(registry.get("sluice.store.circuit").gauge().value()).isZero();
             assertThat(registry.get("sluice.store.latency").timer().count())
                     .as("the memory store is not wrapped: its fast paths stay").isZero();
+            assertThat(registry.get("sluice.shared.version").gauge().value()).as("the local rules alone").isZero();
+            assertThat(registry.get("sluice.shared.rejections").functionCounter().count()).isZero();
             assertThat(log.messages()).singleElement().satisfies(line -> assertThat(line)
                     .contains("\n  metrics = micrometer (CDI MeterRegistry)"));
         }

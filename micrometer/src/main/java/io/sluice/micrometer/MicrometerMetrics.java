@@ -45,10 +45,13 @@ import java.util.concurrent.TimeUnit;
  *   <li>{@code sluice.adaptive.limit} (gauge; tag {@code rule}): the current limit of each adaptive concurrency rule
  *       on this node (the least over its keys; NaN before its first request), through
  *       {@link #bindAdaptiveLimits(Engine)}</li>
+ *   <li>{@code sluice.shared.version}, {@code sluice.shared.overrides} (gauges) and {@code sluice.shared.rejections}
+ *       (function counter): the shared settings on this node, through {@link #bindSharedSettings(Engine)}</li>
  * </ul>
  *
- * <p>A rule a reloaded rules file no longer has loses its {@code sluice.decisions} meters at that reload (a listener of
- * a {@code io.sluice.http.FrontDoor}: {@link #onRulesChanged}); a rule that stays, its policy changed or not,
+ * <p>A rule the rules in force no longer have, after a reload of the rules file or a change of the shared rules
+ * document, loses its {@code sluice.decisions} meters at that change (a listener of a {@code io.sluice.http.FrontDoor}:
+ * {@link #onRulesChanged}); a rule that stays, its policy changed or not,
  * keeps them and counts on. A request decided under the removed rule just before the reload is not counted, so that it
  * does not register them again; a rule of that name added back later counts from zero.
  *
@@ -247,6 +250,24 @@ public final class MicrometerMetrics implements DecisionListener {
                         .register(registry);
             }
         }
+    }
+
+    /**
+     * Publishes where the engine's node stands with the settings the fleet shares ({@link Engine#operations()},
+     * {@link io.sluice.core.Operations#status()}): {@code sluice.shared.version} (gauge: the version of the shared rules
+     * document last put in force here, its removal being a version too; 0 until there was one; equal on every node
+     * once they agree), {@code sluice.shared.overrides} (gauge: the overrides in
+     * force here) and {@code sluice.shared.rejections} (function counter: the documents this node could not use since
+     * it started, keeping its rules; alert on its increase, the node's admin status says why).
+     */
+    public void bindSharedSettings(Engine engine) {
+        Gauge.builder("sluice.shared.version", engine, e -> e.operations().status().documentVersion())
+                .description("Version of the shared rules document last put in force on this node (a removal too)")
+                .register(registry);
+        Gauge.builder("sluice.shared.overrides", engine, e -> e.operations().status().overrides())
+                .description("Per-key overrides in force on this node").register(registry);
+        FunctionCounter.builder("sluice.shared.rejections", engine, e -> e.operations().status().rejections())
+                .description("Shared rules documents this node could not use, keeping its rules").register(registry);
     }
 
     /** Publishes the engine's circuit state as {@code sluice.store.circuit}: 0 closed, 1 half-open, 2 open. */

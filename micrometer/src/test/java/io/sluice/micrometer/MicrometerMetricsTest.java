@@ -98,6 +98,45 @@ class MicrometerMetricsTest {
         engine.close();
     }
 
+    /**
+     * The shared settings on this node: the document version in force, the overrides, the documents it could not use
+     * (a reader that cannot use a document, as a node lacking a named key the document names).
+     */
+    @Test
+    void publishesTheSharedSettingsInForceAndTheDocumentsRejected() {
+        ManualTimeSource time = new ManualTimeSource();
+        SimpleMeterRegistry registry = new SimpleMeterRegistry();
+        MicrometerMetrics metrics = new MicrometerMetrics(registry);
+        Rule rule = Rule.builder("api").policy(Policy.parse("5/1m")).key(r -> "k").build();
+        try (Engine engine = Engine.builder().timeSource(time).store(MemoryStore.builder().timeSource(time).build())
+                .rule(rule).build()) {
+            metrics.bindSharedSettings(engine);
+            engine.operations().readDocumentsWith(new io.sluice.core.Operations.DocumentReader() {
+                @Override
+                public void check(String text) {}
+
+                @Override
+                public void apply(io.sluice.core.store.SharedDocument document) {
+                    if (document.present() && document.text().contains("tenant")) {
+                        throw new io.sluice.core.config.ConfigException("no named key tenant on this node");
+                    }
+                }
+            });
+            assertThat(registry.get("sluice.shared.version").gauge().value()).isZero();
+            assertThat(registry.get("sluice.shared.overrides").gauge().value()).isZero();
+            assertThat(registry.get("sluice.shared.rejections").functionCounter().count()).isZero();
+
+            engine.operations().replaceRules("rules: [{name: api, limit: 9/1m}]", -1, "alice");
+            engine.operations().replaceRules("rules: [{name: t, key: tenant, limit: 9/1m}]", -1, "alice");
+            engine.operations().override(rule, "acme", "50/1m", null, "alice");
+
+            assertThat(registry.get("sluice.shared.version").gauge().value()).as("the first, still in force")
+                    .isEqualTo(1);
+            assertThat(registry.get("sluice.shared.rejections").functionCounter().count()).isEqualTo(1);
+            assertThat(registry.get("sluice.shared.overrides").gauge().value()).isEqualTo(1);
+        }
+    }
+
     private static double decisions(SimpleMeterRegistry registry, String rule, String outcome) {
         Counter c = registry.find("sluice.decisions").tags("rule", rule, "outcome", outcome).counter();
         return c == null ? 0 : c.count();

@@ -27,7 +27,7 @@ interface CdiMetrics {
      */
     Store around(Store store);
 
-    /** Publishes the engine's circuit state. */
+    /** Publishes the engine's circuit state, what its leased permits did, and its shared settings. */
     void bind(Engine engine);
 
     /** @return whether Micrometer can be loaded */

@@ -38,5 +38,6 @@ final class MicrometerLookup implements CdiMetrics {
         metrics.bindCircuit(engine);
         metrics.bindLeases(engine);
         metrics.bindAdaptiveLimits(engine);
+        metrics.bindSharedSettings(engine);
     }
 }
