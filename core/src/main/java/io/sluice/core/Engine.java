@@ -342,11 +342,19 @@ public final class Engine implements AutoCloseable {
         return operations;
     }
 
-    @Override
-    public void close() {
+    /**
+     * Stops the thread that reads the settings other nodes change, without closing the store: for an engine over a
+     * store its application owns and closes (a CDI-produced one). {@link #close()} does this too.
+     */
+    public void stopWatching() {
         if (watcher != null) {
             watcher.close();
         }
+    }
+
+    @Override
+    public void close() {
+        stopWatching();
         guard.close();
     }
 

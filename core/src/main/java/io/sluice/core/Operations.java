@@ -39,6 +39,9 @@ public final class Operations {
 
     private static final System.Logger LOG = System.getLogger(Operations.class.getName());
 
+    /** The longest an override can be set for: {@code 3650} days; longer ones hold until removed. */
+    public static final Duration MAX_OVERRIDE_DURATION = Duration.ofDays(3650);
+
     /** Checks rules documents before they are written, and puts them in force: a front door's part. */
     public interface DocumentReader {
 
@@ -60,7 +63,8 @@ public final class Operations {
      * Where this node stands with the shared settings, for the admin view and metrics.
      *
      * @param version the settings' version last applied (0: none yet)
-     * @param documentVersion the version of the rules document in force (0: the local rules alone)
+     * @param documentVersion the version of the rules document last put in force, a removal's included (0: none
+     *     yet; a removal puts the local rules alone in force)
      * @param rejectedVersion the version of the last document this node could not use, 0 when none since the one in
      *     force
      * @param rejection why, or empty
@@ -163,8 +167,10 @@ public final class Operations {
             throw new ConfigException("policy", notation, "expected the algorithm of rule " + rule.name() + " ("
                     + algorithm.id() + "): an override changes the numbers, not the algorithm");
         }
-        if (duration != null && (duration.isNegative() || duration.isZero())) {
-            throw new ConfigException("duration", duration.toString(), "expected a positive duration");
+        if (duration != null && (duration.isNegative() || duration.isZero()
+                || duration.compareTo(MAX_OVERRIDE_DURATION) > 0)) {
+            throw new ConfigException("duration", duration.toString(), "expected a positive duration of at most "
+                    + MAX_OVERRIDE_DURATION.toDays() + " days (none: until removed)");
         }
         long now = nowMillis();
         long until = duration == null ? 0 : Math.addExact(now, duration.toMillis());
@@ -257,7 +263,7 @@ public final class Operations {
     void refreshLogged() {
         try {
             refresh();
-        } catch (StoreException e) {
+        } catch (RuntimeException e) {      // the store's failure, or a bug: the periodic check must go on
             readFailures.log(LOG, Level.WARNING, time.nowMicros(), "Sluice: the shared settings cannot be read just "
                     + "now; keeping those in force: " + LogText.safe(e.getMessage()), null);
         }

@@ -63,15 +63,16 @@ final class Overrides {
         Map<String, Map<String, Entry>> next = new HashMap<>();
         for (KeyOverride o : overrides) {
             Policy p;
+            long until;
             try {
                 p = parse("override", o.policy(), null);
-            } catch (RuntimeException e) {
+                until = o.untilMillis() == 0 ? 0 : Math.multiplyExact(o.untilMillis(), 1000);
+            } catch (RuntimeException e) {       // a policy of a later version, an end past the year 292,000
                 LOG.log(Level.WARNING, "Sluice: the override of rule " + o.rule() + " for key " + o.key()
                         + " cannot be read, left out: " + e.getMessage());
                 continue;
             }
-            next.computeIfAbsent(o.rule(), r -> new HashMap<>()).put(o.key(),
-                    new Entry(p, o.untilMillis() == 0 ? 0 : Math.multiplyExact(o.untilMillis(), 1000)));
+            next.computeIfAbsent(o.rule(), r -> new HashMap<>()).put(o.key(), new Entry(p, until));
         }
         byRule = next.isEmpty() ? Map.of() : next;
     }

@@ -24,7 +24,7 @@ import java.util.Map;
 public final class Administration {
 
     /** The longest an override may be set for: ten years (3,650 days); longer ones hold until removed. */
-    public static final Duration MAX_OVERRIDE_DURATION = Duration.ofDays(3_650);
+    public static final Duration MAX_OVERRIDE_DURATION = Operations.MAX_OVERRIDE_DURATION;
 
     private final Engine engine;
     private final RulesInForce rules;

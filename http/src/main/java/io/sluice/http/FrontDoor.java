@@ -392,6 +392,8 @@ public final class FrontDoor implements AutoCloseable {
     public void close() {
         if (ownsStore) {
             engine.close();
+        } else {
+            engine.stopWatching();       // the application closes its store
         }
     }
 }
