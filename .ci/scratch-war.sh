@@ -97,13 +97,14 @@ smvn() { mvn -B -q -s "$work/settings.xml" "$@"; }
 build_classpath=org.apache.maven.plugins:maven-dependency-plugin:3.8.1:build-classpath
 
 # --- 2. the scratch WAR: README's dependencies, the demo's code --------------------------------------------------
-# the first ```xml block of a README section that holds <dependency> elements
+# the first ```xml block of a README section that holds <dependency> elements and is not a whole pom (the quick
+# start's "Minimal pom.xml" comes first)
 readme_deps() {
   awk -v section="$1" '
     $0 == section { in_section = 1; next }
     in_section && /^#/ { exit }
     in_section && /^```xml/ { block = ""; in_block = 1; next }
-    in_block && /^```/ { if (block ~ /<dependency>/) { printf "%s", block; exit } in_block = 0; next }
+    in_block && /^```/ { if (block ~ /<dependency>/ && block !~ /<project/) { printf "%s", block; exit } in_block = 0; next }
     in_block { block = block $0 "\n" }
   ' README.md
 }

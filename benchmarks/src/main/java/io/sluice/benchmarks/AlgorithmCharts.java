@@ -20,7 +20,7 @@ import java.util.Map;
 
 /**
  * Draws, for every algorithm, the same bursty traffic shaped by it: one SVG per algorithm, from the real algorithms
- * (an {@link Engine} over a {@link MemoryStore} on a manual clock), for the README's algorithm guide.
+ * (an {@link Engine} over a {@link MemoryStore} on a manual clock), for the algorithm guide, docs/algorithms.md.
  *
  * <p>Traffic, 30 s: a steady request every 250 ms, and bursts of 12 requests at 5 s, 12 s, 20 s and 26 s. Each bar is
  * 500 ms: green requests were allowed, red ones denied. Regenerate with

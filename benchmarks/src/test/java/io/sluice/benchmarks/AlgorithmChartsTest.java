@@ -8,7 +8,7 @@ import java.nio.file.Path;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
-/** The README's charts are what the algorithms do today: regenerate them when this fails (see AlgorithmCharts). */
+/** The charts of docs/algorithms.md are what the algorithms do today: regenerate them when this fails (see AlgorithmCharts). */
 class AlgorithmChartsTest {
 
     @Test

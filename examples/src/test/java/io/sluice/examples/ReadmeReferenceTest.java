@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.sluice.core.config.ConfigException;
+import io.sluice.core.policy.Policy;
 import io.sluice.http.RulesFile;
 import io.sluice.http.SluiceConfig;
 import io.sluice.core.key.ClientIpResolver;
@@ -22,13 +23,14 @@ import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 
 /**
- * The README's reference tables ("## Reference") list exactly the names the code accepts: every parameter of the
- * front doors, every rules-file field, every {@code @RateLimit} attribute. A name added to the code and not to the
- * README, or left in the README after the code dropped it, fails here.
+ * The reference tables of docs/configuration.md ("## Reference") list exactly the names the code accepts: every
+ * parameter of the front doors, every rules-file field, every {@code @RateLimit} attribute. A name added to the code
+ * and not to the reference, or left there after the code dropped it, fails here. Every example of the limit notation's
+ * table parses.
  */
 class ReadmeReferenceTest {
 
-    private static final Path README = Path.of("..", "README.md");
+    private static final Path REFERENCE = Path.of("..", "docs", "configuration.md");
     private static final Pattern CODE = Pattern.compile("`([^`]+)`");
     private static final Pattern EXPECTED_FIELDS = Pattern.compile("expected one of \\[([^\\]]*)\\]");
 
@@ -58,6 +60,28 @@ class ReadmeReferenceTest {
         assertThat(firstColumn("### Every @RateLimit attribute")).containsExactlyInAnyOrderElementsOf(attributes);
     }
 
+    @Test
+    void everyExampleOfTheLimitNotationParses() throws IOException {
+        List<String> lines = Files.readAllLines(REFERENCE);
+        int start = lines.indexOf("## The limit notation");
+        assertThat(start).as("docs/configuration.md has a \"## The limit notation\" section").isNotNegative();
+        List<String> examples = new java.util.ArrayList<>();
+        for (String line : lines.subList(start + 1, lines.size())) {
+            if (line.startsWith("#")) {
+                break;
+            }
+            if (line.startsWith("| `")) {
+                Matcher code = CODE.matcher(line.substring(1, line.indexOf('|', 1)));
+                assertThat(code.find()).isTrue();
+                examples.add(code.group(1));
+            }
+        }
+        assertThat(examples).contains("100/1m", "20 concurrent").hasSizeGreaterThan(5);
+        for (String notation : examples) {
+            assertThat(Policy.parse(notation)).as(notation).isNotNull();
+        }
+    }
+
     /** @return the names the rules file accepts at one level, from its error for an unknown field there */
     private static Set<String> fieldsAt(String prefix, String yaml) {
         ClientIpResolver ips = ClientIpResolver.trusting(List.of(), ClientIpResolver.Header.X_FORWARDED_FOR);
@@ -76,9 +100,9 @@ class ReadmeReferenceTest {
 
     /** @return every {@code `name`} in the first column of the table under {@code heading} in the Reference */
     private static Set<String> firstColumn(String heading) throws IOException {
-        List<String> lines = Files.readAllLines(README);
+        List<String> lines = Files.readAllLines(REFERENCE);
         int reference = lines.indexOf("## Reference");
-        assertThat(reference).as("README has a \"## Reference\" section").isNotNegative();
+        assertThat(reference).as("docs/configuration.md has a \"## Reference\" section").isNotNegative();
         int start = lines.subList(reference, lines.size()).indexOf(heading);
         assertThat(start).as("the Reference has a heading %s", heading).isNotNegative();
         Set<String> names = new LinkedHashSet<>();

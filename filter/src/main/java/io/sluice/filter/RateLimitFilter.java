@@ -38,9 +38,10 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * Rate limiting for any WAR: declare it in {@code web.xml} with init parameters, or override them with system
- * properties ({@code -Dsluice.limit=100/1m}) and environment variables ({@code SLUICE_LIMIT}); see the README for every
- * parameter. Every response carries the rate-limit headers; a denied request gets 429 (503 when the store is down and
- * a rule denies meanwhile, or the filter is being destroyed) and never reaches the application.
+ * properties ({@code -Dsluice.limit=100/1m}) and environment variables ({@code SLUICE_LIMIT}); see
+ * docs/configuration.md for every parameter. Every response carries the rate-limit headers; a denied request gets 429
+ * (503 when the store is down and a rule denies meanwhile, or the filter is being destroyed) and never reaches the
+ * application.
  *
  * <pre>
  * &lt;filter&gt;

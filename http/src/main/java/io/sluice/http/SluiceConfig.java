@@ -21,7 +21,7 @@ import java.util.function.Function;
  * a message naming the parameter, where it came from and the value. Immutable; does no I/O (the rules file is read
  * when a {@link io.sluice.http.FrontDoor} opens).
  *
- * <p>See {@link #NAMES} for the parameters and the README for their reference.
+ * <p>See {@link #NAMES} for the parameters and docs/configuration.md for their reference.
  */
 public final class SluiceConfig {
 

@@ -424,7 +424,7 @@ public final class RedisStore implements Store {
          * The secret of the keyed hash that key parts are written as (HMAC-SHA-256), at least
          * {@value ClientKeys#MIN_SECRET} characters, the same on every node and kept out of Redis. Without it: system
          * property {@code sluice.key-secret}, else environment variable {@code SLUICE_KEY_SECRET}, else a secret
-         * derived from the prefix (pseudonymous keys only: see the README).
+         * derived from the prefix (pseudonymous keys only: see docs/redis.md).
          */
         public Builder keySecret(String secret) {
             this.keySecret = ClientKeys.checked("keySecret(...)", secret);

@@ -16,7 +16,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
- * One endpoint per algorithm, {@code /api/algorithms/NAME}, each with the policy the README's table lists. Each test
+ * One endpoint per algorithm, {@code /api/algorithms/NAME}, each with the policy docs/demo.md's table lists. Each test
  * sends a burst from a fresh client and checks where the policy starts denying; a burst that a window boundary or a
  * refill could have split is repeated from another client (see {@link Burst}).
  */

@@ -15,11 +15,11 @@ import org.junit.jupiter.api.Test;
 import redis.clients.jedis.Jedis;
 
 /**
- * README's "Two instances, one Redis": two demo WARs, each in a Jetty of its own with its own copy of Sluice (its own
+ * docs/demo.md's "Two instances, one Redis": two demo WARs, each in a Jetty of its own with its own copy of Sluice (its own
  * class loader, engine and connection pool), pointed at one real {@code redis-server} share every limit: the servlet
  * filter's {@code /api/hello} (5 per 10 s) and the JAX-RS greeting's {@code @RateLimit} (3 per 10 s). With a store of
  * their own each would admit the whole limit, so these bursts, split between the two, fail unless the counters are
- * shared. The store is set as an operator would override it, {@code -Dsluice.store} (the README's
+ * shared. The store is set as an operator would override it, {@code -Dsluice.store} (the demo guide's
  * {@code SLUICE_REDIS_URL} maps to the same parameter; {@code DemoRateLimitFilterTest} and {@code DemoApplicationTest}
  * check that mapping).
  */

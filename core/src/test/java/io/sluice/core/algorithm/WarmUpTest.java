@@ -30,7 +30,7 @@ class WarmUpTest {
         List<Long> fast = gapsWhenAlwaysRetryingAsSoonAsAllowed(Policy.parse("10/1s warm-up 2s"), 16);
         assertThat(fast).containsExactly(290_000L, 270_000L, 250_000L, 230_000L, 210_000L, 190_000L, 170_000L, 150_000L,
                 130_000L, 110_000L, 100_000L, 100_000L, 100_000L, 100_000L, 100_000L);
-        // README, the demo's 5/1s warm-up 10s: 592 ms, then each gap 16 ms shorter, 200 ms after 10 s of steady use
+        // docs/demo.md, the demo's 5/1s warm-up 10s: 592 ms, then each gap 16 ms shorter, 200 ms after 10 s of steady use
         List<Long> demo = gapsWhenAlwaysRetryingAsSoonAsAllowed(Policy.parse("5/1s warm-up 10s"), 30);
         for (int i = 0; i < 25; i++) {
             assertThat(demo.get(i)).as("gap %d", i).isEqualTo(592_000L - 16_000L * i);
