@@ -7,10 +7,8 @@ import io.sluice.core.Limiter;
 import io.sluice.core.policy.Outcome;
 import io.sluice.core.policy.Policy;
 import io.sluice.core.store.Check;
-import io.sluice.core.store.FleetChannel;
-import io.sluice.core.store.Lease;
-import io.sluice.core.store.SharedSettings;
 import io.sluice.core.store.Store;
+import io.sluice.core.testing.DelegatingStore;
 import io.sluice.core.testing.RedisProcess;
 import io.sluice.core.time.TimeSource;
 import java.time.Duration;
@@ -288,12 +286,11 @@ class AdmissionQueueIT {
     }
 
     /** The pace's store, which records the instant of every permit it admits (microseconds, application time). */
-    private static final class PacedStore implements Store {
+    private static final class PacedStore extends DelegatingStore {
         static final Queue<Long> PERMITS = new ConcurrentLinkedQueue<>();
-        private final Store store;
 
         PacedStore(Store store) {
-            this.store = store;
+            super(store);
         }
 
         @Override
@@ -313,36 +310,6 @@ class AdmissionQueueIT {
                 }
             }
             return outcomes;
-        }
-
-        @Override
-        public void release(List<Lease> leases, long nowMicros) {
-            store.release(leases, nowMicros);
-        }
-
-        @Override
-        public void reset(String rule, String key) {
-            store.reset(rule, key);
-        }
-
-        @Override
-        public boolean shared() {
-            return store.shared();
-        }
-
-        @Override
-        public FleetChannel fleet() {
-            return store.fleet();
-        }
-
-        @Override
-        public SharedSettings settings() {
-            return store.settings();
-        }
-
-        @Override
-        public void close() {
-            store.close();
         }
     }
 

@@ -7,10 +7,8 @@ import io.sluice.core.Limiter;
 import io.sluice.core.policy.Outcome;
 import io.sluice.core.policy.Policy;
 import io.sluice.core.store.Check;
-import io.sluice.core.store.FleetChannel;
-import io.sluice.core.store.Lease;
-import io.sluice.core.store.SharedSettings;
 import io.sluice.core.store.Store;
+import io.sluice.core.testing.DelegatingStore;
 import io.sluice.core.testing.RedisProcess;
 import io.sluice.core.time.TimeSource;
 import java.time.Duration;
@@ -127,13 +125,12 @@ class BlockingAcquireIT {
     }
 
     /** A store that records the admissions of the store it forwards to. */
-    private static final class Recording implements Store {
-        private final Store store;
+    private static final class Recording extends DelegatingStore {
         private final boolean applicationTime;
         private final Queue<Admission> admitted;
 
         Recording(Store store, boolean applicationTime, Queue<Admission> admitted) {
-            this.store = store;
+            super(store);
             this.applicationTime = applicationTime;
             this.admitted = admitted;
         }
@@ -158,36 +155,6 @@ class BlockingAcquireIT {
                 }
             }
             return outcomes;
-        }
-
-        @Override
-        public void release(List<Lease> leases, long nowMicros) {
-            store.release(leases, nowMicros);
-        }
-
-        @Override
-        public void reset(String rule, String key) {
-            store.reset(rule, key);
-        }
-
-        @Override
-        public boolean shared() {
-            return store.shared();
-        }
-
-        @Override
-        public FleetChannel fleet() {
-            return store.fleet();
-        }
-
-        @Override
-        public SharedSettings settings() {
-            return store.settings();
-        }
-
-        @Override
-        public void close() {
-            store.close();
         }
     }
 }
