@@ -296,7 +296,11 @@ class DocsSnippetsTest {
 
     private static void json(String text, Block b) {
         Json json = new Json(text);
-        json.value();
+        try {
+            json.value();
+        } catch (AssertionError e) {
+            throw new AssertionError(b + ": " + e.getMessage(), e);
+        }
         json.space();
         assertThat(json.at).as("%s: JSON ends at %d of %d: %s", b, json.at, text.length(), text).isEqualTo(
                 text.length());
@@ -313,8 +317,7 @@ class DocsSnippetsTest {
 
         void value() {
             space();
-            assertThat(at).as("JSON value expected at the end").isLessThan(s.length());
-            char c = s.charAt(at);
+            char c = peek();
             if (c == '{') {
                 members('}', true);
             } else if (c == '[') {
@@ -332,7 +335,7 @@ class DocsSnippetsTest {
         private void members(char close, boolean object) {
             at++;
             space();
-            if (s.charAt(at) == close) {
+            if (peek() == close) {
                 at++;
                 return;
             }
@@ -345,7 +348,7 @@ class DocsSnippetsTest {
                 }
                 value();
                 space();
-                if (s.charAt(at) == close) {
+                if (peek() == close) {
                     at++;
                     return;
                 }
@@ -355,10 +358,15 @@ class DocsSnippetsTest {
 
         private void string() {
             expect('"');
-            while (s.charAt(at) != '"') {
+            while (peek() != '"') {
                 at += s.charAt(at) == '\\' ? 2 : 1;
             }
             at++;
+        }
+
+        private char peek() {
+            assertThat(at).as("JSON ends early: %s", s).isLessThan(s.length());
+            return s.charAt(at);
         }
 
         private void expect(char c) {
