@@ -329,8 +329,8 @@ final class AdminSettings {
 
     /**
      * 413 for a body too large. A client still sending when the answer comes sees its connection reset, not the 413:
-     * what is left of a body a little too large (at most {@value #DRAIN_BYTES} bytes more) is read and dropped first;
-     * beyond, the connection is closed after the answer.
+     * a body a little too large (at most {@value #DRAIN_BYTES} bytes more than a document) is read to its end and
+     * dropped first; beyond, the connection is closed after the answer.
      */
     private static void refuseBody(HttpServletRequest request, boolean drain, HttpServletResponse response)
             throws IOException {
@@ -338,7 +338,7 @@ final class AdminSettings {
         if (drain) {
             InputStream in = request.getInputStream();
             byte[] buffer = new byte[8192];
-            long left = DRAIN_BYTES;
+            long left = SharedSettings.MAX_DOCUMENT_BYTES + DRAIN_BYTES + 1L;    // all of a body declared that long
             int n = 0;
             while (left > 0 && (n = in.read(buffer, 0, (int) Math.min(buffer.length, left))) >= 0) {
                 left -= n;
