@@ -86,6 +86,10 @@ public class RateLimitFilter implements Filter {
     private final AtomicBoolean warnedBlocking = new AtomicBoolean();
     private volatile FrontDoor door;
     private volatile boolean ownsDoor;
+    /** The {@code enqueue} mode's queues and jobs path. */
+    private volatile Enqueuing enqueuing;
+    /** Removes the reload check of the queues (a shared front door outlives this filter). */
+    private volatile Runnable uncheckQueues = () -> {};
     /** Asked by the engine about a request admitted after a delay, before its listeners see the decision. */
     private final Engine.QueueGate queueGate = this::queueOrRefuse;
 
@@ -157,11 +161,13 @@ public class RateLimitFilter implements Filter {
             own.put(name, config.getInitParameter(name));
         }
         String name = config.getFilterName();
+        String jobsPath = own.remove(Enqueuing.JOBS_PATH_PARAMETER);       // the filter's own, not the front door's
         CdiIntegration cdi = CdiIntegration.find();
         try {
             FrontDoor shared = cdi == null ? null : cdi.sharedFrontDoor();
             if (shared != null) {
                 door = shared;
+                enqueuing(config.getServletContext(), jobsPath);
                 config.getServletContext().setAttribute(contextAttribute(name), door);
                 LOG.log(Level.INFO, "Sluice rate limiting (filter " + name + "): " + shared.rules().summary()
                         + " from the application's produced SluiceConfig" + (own.isEmpty() ? "" : "; init-params "
@@ -175,6 +181,12 @@ public class RateLimitFilter implements Filter {
             door = cdi == null ? FrontDoor.open(sluice, time)
                     : cdi.open(sluice, time);
             ownsDoor = true;
+            try {
+                enqueuing(config.getServletContext(), jobsPath);
+            } catch (RuntimeException e) {
+                door.close();
+                throw e;
+            }
             config.getServletContext().setAttribute(contextAttribute(name), door);
             LOG.log(Level.INFO, "Sluice rate limiting (filter " + name + "): " + door.rules().summary() + "\n  "
                     + String.join("\n  ", cdi == null ? sluice.description() : cdi.description(sluice)));
@@ -184,6 +196,20 @@ public class RateLimitFilter implements Filter {
         } catch (RuntimeException e) {             // a value that got past validation: still said, not a bare trace
             throw new ServletException("Sluice rate limiting (filter " + name + "): could not start: " + e, e);
         }
+    }
+
+    /**
+     * Checks that the queues the rules in force name are registered, now and on every reload of the rules.
+     *
+     * @throws ConfigException naming the rule and queue missing
+     */
+    private void enqueuing(ServletContext context, String jobsPath) {
+        Enqueuing e = new Enqueuing(context, Enqueuing.jobsPath(jobsPath));
+        door.whileRulesSteady(() -> {
+            e.check(door.rules());
+            uncheckQueues = door.checkReloads(e::check);
+        });
+        enqueuing = e;
     }
 
     @Override
@@ -197,10 +223,24 @@ public class RateLimitFilter implements Filter {
         Decision decision = door.check(view, queueGate);       // refused to queue when full: a denial from then on
         boolean queues = decision.allowed() && decision.delayMicros() > 0 && request.isAsyncSupported();
         request.setAttribute(FrontDoor.DECISION_ATTRIBUTE, decision);
+        boolean jobs = enqueuing.jobsRequest(request);
         if (decision.allowed()) {
             door.allowedHeaders(decision, view, view);       // the headers straight onto the response, no Reply
         } else {
-            ReplyWriter.send(response, door.reply(decision, view));
+            String queue = jobs ? null : Enqueuing.queueFor(decision, door.rules());
+            if (queue != null) {
+                enqueuing.enqueue(request, response, queue, door.reply(decision, view));
+            } else {
+                ReplyWriter.send(response, door.reply(decision, view));
+            }
+            return;
+        }
+        if (jobs && decision.delayMicros() == 0 && !door.rules().enqueue().isEmpty()) {
+            try {
+                enqueuing.answerJob(request, response);       // an outcome: counted as any request, then answered here
+            } finally {
+                door.completed(view, decision, response.getStatus());
+            }
             return;
         }
         if (decision.delayMicros() > 0) {
@@ -386,6 +426,7 @@ public class RateLimitFilter implements Filter {
 
     @Override
     public void destroy() {
+        uncheckQueues.run();
         stopping.countDown();           // first: the queued requests run below, or at once, are answered, not dispatched
         DelayScheduler s;
         synchronized (this) {           // as scheduler(): a request on its way must not start a thread after this

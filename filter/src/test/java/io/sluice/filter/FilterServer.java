@@ -69,6 +69,12 @@ final class FilterServer implements AutoCloseable {
     /** @param systemClock the filter on the system clock (and its own scheduler thread) instead of {@link #clock} */
     private FilterServer(Map<String, String> parameters, Path webRoot, int maxQueued, boolean systemClock)
             throws Exception {
+        this(parameters, webRoot, maxQueued, systemClock, Map.of());
+    }
+
+    /** @param attributes servlet context attributes an application's listener sets before the filter starts */
+    private FilterServer(Map<String, String> parameters, Path webRoot, int maxQueued, boolean systemClock,
+            Map<String, Object> attributes) throws Exception {
         filter = systemClock ? new RateLimitFilter(io.sluice.core.time.TimeSource.system(), null, maxQueued)
                 : new RateLimitFilter(clock, scheduler, maxQueued);
         server = new Server();
@@ -82,6 +88,12 @@ final class FilterServer implements AutoCloseable {
         if (webRoot != null) {
             context.setBaseResourceAsPath(webRoot);
         }
+        context.addEventListener(new jakarta.servlet.ServletContextListener() {
+            @Override
+            public void contextInitialized(jakarta.servlet.ServletContextEvent event) {
+                attributes.forEach(event.getServletContext()::setAttribute);
+            }
+        });
         context.addFilter(new FilterHolder(new IdentityFilter()), "/*", EnumSet.of(DispatcherType.REQUEST));
         FilterHolder sluice = new FilterHolder(filter);
         sluice.setName("sluice");
@@ -116,6 +128,14 @@ final class FilterServer implements AutoCloseable {
      */
     static FilterServer startOnSystemClock(Map<String, String> parameters) throws Exception {
         return new FilterServer(parameters, null, RateLimitFilter.MAX_QUEUED, true);
+    }
+
+    /**
+     * Starts Jetty with the filter on the system clock, and {@code attributes} set in the servlet context by a
+     * listener, as an application registers its queues ({@code io.sluice.queue.<name>}).
+     */
+    static FilterServer startWith(Map<String, String> parameters, Map<String, Object> attributes) throws Exception {
+        return new FilterServer(parameters, null, RateLimitFilter.MAX_QUEUED, true, attributes);
     }
 
     /** Starts Jetty with a filter that holds at most {@code maxQueued} requests queued at once. */

@@ -2,6 +2,7 @@ package io.sluice.http;
 
 import io.sluice.core.Rule;
 import java.util.List;
+import java.util.Map;
 import java.util.TreeSet;
 
 /**
@@ -9,11 +10,24 @@ import java.util.TreeSet;
  *
  * @param rules the rules, names unique
  * @param allowlist addresses and key values that are never limited
+ * @param enqueue the rules in {@code enqueue} mode: rule name to the name of the queue a request over its immediate
+ *     rate is offered to (the servlet filter answers it 202 Accepted; see {@code docs/enqueue.md})
  */
-public record RuleSet(List<Rule> rules, Allowlist allowlist) {
+public record RuleSet(List<Rule> rules, Allowlist allowlist, Map<String, String> enqueue) {
 
     public RuleSet {
         rules = List.copyOf(rules);
+        enqueue = Map.copyOf(enqueue);
+    }
+
+    /** Rules none of which is in {@code enqueue} mode. */
+    public RuleSet(List<Rule> rules, Allowlist allowlist) {
+        this(rules, allowlist, Map.of());
+    }
+
+    /** @return the queue a request over rule {@code ruleName}'s immediate rate is offered to, or null */
+    public String queueOf(String ruleName) {
+        return enqueue.get(ruleName);
     }
 
     /** @return the rule names in order, for logs */
@@ -33,6 +47,9 @@ public record RuleSet(List<Rule> rules, Allowlist allowlist) {
             if (r.tiers() != null) {
                 b.append(" (tiers by ").append(r.tiers().selector()).append(": ")
                         .append(String.join(", ", new TreeSet<>(r.tiers().policies().keySet()))).append(')');
+            }
+            if (enqueue.containsKey(r.name())) {
+                b.append(" (enqueue ").append(enqueue.get(r.name())).append(')');
             }
         }
         b.append(']');

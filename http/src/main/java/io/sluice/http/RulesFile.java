@@ -43,6 +43,8 @@ import java.util.regex.Pattern;
  *     methods: [POST]            #   default every method
  *     limit: 5/1m                #   required: the limit notation of {@link PolicyParser}
  *     key, algorithm, cost, mode, on-store-failure, on-missing-key: as in defaults
+ *     enqueue: jobs              #   optional: over the immediate rate, a request is offered to queue "jobs" and
+ *                                #   answered 202 Accepted (servlet filter; see docs/enqueue.md)
  *     tiers:                     #   optional: a value of the request picks the policy
  *       by: attribute:plan       #     key syntax
  *       policies: {free: 100/1h, pro: 10000/1h}   # a missing or unknown tier gets the rule's limit
@@ -58,10 +60,11 @@ public final class RulesFile {
             "on-missing-key", "denial-cache");
     private static final Set<String> RULE = Set.of("name", "paths", "methods", "limit", "key", "algorithm", "cost",
             "count-status", "denial-cache",
-            "mode", "on-store-failure", "on-missing-key", "tiers");
+            "mode", "on-store-failure", "on-missing-key", "tiers", "enqueue");
     private static final Set<String> ALLOWLIST = Set.of("addresses", "keys", "roles");
     private static final Set<String> TIERS = Set.of("by", "policies");
     private static final Pattern NAME = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._-]{0,63}");
+    private static final Pattern QUEUE = Pattern.compile("[A-Za-z0-9._-]{1,64}");
     private static final Pattern METHOD = Pattern.compile("[A-Za-z]{1,20}");
 
     private final String source;
@@ -104,15 +107,38 @@ public final class RulesFile {
         }
         List<Rule> rules = new ArrayList<>();
         Set<String> names = new HashSet<>();
+        Map<String, String> enqueue = new LinkedHashMap<>();
         for (int i = 0; i < items.size(); i++) {
             Rule rule = rule(items.get(i), i, defaults);
+            String queue = enqueue(items.get(i), i, rule);
+            if (queue != null) {
+                enqueue.put(rule.name(), queue);
+            }
             if (!names.add(rule.name())) {
                 throw new ConfigException(source + ": rules[" + i + "].name", rule.name(),
                         "expected a unique name; an earlier rule has this one");
             }
             rules.add(rule);
         }
-        return new RuleSet(rules, allowlist);
+        return new RuleSet(rules, allowlist, enqueue);
+    }
+
+    /** {@code enqueue: <queue>}: the queue's name, or null. */
+    private String enqueue(Object item, int index, Rule rule) {
+        String at = "rules[" + index + "] (" + rule.name() + ")";
+        String queue = yaml.string(yaml.mapping(item, at, RULE), "enqueue", at);
+        if (queue == null) {
+            return null;
+        }
+        if (!QUEUE.matcher(queue).matches()) {
+            throw new ConfigException(yaml.field(at, "enqueue"), queue, "expected a queue name of letters, digits,"
+                    + " '.', '_' or '-', at most 64 characters, such as \"jobs\"");
+        }
+        if (rule.policy().algorithm().concurrent() || rule.countsByOutcome()) {
+            throw new ConfigException(yaml.field(at, "enqueue"), queue, "expected a rate limit such as \"10/1s\" that"
+                    + " counts every request: a concurrency limit or count-status rule cannot enqueue");
+        }
+        return queue;
     }
 
     private Rule rule(Object item, int index, Map<String, Object> defaults) {

@@ -74,7 +74,12 @@ final class SharedRules {
             allowlist = allowlist.and(document.allowlist());
         }
         Allowlist merged = allowlist;
-        return new RuleSet(modes.stream().map(merged::applyTo).toList(), merged);
+        Map<String, String> enqueue = new LinkedHashMap<>(file.enqueue());      // a document's rule replaces its mode too
+        if (document != null) {
+            document.names().forEach(enqueue::remove);
+            enqueue.putAll(document.enqueue());
+        }
+        return new RuleSet(modes.stream().map(merged::applyTo).toList(), merged, enqueue);
     }
 
     /**

@@ -205,7 +205,7 @@ class RulesFileTest {
         fails("rules: [{name: api}]",
                 "rules.yaml: rules[0] (api).limit: expected a limit such as \"100/1m\" (required), got nothing");
         fails("rules: [{name: api, limit: 10/s, method: GET}]", "rules.yaml: rules[0] (api): unknown field; expected one of "
-                + "[algorithm, cost, count-status, denial-cache, key, limit, methods, mode, name, on-missing-key, on-store-failure, paths, tiers], "
+                + "[algorithm, cost, count-status, denial-cache, enqueue, key, limit, methods, mode, name, on-missing-key, on-store-failure, paths, tiers], "
                 + "got \"method\"");
         org.assertj.core.api.Assertions.assertThat(RulesFile.parse("rules.yaml",
                 "rules: [{name: api, limit: 10/s, denial-cache: false}, {name: web, limit: 10/s}]",
@@ -268,7 +268,7 @@ class RulesFileTest {
         String many = aliased(20_000, 17);
         assertThatThrownBy(() -> parse("rules: [" + many + "]")).isInstanceOf(ConfigException.class)
                 .hasMessageStartingWith("rules.yaml: rules[0]: expected a mapping of [algorithm, cost, count-status, "
-                        + "denial-cache, key, limit, methods, mode, name, on-missing-key, on-store-failure, paths, tiers], "
+                        + "denial-cache, enqueue, key, limit, methods, mode, name, on-missing-key, on-store-failure, paths, tiers], "
                         + "got \"[[[[[[[[[[[[[[[[[[x, x, x")
                 .hasMessageEndingWith("...\"");
         String deep = aliased(20_000, 15);      // two levels deeper in the file: within its nesting limit
@@ -310,5 +310,23 @@ class RulesFileTest {
     void aBlankAllowlistedKeyIsRefused() {
         fails("allowlist: {keys: [monitoring, ' ']}\nrules: []",
                 "rules.yaml: allowlist.keys: expected key values such as [monitoring-key], not a blank one, got \" \"");
+    }
+
+    @Test
+    void aRuleInEnqueueModeNamesItsQueue() {
+        RuleSet set = parse("rules: [{name: jobs, methods: [POST], limit: 1/1m, enqueue: job-queue}, {name: b, limit: 2/1m}]");
+        assertThat(set.enqueue()).containsExactly(java.util.Map.entry("jobs", "job-queue"));
+        assertThat(set.queueOf("jobs")).isEqualTo("job-queue");
+        assertThat(set.queueOf("b")).isNull();
+        assertThat(set.summary()).isEqualTo("[jobs (enqueue job-queue), b]");
+    }
+
+    @Test
+    void enqueueNeedsAQueueNameAndARateThatCountsEveryRequest() {
+        fails("rules: [{name: jobs, limit: 1/1m, enqueue: 'a b'}]", "rules.yaml: rules[0] (jobs).enqueue: expected a"
+                + " queue name of letters, digits, '.', '_' or '-', at most 64 characters, such as \"jobs\", got \"a b\"");
+        fails("rules: [{name: jobs, limit: 2 concurrent, enqueue: q}]", "rules.yaml: rules[0] (jobs).enqueue: expected"
+                + " a rate limit such as \"10/1s\" that counts every request: a concurrency limit or count-status rule"
+                + " cannot enqueue, got \"q\"");
     }
 }

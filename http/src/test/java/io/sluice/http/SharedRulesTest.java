@@ -104,4 +104,14 @@ class SharedRulesTest {
         assertThat(composed.rules()).allMatch(Rule::shadow);
         assertThat(SharedRules.compose(config(Map.of()), FILE, document, false).rules()).noneMatch(Rule::shadow);
     }
+
+    @Test
+    void aDocumentRuleReplacesTheEnqueueModeOfTheLocalRuleOfItsName() {
+        RuleSet file = parse("rules: [{name: a, limit: 1/1m, enqueue: qa}, {name: b, limit: 1/1m, enqueue: qb}]");
+        RuleSet document = parse("rules: [{name: a, limit: 2/1m}, {name: c, limit: 1/1m, enqueue: qc}]");
+        RuleSet composed = SharedRules.compose(config(Map.of()), file, document, false);
+        assertThat(composed.enqueue()).containsOnly(Map.entry("b", "qb"), Map.entry("c", "qc"));
+        assertThat(SharedRules.compose(config(Map.of()), file, null, false).enqueue())
+                .containsOnly(Map.entry("a", "qa"), Map.entry("b", "qb"));
+    }
 }

@@ -1,6 +1,7 @@
 package io.sluice.redis;
 
 import io.sluice.core.Limiter;
+import io.sluice.core.store.JobQueue;
 import io.sluice.core.store.StoreException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -329,6 +330,42 @@ public final class AdmissionQueue implements AutoCloseable {
             }
             return Optional.of(new Outcome(entryId.toString(), Status.QUEUED, null, null, null, 0));
         });
+    }
+
+    /**
+     * @return this queue as the {@link JobQueue} a front door offers requests to, for a rule in {@code enqueue} mode:
+     *     the servlet filter finds it in servlet context attribute {@code io.sluice.queue.<name>} (see
+     *     {@code docs/enqueue.md}); an outcome's worker and error are left out (clients see them otherwise)
+     */
+    public JobQueue asJobQueue() {
+        return new JobQueue() {
+            @Override
+            public String name() {
+                return name;
+            }
+
+            @Override
+            public int maxPayloadBytes() {
+                return maxPayloadBytes;
+            }
+
+            @Override
+            public Offer offer(String payload) {
+                Admission a = AdmissionQueue.this.offer(payload);
+                return a.accepted() ? Offer.accepted(a.id()) : Offer.refused(a.retryAfter());
+            }
+
+            @Override
+            public Optional<Job> job(String id) {
+                return outcome(id).map(o -> new Job(o.id(), JobQueue.Status.valueOf(o.status().name()), o.at(),
+                        o.deliveries()));
+            }
+
+            @Override
+            public String toString() {
+                return "AdmissionQueue " + name;
+            }
+        };
     }
 
     /** @return the queue's name */
