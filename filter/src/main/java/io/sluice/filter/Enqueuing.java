@@ -112,8 +112,14 @@ final class Enqueuing {
         return rules.queueOf(decision.binding().rule().name());
     }
 
-    /** @return whether {@code request} is for the jobs path (outcomes are read there, never enqueued) */
-    boolean jobsRequest(HttpServletRequest request) {
+    /**
+     * @return whether {@code request} is for the jobs path (outcomes are read there, never enqueued), while
+     *     {@code rules} have a rule in {@code enqueue} mode (else the path is the application's)
+     */
+    boolean jobsRequest(HttpServletRequest request, RuleSet rules) {
+        if (rules.enqueue().isEmpty()) {
+            return false;
+        }
         String path = path(request);
         return path.equals(jobsPath) || path.startsWith(jobsPath + "/");
     }
@@ -121,7 +127,10 @@ final class Enqueuing {
     private static String path(HttpServletRequest request) {
         String uri = request.getRequestURI();
         String contextPath = request.getContextPath();
-        return uri.startsWith(contextPath) ? uri.substring(contextPath.length()) : uri;
+        if (uri == null) {
+            return "";
+        }
+        return contextPath != null && uri.startsWith(contextPath) ? uri.substring(contextPath.length()) : uri;
     }
 
     /** Answers {@code GET <jobs-path>/<queue>/<id>}: the job's outcome as JSON, 404 when unknown, 405 not a GET. */

@@ -9,6 +9,7 @@ import io.sluice.cdi.internal.CdiIntegration;
 import io.sluice.core.config.ConfigException;
 import io.sluice.cdi.internal.MicroProfileConfig;
 import io.sluice.http.Parameters;
+import io.sluice.http.RuleSet;
 import io.sluice.http.RulesSource;
 import io.sluice.http.SluiceConfig;
 import io.sluice.http.FrontDoor;
@@ -223,11 +224,12 @@ public class RateLimitFilter implements Filter {
         Decision decision = door.check(view, queueGate);       // refused to queue when full: a denial from then on
         boolean queues = decision.allowed() && decision.delayMicros() > 0 && request.isAsyncSupported();
         request.setAttribute(FrontDoor.DECISION_ATTRIBUTE, decision);
-        boolean jobs = enqueuing.jobsRequest(request);
+        RuleSet rules = door.rules();
+        boolean jobs = enqueuing.jobsRequest(request, rules);
         if (decision.allowed()) {
             door.allowedHeaders(decision, view, view);       // the headers straight onto the response, no Reply
         } else {
-            String queue = jobs ? null : Enqueuing.queueFor(decision, door.rules());
+            String queue = jobs ? null : Enqueuing.queueFor(decision, rules);
             if (queue != null) {
                 enqueuing.enqueue(request, response, queue, door.reply(decision, view));
             } else {
@@ -235,7 +237,7 @@ public class RateLimitFilter implements Filter {
             }
             return;
         }
-        if (jobs && decision.delayMicros() == 0 && !door.rules().enqueue().isEmpty()) {
+        if (jobs && decision.delayMicros() == 0) {
             try {
                 enqueuing.answerJob(request, response);       // an outcome: counted as any request, then answered here
             } finally {
