@@ -130,6 +130,28 @@ public final class Parameters {
                 ownPrefixed, sources);
     }
 
+    /**
+     * A front door's own setting that an application derives from somewhere else, with how messages name that place:
+     * as the value of a JAX-RS property {@code sluice.<name>}, it is read as {@link #withOwn} reads it.
+     *
+     * @param value the setting, such as a Redis URL
+     * @param source how messages name where it came from, such as {@code SLUICE_REDIS_URL (environment variable)}
+     */
+    public record Sourced(String value, String source) {
+
+        public Sourced {
+            if (value == null || source == null) {
+                throw new IllegalArgumentException("value and source are required");
+            }
+        }
+
+        /** @return the value: what a reader that knows nothing of sources reads */
+        @Override
+        public String toString() {
+            return value;
+        }
+    }
+
     /** @return the value of {@code name} and where it came from, or null when no layer sets it */
     public Parameter get(String name) {
         String property = prefix + "." + name;

@@ -103,14 +103,28 @@ public final class JaxrsFront {
                     + " and @RateLimit annotations, from the application's produced SluiceConfig");
             return new JaxrsFront(shared, false, named);
         }
-        SluiceConfig config = explicit != null ? explicit : SluiceConfig.loadWithoutRules(
-                MicroProfileConfig.addTo(Parameters.of(Parameters.DEFAULT_PREFIX, properties(configuration),
-                        "JAX-RS property").ownNamedWithPrefix()), WebApps.rulesSources(), named);
+        SluiceConfig config = explicit != null ? explicit : config(configuration, named);
         FrontDoor door = cdi == null ? FrontDoor.open(config, time)
                 : cdi.open(config, time);
         LOG.log(Level.INFO, "Sluice rate limiting (JAX-RS): " + door.rules().summary() + " and @RateLimit annotations\n  "
                 + String.join("\n  ", cdi == null ? config.description() : cdi.description(config)));
         return new JaxrsFront(door, true, named);
+    }
+
+    /**
+     * @return the configuration of a front door of its own: the parameters of {@link #open}, a JAX-RS property whose
+     *     value is a {@link Parameters.Sourced} named by its source in messages
+     */
+    static SluiceConfig config(Configuration configuration, Map<String, KeyResolver> named) {
+        Parameters parameters = Parameters.of(Parameters.DEFAULT_PREFIX, properties(configuration), "JAX-RS property")
+                .ownNamedWithPrefix();
+        for (Map.Entry<String, Object> p : configuration.getProperties().entrySet()) {
+            if (p.getKey().startsWith(PROPERTY_PREFIX) && p.getValue() instanceof Parameters.Sourced sourced) {
+                parameters = parameters.withOwn(p.getKey().substring(PROPERTY_PREFIX.length()), sourced.value(),
+                        sourced.source());
+            }
+        }
+        return SluiceConfig.loadWithoutRules(MicroProfileConfig.addTo(parameters), WebApps.rulesSources(), named);
     }
 
     /** @return the JAX-RS properties named {@code sluice.<parameter>}, by parameter */

@@ -1,5 +1,6 @@
 package io.sluice.jaxrs.internal;
 
+import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.sluice.core.config.ConfigException;
@@ -7,6 +8,8 @@ import io.sluice.core.testing.ManualTimeSource;
 import io.sluice.core.time.TimeSource;
 import io.sluice.jaxrs.AnnotatedRules;
 import io.sluice.jaxrs.RateLimit;
+import io.sluice.http.Parameters;
+import java.util.Map;
 import org.glassfish.jersey.server.ResourceConfig;
 import org.junit.jupiter.api.Test;
 
@@ -25,6 +28,17 @@ class JaxrsFrontTest {
         ResourceConfig configuration = new ResourceConfig().property("sluice.limit", "lots");
         assertThatThrownBy(() -> JaxrsFront.open(null, configuration, TimeSource.system()))
                 .isInstanceOf(ConfigException.class).hasMessageStartingWith("sluice.limit (JAX-RS property): ");
+    }
+
+    @Test
+    void aPropertyDerivedFromElsewhereIsNamedByItsSource() {
+        ResourceConfig configuration = new ResourceConfig().property("sluice.limit", "5/1m")
+                .property("sluice.store", new Parameters.Sourced("memory", "APP_STORE (environment variable)"));
+        assertThat(JaxrsFront.config(configuration, Map.of()).description())
+                .contains("store = memory (from APP_STORE (environment variable))");
+        assertThat(JaxrsFront.config(new ResourceConfig().property("sluice.limit", "5/1m")
+                .property("sluice.store", "memory"), Map.of()).description())
+                .contains("store = memory (from sluice.store (JAX-RS property))");
     }
 
     static class SharedName {

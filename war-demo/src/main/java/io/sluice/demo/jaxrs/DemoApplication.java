@@ -1,6 +1,7 @@
 package io.sluice.demo.jaxrs;
 
 import io.sluice.demo.DemoRateLimitFilter;
+import io.sluice.http.Parameters;
 import io.sluice.jaxrs.RateLimitFeature;
 import jakarta.ws.rs.ApplicationPath;
 import jakarta.ws.rs.core.Application;
@@ -47,7 +48,8 @@ public class DemoApplication extends Application {
             return JERSEY;
         }
         Map<String, Object> properties = new HashMap<>(JERSEY);
-        properties.put("sluice.store", redisUrl.trim());
+        properties.put("sluice.store", new Parameters.Sourced(redisUrl.trim(),     // named as its variable in logs
+                DemoRateLimitFilter.REDIS_URL + " (environment variable)"));
         return Map.copyOf(properties);
     }
 }

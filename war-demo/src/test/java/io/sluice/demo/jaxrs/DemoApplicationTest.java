@@ -2,6 +2,7 @@ package io.sluice.demo.jaxrs;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.sluice.http.Parameters;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
@@ -10,7 +11,8 @@ class DemoApplicationTest {
     @Test
     void sluiceRedisUrlKeepsTheJaxrsLimitsInRedisToo() {
         assertThat(DemoApplication.properties(Map.of("SLUICE_REDIS_URL", " redis://cache:6379 ")::get))
-                .contains(Map.entry("sluice.store", "redis://cache:6379"));
+                .contains(Map.entry("sluice.store", new Parameters.Sourced("redis://cache:6379",
+                        "SLUICE_REDIS_URL (environment variable)")));
         assertThat(DemoApplication.properties(Map.<String, String>of()::get)).doesNotContainKey("sluice.store");
     }
 
