@@ -3,25 +3,11 @@ package io.sluice.redis;
 import io.sluice.core.Limiter;
 import io.sluice.core.store.JobQueue;
 import io.sluice.core.store.StoreException;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.List;
-import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.concurrent.CopyOnWriteArrayList;
-import org.apache.commons.pool2.impl.GenericObjectPoolConfig;
-import redis.clients.jedis.Connection;
-import redis.clients.jedis.DefaultJedisClientConfig;
-import redis.clients.jedis.RedisClient;
-import redis.clients.jedis.StreamEntryID;
 import redis.clients.jedis.UnifiedJedis;
-import redis.clients.jedis.exceptions.JedisDataException;
-import redis.clients.jedis.exceptions.JedisException;
-import redis.clients.jedis.params.XPendingParams;
-import redis.clients.jedis.resps.StreamEntry;
-import redis.clients.jedis.resps.StreamPendingEntry;
 
 /**
  * A fleet-wide admission queue on a Redis Stream: work is admitted only while the stream holds fewer than
@@ -93,36 +79,6 @@ public final class AdmissionQueue implements AutoCloseable {
     /** The largest bound. */
     public static final int MAX_BOUND = 10_000_000;
 
-    /**
-     * KEYS[1] the stream; ARGV[1] the bound, ARGV[2] the payload. Answers {1, id, length after} or {0, length}.
-     */
-    static final String ADMIT = """
-            local len = redis.call('XLEN', KEYS[1])
-            if len >= tonumber(ARGV[1]) then return {0, len} end
-            local id = redis.call('XADD', KEYS[1], '*', 'payload', ARGV[2])
-            return {1, id, len + 1}
-            """;
-
-    /**
-     * KEYS[1] the stream, KEYS[2] the result stream, KEYS[3] the outcome hash, KEYS[4] the processed count;
-     * ARGV: group, id, status, worker, at (epoch ms), error, ttl (ms), result stream length. Answers 1 when this
-     * outcome was recorded, 0 when the entry was no longer pending (another worker's outcome came first).
-     */
-    static final String FINISH = """
-            local p = redis.call('XPENDING', KEYS[1], ARGV[1], ARGV[2], ARGV[2], 1)
-            local deliveries = 1
-            if p[1] then deliveries = p[1][4] end
-            if redis.call('XACK', KEYS[1], ARGV[1], ARGV[2]) == 0 then return 0 end
-            redis.call('XDEL', KEYS[1], ARGV[2])
-            redis.call('HSET', KEYS[3], 'status', ARGV[3], 'worker', ARGV[4], 'at', ARGV[5], 'error', ARGV[6],
-              'deliveries', deliveries)
-            redis.call('PEXPIRE', KEYS[3], ARGV[7])
-            redis.call('XADD', KEYS[2], 'MAXLEN', ARGV[8], '*', 'id', ARGV[2], 'status', ARGV[3], 'worker', ARGV[4],
-              'at', ARGV[5], 'error', ARGV[6], 'deliveries', deliveries)
-            redis.call('INCR', KEYS[4])
-            return 1
-            """;
-
     /** What became of an entry. */
     public enum Status {
         /** In the stream, not yet delivered to a worker. */
@@ -178,38 +134,25 @@ public final class AdmissionQueue implements AutoCloseable {
     private final boolean ownsClient;
     private final String name;
     private final String stream;
-    private final String results;
-    private final String processed;
-    private final String outcomePrefix;
     private final int bound;
     private final Duration claimTimeout;
-    private final Limiter pace;
-    private final String paceKey;
+    private final QueuePace pace;
     private final int maxPayloadBytes;
-    private final Duration resultTtl;
-    private final int resultLength;
-    private final QueueScript admit;
-    private final QueueScript finish;
-    private final List<QueueWorker> workers = new CopyOnWriteArrayList<>();
+    private final QueueCommands commands;
+    private final QueueWorkers workers = new QueueWorkers();
     private volatile boolean closed;
 
     private AdmissionQueue(Builder b, UnifiedJedis redis, boolean ownsClient) {
+        QueueKeys keys = QueueKeys.of(b.prefix, b.name);
         this.redis = redis;
         this.ownsClient = ownsClient;
         this.name = b.name;
-        this.stream = "{" + b.prefix + ":queue:" + b.name + "}";
-        this.results = stream + ":results";
-        this.processed = stream + ":processed";
-        this.outcomePrefix = stream + ":outcome:";
+        this.stream = keys.stream();
         this.bound = b.bound;
         this.claimTimeout = b.claimTimeout;
-        this.pace = b.pace;
-        this.paceKey = b.paceKey != null ? b.paceKey : b.name;
+        this.pace = new QueuePace(b.pace, b.paceKey != null ? b.paceKey : b.name);
         this.maxPayloadBytes = b.maxPayloadBytes;
-        this.resultTtl = b.resultTtl;
-        this.resultLength = b.resultLength;
-        this.admit = new QueueScript(ADMIT);
-        this.finish = new QueueScript(FINISH);
+        this.commands = new QueueCommands(redis, b.name, keys, b.resultTtl, b.resultLength);
     }
 
     /** @param name the queue's name: part of its Redis keys (letters, digits, {@code . _ -}, at most 64) */
@@ -225,30 +168,7 @@ public final class AdmissionQueue implements AutoCloseable {
      * @throws StoreException when Redis cannot be reached or fails
      */
     public Admission offer(String payload) {
-        if (payload == null) {
-            throw new IllegalArgumentException("payload is required");
-        }
-        int size = payload.getBytes(StandardCharsets.UTF_8).length;
-        if (size > maxPayloadBytes) {
-            throw new IllegalArgumentException("payload of " + size + " bytes is over the queue's bound of "
-                    + maxPayloadBytes);
-        }
-        List<?> reply = (List<?>) call(() -> admit.run(redis, List.of(stream),
-                List.of(Integer.toString(bound), payload)));
-        if (number(reply.get(0)) == 1) {
-            return new Admission(true, text(reply.get(1)), number(reply.get(2)), Duration.ZERO);
-        }
-        long length = number(reply.get(1));
-        return new Admission(false, null, length, retryAfter(length - bound + 1));
-    }
-
-    /**
-     * @return how long the fleet's pace needs for {@code places} entries to be processed: the pace policy's interval
-     *     between two permits times {@code places}, at least one interval
-     */
-    private Duration retryAfter(long places) {
-        long interval = Math.max(1, pace.policy().intervalMicros());
-        return Duration.ofNanos(Math.min(Long.MAX_VALUE / 1_000, Math.max(1, places) * interval) * 1_000);
+        return commands.admit(bound, QueueArguments.payload(payload, maxPayloadBytes), pace::retryAfter);
     }
 
     /**
@@ -267,34 +187,20 @@ public final class AdmissionQueue implements AutoCloseable {
         if (closed) {
             throw new IllegalStateException("the admission queue " + name + " is closed");
         }
-        createGroup(group);
+        commands.createGroup(group);
         QueueWorker worker = new QueueWorker(this, group, consumer, handler);
-        workers.add(worker);
-        worker.start();
+        workers.start(worker);
         return worker;
-    }
-
-    private void createGroup(String group) {
-        try {
-            redis.xgroupCreate(stream, group, new StreamEntryID(), true);
-        } catch (JedisDataException e) {
-            if (e.getMessage() == null || !e.getMessage().startsWith("BUSYGROUP")) {
-                throw new StoreException("cannot create the consumer group " + group + ": " + e.getMessage(), e);
-            }
-        } catch (JedisException e) {
-            throw new StoreException("cannot create the consumer group " + group + ": " + e.getMessage(), e);
-        }
     }
 
     /** @return the entries in the stream: waiting, and delivered without an outcome yet (at most the bound) */
     public long pending() {
-        return call(() -> redis.xlen(stream));
+        return commands.length();
     }
 
     /** @return the outcomes recorded (DONE and FAILED), since the queue's keys were created */
     public long processed() {
-        String n = call(() -> redis.get(processed));
-        return n == null ? 0 : Long.parseLong(n);
+        return commands.processed();
     }
 
     /**
@@ -303,33 +209,7 @@ public final class AdmissionQueue implements AutoCloseable {
      *     in the stream, empty when unknown (never admitted, or its outcome expired)
      */
     public Optional<Outcome> outcome(String id) {
-        StreamEntryID entryId;
-        try {
-            entryId = new StreamEntryID(id);
-        } catch (RuntimeException e) {
-            return Optional.empty();
-        }
-        return call(() -> {
-            Map<String, String> h = redis.hgetAll(outcomePrefix + entryId);
-            if (!h.isEmpty()) {
-                String error = h.get("error");
-                return Optional.of(new Outcome(entryId.toString(), Status.valueOf(h.get("status")),
-                        Instant.ofEpochMilli(Long.parseLong(h.get("at"))), h.get("worker"),
-                        error == null || error.isEmpty() ? null : error, Long.parseLong(h.get("deliveries"))));
-            }
-            if (redis.xrange(stream, entryId, entryId, 1).isEmpty()) {
-                return Optional.empty();
-            }
-            for (var info : redis.xinfoGroups(stream)) {
-                List<StreamPendingEntry> p = redis.xpending(stream, info.getName(),
-                        XPendingParams.xPendingParams(entryId, entryId, 1));
-                if (!p.isEmpty()) {
-                    return Optional.of(new Outcome(entryId.toString(), Status.PROCESSING, null,
-                            p.get(0).getConsumerName(), null, p.get(0).getDeliveredTimes()));
-                }
-            }
-            return Optional.of(new Outcome(entryId.toString(), Status.QUEUED, null, null, null, 0));
-        });
+        return commands.outcome(id);
     }
 
     /**
@@ -338,34 +218,7 @@ public final class AdmissionQueue implements AutoCloseable {
      *     {@code docs/enqueue.md}); an outcome's worker and error are left out (clients see them otherwise)
      */
     public JobQueue asJobQueue() {
-        return new JobQueue() {
-            @Override
-            public String name() {
-                return name;
-            }
-
-            @Override
-            public int maxPayloadBytes() {
-                return maxPayloadBytes;
-            }
-
-            @Override
-            public Offer offer(String payload) {
-                Admission a = AdmissionQueue.this.offer(payload);
-                return a.accepted() ? Offer.accepted(a.id()) : Offer.refused(a.retryAfter());
-            }
-
-            @Override
-            public Optional<Job> job(String id) {
-                return outcome(id).map(o -> new Job(o.id(), JobQueue.Status.valueOf(o.status().name()), o.at(),
-                        o.deliveries()));
-            }
-
-            @Override
-            public String toString() {
-                return "AdmissionQueue " + name;
-            }
-        };
+        return new AdmissionJobQueue(this, maxPayloadBytes);
     }
 
     /** @return the queue's name */
@@ -395,13 +248,7 @@ public final class AdmissionQueue implements AutoCloseable {
     @Override
     public void close() {
         closed = true;
-        for (QueueWorker w : workers) {
-            w.stopReading();
-        }
-        long deadline = System.nanoTime() + claimTimeout.toNanos();      // one grace for all, not one each
-        for (QueueWorker w : workers) {
-            w.close(Duration.ofNanos(Math.max(0, deadline - System.nanoTime())));
-        }
+        workers.close(claimTimeout);
         if (ownsClient) {
             redis.close();
         }
@@ -413,50 +260,17 @@ public final class AdmissionQueue implements AutoCloseable {
         return redis;
     }
 
-    Limiter pace() {
+    QueuePace pace() {
         return pace;
     }
 
-    String paceKey() {
-        return paceKey;
-    }
-
     void forget(QueueWorker worker) {
-        workers.remove(worker);
+        workers.forget(worker);
     }
 
     /** Records an outcome. @return whether it was the first for this entry */
     boolean finish(String group, String id, Status status, String worker, String error) {
-        Object r = call(() -> finish.run(redis, List.of(stream, results, outcomePrefix + id, processed),
-                List.of(group, id, status.name(), worker, Long.toString(System.currentTimeMillis()),
-                        error == null ? "" : error, Long.toString(Math.max(1, resultTtl.toMillis())),
-                        Integer.toString(resultLength))));
-        return number(r) == 1;
-    }
-
-    static Entry entry(StreamEntry e, boolean reclaimed) {
-        Map<String, String> fields = e.getFields();
-        return new Entry(e.getID().toString(), fields == null ? null : fields.get("payload"),
-                Instant.ofEpochMilli(e.getID().getTime()), reclaimed);
-    }
-
-    private <T> T call(java.util.function.Supplier<T> call) {
-        try {
-            return call.get();
-        } catch (JedisException e) {
-            throw new StoreException("admission queue " + name + ": Redis call failed: " + e.getMessage(), e);
-        }
-    }
-
-    private static long number(Object o) {
-        if (o instanceof Long l) {
-            return l;
-        }
-        return Long.parseLong(text(o));
-    }
-
-    private static String text(Object o) {
-        return o instanceof byte[] b ? new String(b, StandardCharsets.UTF_8) : String.valueOf(o);
+        return commands.finish(group, id, status, worker, error);
     }
 
     /** A running worker. */
@@ -497,10 +311,7 @@ public final class AdmissionQueue implements AutoCloseable {
         private int poolSize = 16;
 
         private Builder(String name) {
-            if (name == null || !name.matches("[A-Za-z0-9._-]{1,64}")) {
-                throw new IllegalArgumentException("queue name: letters, digits, '.', '_', '-', 1 to 64: " + name);
-            }
-            this.name = name;
+            this.name = QueueArguments.name(name);
         }
 
         /** Opens (and on close, closes) a client of {@code redis://host:port[/db]} (user and password allowed). */
@@ -520,28 +331,19 @@ public final class AdmissionQueue implements AutoCloseable {
 
         /** The key prefix ({@value RedisStore#DEFAULT_PREFIX} by default). */
         public Builder prefix(String p) {
-            if (p == null || p.isEmpty() || p.contains("{") || p.contains("}")) {
-                throw new IllegalArgumentException("prefix: non-empty, without braces: " + p);
-            }
-            this.prefix = p;
+            this.prefix = QueueArguments.prefix(p);
             return this;
         }
 
         /** N: the stream admits while it holds fewer entries (1 to {@value #MAX_BOUND}; 1,000 by default). */
         public Builder bound(int n) {
-            if (n < 1 || n > MAX_BOUND) {
-                throw new IllegalArgumentException("bound: 1 to " + MAX_BOUND + ": " + n);
-            }
-            this.bound = n;
+            this.bound = QueueArguments.bound(n);
             return this;
         }
 
         /** How long an entry stays with a worker that does not finish it before another claims it (at least 100 ms). */
         public Builder claimTimeout(Duration t) {
-            if (t == null || t.toMillis() < 100) {
-                throw new IllegalArgumentException("claim timeout: at least 100 ms: " + t);
-            }
-            this.claimTimeout = t;
+            this.claimTimeout = QueueArguments.claimTimeout(t);
             return this;
         }
 
@@ -562,18 +364,13 @@ public final class AdmissionQueue implements AutoCloseable {
 
         /** The largest payload, in UTF-8 bytes (1 to 512 MiB; 64 KiB by default). */
         public Builder maxPayloadBytes(int bytes) {
-            if (bytes < 1 || bytes > 512 * 1024 * 1024) {
-                throw new IllegalArgumentException("max payload bytes: 1 to 512 MiB: " + bytes);
-            }
-            this.maxPayloadBytes = bytes;
+            this.maxPayloadBytes = QueueArguments.maxPayloadBytes(bytes);
             return this;
         }
 
         /** How long each entry's outcome is kept, and how many the result stream keeps (a day, 10,000 by default). */
         public Builder resultRetention(Duration ttl, int length) {
-            if (ttl == null || ttl.toMillis() < 1 || length < 1) {
-                throw new IllegalArgumentException("result retention: at least 1 ms and 1 entry");
-            }
+            QueueArguments.resultRetention(ttl, length);
             this.resultTtl = ttl;
             this.resultLength = length;
             return this;
@@ -581,10 +378,7 @@ public final class AdmissionQueue implements AutoCloseable {
 
         /** The connect and read timeout of the client {@link #url} opens (2 s by default); blocking reads wait apart. */
         public Builder timeout(Duration t) {
-            if (t == null || t.toMillis() < 1) {
-                throw new IllegalArgumentException("timeout: at least 1 ms");
-            }
-            this.timeout = t;
+            this.timeout = QueueArguments.timeout(t);
             return this;
         }
 
@@ -593,10 +387,7 @@ public final class AdmissionQueue implements AutoCloseable {
          * for entries, so give one per worker of this node and a few for {@link AdmissionQueue#offer} and the rest.
          */
         public Builder poolSize(int size) {
-            if (size < 1) {
-                throw new IllegalArgumentException("pool size: at least 1: " + size);
-            }
-            this.poolSize = size;
+            this.poolSize = QueueArguments.poolSize(size);
             return this;
         }
 
@@ -610,22 +401,7 @@ public final class AdmissionQueue implements AutoCloseable {
             if (client != null) {
                 return new AdmissionQueue(this, client, false);
             }
-            RedisUrl u = RedisUrl.parse("url", url);
-            if (!u.standalone()) {
-                throw new IllegalArgumentException("url: a standalone redis:// or rediss:// URL; for Sentinel or"
-                        + " Cluster, give a client(...)");
-            }
-            int millis = (int) Math.min(Integer.MAX_VALUE, timeout.toMillis());
-            DefaultJedisClientConfig config = DefaultJedisClientConfig.builder().connectionTimeoutMillis(millis)
-                    .socketTimeoutMillis(millis).user(u.user()).password(u.password()).database(u.database())
-                    .ssl(u.ssl()).clientName("sluice-queue").build();
-            GenericObjectPoolConfig<Connection> pool = new GenericObjectPoolConfig<>();
-            pool.setMaxTotal(poolSize);
-            pool.setMaxIdle(poolSize);
-            pool.setMaxWait(timeout);
-            pool.setJmxEnabled(false);
-            return new AdmissionQueue(this, RedisClient.builder().hostAndPort(u.host(), u.port())
-                    .clientConfig(config).poolConfig(pool).build(), true);
+            return new AdmissionQueue(this, QueueClients.open(url, timeout, poolSize), true);
         }
     }
 }

@@ -171,7 +171,7 @@ final class QueueWorker implements AdmissionQueue.Worker, Runnable {
 
     private void process(StreamEntry e, boolean reclaimed) throws InterruptedException {
         waitForPermit(e.getID());
-        AdmissionQueue.Entry entry = AdmissionQueue.entry(e, reclaimed);
+        AdmissionQueue.Entry entry = QueueCommands.entry(e, reclaimed);
         AdmissionQueue.Status status = AdmissionQueue.Status.DONE;
         String error = null;
         try {
@@ -197,7 +197,7 @@ final class QueueWorker implements AdmissionQueue.Worker, Runnable {
         long touched = System.nanoTime();
         // tryAcquire gives up at once when the pace's retry time is past the slice: then this thread parks a little
         // (the engine answers the denied key from its cache meanwhile, without a round trip) and asks again
-        while (!queue.pace().tryAcquire(queue.paceKey(), 1, Duration.ofNanos(slice))) {
+        while (!queue.pace().tryAcquire(Duration.ofNanos(slice))) {
             if (abandoned || Thread.interrupted()) {
                 throw new InterruptedException("closed");
             }
