@@ -153,6 +153,6 @@ final class Denials {
     }
 
     private static String quote(String s) {
-        return Responder.quote(s);
+        return RateLimitFields.quote(s);
     }
 }

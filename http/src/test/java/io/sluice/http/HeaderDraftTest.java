@@ -116,10 +116,10 @@ class HeaderDraftTest {
     void aFullBucketStatesOneEmissionIntervalAndADenialNeverMoreThanItsRetryTime() {
         io.sluice.core.policy.Policy gcra = PolicyParser.parse("limit", "10/10s", Algorithm.GCRA);
         // nothing used: the client can use all 10 within 1 s, and 11 within a little more
-        assertThat(Responder.effectiveWindow(gcra, io.sluice.core.policy.Outcome.allow(10, 10, 0), true, 0))
+        assertThat(RateLimitFields.effectiveWindow(gcra, io.sluice.core.policy.Outcome.allow(10, 10, 0), true, 0))
                 .isEqualTo(1_000_000);
         // a denial whose retry time is shorter than the next unit (numbers no bucket makes): clamped to it
-        assertThat(Responder.effectiveWindow(gcra, io.sluice.core.policy.Outcome.deny(10, 0, 10_000_000, 300_000),
+        assertThat(RateLimitFields.effectiveWindow(gcra, io.sluice.core.policy.Outcome.deny(10, 0, 10_000_000, 300_000),
                 false, 300_000)).isEqualTo(300_000);
     }
 

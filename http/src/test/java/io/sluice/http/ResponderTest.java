@@ -144,7 +144,7 @@ class ResponderTest {
     @CsvSource({"100/1m, ;q=100;w=60", "5/500ms, ;q=10;w=1", "3/1500ms, ;q=4;w=2", "10/1d, ;q=10;w=86400",
             "1000000000/1ms, ;q=1000000000000;w=1"})
     void periodsThatAreNotWholeSecondsAreAdvertisedOverTheNextWholeSecond(String notation, String quota) {
-        assertThat(Responder.quota(Policy.parse(notation), Policy.parse(notation).limit())).isEqualTo(quota);
+        assertThat(RateLimitFields.quota(Policy.parse(notation), Policy.parse(notation).limit())).isEqualTo(quota);
     }
 
     @ParameterizedTest
@@ -153,9 +153,9 @@ class ResponderTest {
             "token-bucket, 2/1s burst 5, ;q=5;w=3", "gcra, 100/1m, ;q=100;w=60"})
     void aBucketWithABurstIsAdvertisedAsItsCapacityOverTheTimeToFillIt(String algorithm, String notation, String quota) {
         Policy policy = Policy.parse(notation).withAlgorithm(io.sluice.core.policy.Algorithm.fromId("algorithm", algorithm));
-        assertThat(Responder.quota(policy, policy.capacity())).as("the sustained rate, not the burst per period")
+        assertThat(RateLimitFields.quota(policy, policy.capacity())).as("the sustained rate, not the burst per period")
                 .isEqualTo(quota);
-        assertThat(Responder.quota(policy, policy.capacity() / 4)).as("another limit (a node's share): the period")
+        assertThat(RateLimitFields.quota(policy, policy.capacity() / 4)).as("another limit (a node's share): the period")
                 .endsWith(";w=" + policy.periodMicros() / 1_000_000);
     }
 
@@ -388,9 +388,9 @@ class ResponderTest {
             "10/1s burst 50", "1/366d"})
     void theTextFormattedOncePerRuleIsTheFormattedText(String notation) {
         Rule rule = Rule.builder("r-1.x_y").policy(notation).build();
-        Responder.Formatted f = Responder.builder().build().formatted(rule, rule.policy(), rule.policy().limit());
+        RateLimitFields.Formatted f = Responder.builder().build().formatted(rule, rule.policy(), rule.policy().limit());
 
-        assertThat(f.policyField).isEqualTo(Responder.quote(rule.name()) + Responder.quota(rule.policy(), rule.policy().limit()));
+        assertThat(f.policyField).isEqualTo(RateLimitFields.quote(rule.name()) + RateLimitFields.quota(rule.policy(), rule.policy().limit()));
         assertThat(f.rateLimitPrefix).isEqualTo("\"r-1.x_y\";r=");
         assertThat(f.limitText).isEqualTo(Long.toString(rule.policy().limit()));
     }
@@ -398,7 +398,7 @@ class ResponderTest {
     @Test
     void theFormattedTextFollowsTheRulePolicyAndLimitItIsFor() {
         Responder r = Responder.builder().build();
-        Responder.Formatted first = r.formatted(PER_IP, PER_IP.policy(), 100);
+        RateLimitFields.Formatted first = r.formatted(PER_IP, PER_IP.policy(), 100);
 
         assertThat(r.formatted(PER_IP, PER_IP.policy(), 100)).isSameAs(first);
         assertThat(r.formatted(PER_IP, PER_IP.policy(), 50).policyField).isEqualTo("\"per-ip\";q=50;w=60");
@@ -407,7 +407,7 @@ class ResponderTest {
         Policy share = Policy.parse("3/1s");
         assertThat(r.formatted(reloaded, share, 3).policyField).isEqualTo("\"per-ip\";q=3;w=1");
         assertThat(r.formatted(PER_IP, PER_IP.policy(), 100).policyField).isEqualTo("\"per-ip\";q=100;w=60");
-        Responder.Formatted fallback = r.formatted(PER_IP, Policy.parse("50/1m"), 50);
+        RateLimitFields.Formatted fallback = r.formatted(PER_IP, Policy.parse("50/1m"), 50);
         assertThat(r.formatted(PER_IP, Policy.parse("50/1m"), 50)).isSameAs(fallback);        // an equal policy
         assertThat(r.formatted(PER_IP, Policy.parse("50/2m"), 50).policyField).isEqualTo("\"per-ip\";q=50;w=120");
     }
