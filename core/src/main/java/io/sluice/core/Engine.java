@@ -343,18 +343,36 @@ public final class Engine implements AutoCloseable {
     }
 
     /**
-     * Stops the thread that reads the settings other nodes change, without closing the store: for an engine over a
-     * store its application owns and closes (a CDI-produced one). {@link #close()} does this too.
+     * Lets go of everything this engine started on its store, without closing the store: for an engine over a store
+     * its application owns and closes (a CDI-produced one), on undeploy. It
+     * <ul>
+     *   <li>stops the thread that reads the settings other nodes change ({@code sluice-shared-settings});</li>
+     *   <li>stops the threads that take leased permits ({@code sluice-leased-permits}; a take in flight is
+     *       interrupted);</li>
+     *   <li>removes this engine's listener from the store's {@link io.sluice.core.store.FleetChannel}, so that the
+     *       channel no longer reaches the engine nor applies the other nodes' penalties, resets and settings changes to
+     *       it (the channel itself, its subscription included, stays the store's: see
+     *       {@link io.sluice.core.store.FleetChannel#listen}).</li>
+     * </ul>
+     * The store, its connections and its channel stay open. Threads that end are interrupted and not waited for; they
+     * end promptly. Idempotent. A detached engine still decides requests, as a node that no longer hears the fleet:
+     * a rule that leases goes to the store for each request once its blocks are spent, and the settings other nodes
+     * change are no longer read. {@link #close()} does this too, then closes the store.
      */
-    public void stopWatching() {
+    public void detach() {
         if (watcher != null) {
             watcher.close();
         }
+        guard.detach();
+        if (fleet != null) {
+            fleet.detach();
+        }
     }
 
+    /** {@link #detach() Detaches} the engine from its store, then closes the store. */
     @Override
     public void close() {
-        stopWatching();
+        detach();
         guard.close();
     }
 

@@ -9,7 +9,7 @@ import java.util.UUID;
  * box starts and of each reset, and applies theirs: a key another node blocked is blocked here until the same time;
  * a key another node reset is forgotten here too (its penalty, its remembered denials, its leased blocks, its local
  * fallback state); settings another node changed are read again ({@link SettingsWatcher}). Its own messages come
- * back to it and are ignored.
+ * back to it and are ignored. {@link #detach()} stops it listening; the channel stays open.
  */
 final class Fleet {
 
@@ -19,6 +19,8 @@ final class Fleet {
     private final StoreGuard guard;
     /** Another node changed the shared settings. */
     private final Runnable settingsChanged;
+    /** This node's place among the channel's listeners. */
+    private final FleetChannel.Listening listening;
 
     Fleet(FleetChannel channel, KnownDenials denials, StoreGuard guard, Runnable settingsChanged) {
         this.channel = channel;
@@ -26,7 +28,15 @@ final class Fleet {
         this.guard = guard;
         this.settingsChanged = settingsChanged;
         denials.penalties().onStarted((rule, key, until) -> send(FleetMessage.Kind.PENALTY, rule, key, until));
-        channel.listen(this::heard);
+        this.listening = channel.listen(this::heard);
+    }
+
+    /**
+     * Stops applying the other nodes' messages: removes this node's listener from the channel, which then holds no
+     * reference to the engine, without closing the channel (the store's). Idempotent.
+     */
+    void detach() {
+        listening.close();
     }
 
     /** Tells the fleet that a key was reset here. */

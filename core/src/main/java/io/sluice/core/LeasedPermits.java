@@ -328,11 +328,21 @@ final class LeasedPermits implements Store {
         return store.shared();
     }
 
-    @Override
-    public void close() {
+    /**
+     * Stops the threads that take blocks ({@code sluice-leased-permits}; a take in flight is interrupted) without
+     * closing the store it wraps. Blocks already held are still spent; a block due afterwards is not taken, so its
+     * key's requests go to the store, as while a take is refused. Idempotent; an executor the caller gave is left alone.
+     */
+    void stopTakes() {
         if (takes instanceof ExecutorService e) {
             e.shutdownNow();
         }
+    }
+
+    /** Stops the threads that take blocks ({@link #stopTakes()}) and closes the store it wraps. */
+    @Override
+    public void close() {
+        stopTakes();
         store.close();
     }
 }

@@ -271,6 +271,17 @@ final class StoreGuard implements AutoCloseable {
         local.reset(rule, key);
     }
 
+    /**
+     * Stops the threads this guard started in front of the store (leased permits' takes, {@link LeasedPermits#stopTakes()})
+     * without closing the store. Idempotent.
+     */
+    void detach() {
+        if (store instanceof LeasedPermits leased) {
+            leased.stopTakes();
+        }
+    }
+
+    /** Stops the threads this guard started and closes the store. */
     @Override
     public void close() {
         store.close();

@@ -387,13 +387,16 @@ public final class FrontDoor implements AutoCloseable {
         return clientIp;
     }
 
-    /** Closes the engine and the store, unless the application provided the store. */
+    /**
+     * Closes the engine and the store; when the application provided the store, only {@link Engine#detach() detaches}
+     * the engine from it (its threads end, its fleet listener goes) and leaves the store to the application.
+     */
     @Override
     public void close() {
         if (ownsStore) {
             engine.close();
         } else {
-            engine.stopWatching();       // the application closes its store
+            engine.detach();             // the application closes its store
         }
     }
 }

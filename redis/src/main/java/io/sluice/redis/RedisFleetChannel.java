@@ -59,24 +59,38 @@ final class RedisFleetChannel implements FleetChannel {
     /**
      * Adds a listener; the first starts the subscription and waits for it (at most {@value #SUBSCRIBE_WAIT_MILLIS} ms,
      * at start-up: with Redis down it goes on, and the thread subscribes when Redis is back), so that an engine hears
-     * every message sent after it was built.
+     * every message sent after it was built. Removing a listener ({@link Listening#close()}) keeps the subscription,
+     * even with no listener left, until {@link #close()}: a later listener hears at once, and an engine detached on an
+     * application's undeploy ({@link io.sluice.core.Engine#detach()}) leaves the store, which the application closes,
+     * as it found it.
      */
     @Override
-    public void listen(Consumer<FleetMessage> listener) {
+    public Listening listen(Consumer<FleetMessage> listener) {
+        // a wrapper of its own: the handle removes this registration even when the same listener listens twice
+        Consumer<FleetMessage> own = listener::accept;
+        boolean first;
         synchronized (this) {
-            listeners.add(listener);
-            if (listening != null) {
-                return;
+            listeners.add(own);
+            first = listening == null;
+            if (first) {
+                listening = new Thread(this::subscribe, "sluice-fleet");
+                listening.setDaemon(true);
+                listening.start();
             }
-            listening = new Thread(this::subscribe, "sluice-fleet");
-            listening.setDaemon(true);
-            listening.start();
         }
-        try {
-            subscribed.await(SUBSCRIBE_WAIT_MILLIS, TimeUnit.MILLISECONDS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
+        if (first) {
+            try {
+                subscribed.await(SUBSCRIBE_WAIT_MILLIS, TimeUnit.MILLISECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
         }
+        return () -> listeners.remove(own);
+    }
+
+    /** @return how many listeners listen now (tests) */
+    int listenerCount() {
+        return listeners.size();
     }
 
     private void subscribe() {
@@ -163,6 +177,7 @@ final class RedisFleetChannel implements FleetChannel {
     @Override
     public void close() {
         closed = true;
+        listeners.clear();
         JedisPubSub s = subscription;
         if (s != null && s.isSubscribed()) {
             try {

@@ -129,6 +129,28 @@ class FleetPenaltiesIT {
         }
     }
 
+    /**
+     * An engine detached from a store its application keeps (undeploy) no longer listens on the store's channel: it
+     * hears no penalty, while the store and its channel go on serving those that still listen.
+     */
+    @Test
+    void aDetachedEngineNoLongerListens() throws Exception {
+        RedisFleetChannel channel = (RedisFleetChannel) storeB.fleet();
+        assertThat(channel.listenerCount()).as("node B's engine").isEqualTo(1);
+        b.detach();
+        assertThat(channel.listenerCount()).as("after detach").isZero();
+        BlockingQueue<FleetMessage> atB = listen(storeB);
+        allowed(a);
+        allowed(a);
+        allowed(a);                                     // penalized on A
+        assertThat(next(atB, FleetMessage.Kind.PENALTY).key()).as("the store's channel still delivers")
+                .isEqualTo("203.0.113.9");
+        clock.advance(Duration.ofMinutes(2));           // the minute's permit is back in Redis
+        assertThat(b.tryAcquire("api", "203.0.113.9", POLICY, 0).allowed())
+                .as("the detached engine did not hear the penalty").isTrue();
+        assertThat(channel.listenerCount()).as("the test's listener").isEqualTo(1);
+    }
+
     @Test
     void messagesThatAreNotOursAreIgnored() {
         assertThat(RedisFleetChannel.decode("hello")).isNull();

@@ -14,13 +14,27 @@ public interface FleetChannel extends AutoCloseable {
     void publish(FleetMessage message);
 
     /**
-     * Starts delivering the messages of every node to {@code listener}, on a thread of the channel's own, until
-     * {@link #close()}; reconnects after a failure. Several listeners may listen (engines that share one store, such
-     * as a servlet filter's and JAX-RS's); each hears every message.
+     * Starts delivering the messages of every node to {@code listener}, on a thread of the channel's own, until the
+     * returned handle is closed or {@link #close()}; reconnects after a failure. Several listeners may listen (engines
+     * that share one store, such as a servlet filter's and JAX-RS's); each hears every message.
+     *
+     * @return closing it removes this listener, and no other, without closing the channel: no message is delivered to
+     *     it after {@link Listening#close()} returns, save one being delivered at that moment on the channel's thread.
+     *     Closing it again does nothing. A channel whose last listener is removed may keep its subscription (its
+     *     connection and thread) until {@link #close()}, and start delivering again when another listens.
      */
-    void listen(Consumer<FleetMessage> listener);
+    Listening listen(Consumer<FleetMessage> listener);
 
-    /** Stops listening. */
+    /** Stops listening: every listener is removed, and the channel's thread and connection end. */
     @Override
     void close();
+
+    /** One listener's place on a channel ({@link #listen}); {@link #close()} removes it. */
+    @FunctionalInterface
+    interface Listening extends AutoCloseable {
+
+        /** Removes the listener; idempotent; never throws. The channel stays open. */
+        @Override
+        void close();
+    }
 }
