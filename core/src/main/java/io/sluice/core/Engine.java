@@ -7,10 +7,8 @@ import io.sluice.core.request.RequestView;
 import io.sluice.core.policy.PolicyParser;
 import io.sluice.core.config.ConfigException;
 import io.sluice.core.key.KeyResolvers;
-import io.sluice.core.store.Check;
 import io.sluice.core.store.CircuitBreaker;
 import io.sluice.core.store.MemoryStore;
-import io.sluice.core.store.SharedSettings;
 import io.sluice.core.store.Store;
 import io.sluice.core.store.StoreException;
 import io.sluice.core.time.TimeSource;
@@ -34,9 +32,9 @@ import java.util.concurrent.ThreadLocalRandom;
  *
  * <p>The engine is the public face of a few package-private parts: {@link RequestDecider} decides requests,
  * {@link StoreGuard} guards the store (circuit breaker, failure modes, local fallback, leases of failed calls),
- * {@link KnownDenials} remembers denials (denial cache, penalty box), {@link OutcomeCounting} counts by outcome, and
+ * {@link KnownDenials} remembers denials (denial cache, penalty box), {@link OutcomeCounting} counts by outcome,
  * {@link ProgrammaticLimits} serves {@link #tryAcquire(String, String, Policy, long)}, {@link Limiter} and
- * {@link KeyLimiter}.
+ * {@link KeyLimiter}, and {@link SharedSide} faces the other nodes (shared settings, {@link Operations}, fleet).
  */
 public final class Engine implements AutoCloseable {
 
@@ -44,13 +42,8 @@ public final class Engine implements AutoCloseable {
     private final TimeSource time;
     private final StoreGuard guard;
     private final KnownDenials denials;
-    /** Penalties and resets shared with the other nodes of a shared store; null on a store of this node alone. */
-    private final Fleet fleet;
-    /** Rules document, overrides, resets and audit trail; watched when other nodes share them. */
-    private final Operations operations;
-    private final Overrides overrides;
-    /** Reads settings other nodes change; null when none can. */
-    private final SettingsWatcher watcher;
+    /** Shared settings, operations, overrides, the watcher of other nodes' changes, and the fleet. */
+    private final SharedSide shared;
     private final RequestDecider decider;
     private final OutcomeCounting counting;
     private final AdaptiveLimits adaptive;
@@ -64,22 +57,10 @@ public final class Engine implements AutoCloseable {
         this.guard = new StoreGuard(store, time, b.nodeCount, b.localMaximumKeys, b.failureThreshold,
                 b.coolDownMicros);
         this.denials = new KnownDenials(b.denialCacheSize, time);
-        SharedSettings settings = store.settings() != null ? store.settings() : SharedSettings.local();
-        this.overrides = new Overrides(settings, time);
-        Fleet[] told = new Fleet[1];
-        this.operations = new Operations(settings, overrides, this, time, () -> {
-            if (told[0] != null) {
-                told[0].settingsChanged();
-            }
-        });
-        this.watcher = settings.shared() ? new SettingsWatcher(operations, b.settingsInterval) : null;
-        this.fleet = store.fleet() != null
-                ? new Fleet(store.fleet(), denials, guard, watcher != null ? watcher::changed : () -> {}) : null;
-        told[0] = fleet;
-        operations.refreshLogged();     // the overrides in the store, before the first request
+        this.shared = new SharedSide(store, this, time, denials, guard, b.settingsInterval);
         this.adaptive = new AdaptiveLimits(time, store.shared());
         this.holds = new HoldTimes(time);
-        this.decider = new RequestDecider(time, guard, denials, overrides, adaptive, holds, b.listeners);
+        this.decider = new RequestDecider(time, guard, denials, shared.overrides(), adaptive, holds, b.listeners);
         this.counting = new OutcomeCounting(guard, time);
         this.api = new ProgrammaticLimits(store, time, guard, denials);
     }
@@ -109,10 +90,9 @@ public final class Engine implements AutoCloseable {
     }
 
     /**
-     * {@link #check(RequestView, List)}, with the caller's last word on a decision that admits the request after a
-     * delay (queue mode, {@code max-wait}): {@code queue} may refuse to queue it (the servlet filter holding as many
-     * requests queued as it may). The listeners see the decision it answers, so such a refusal is reported once, as
-     * the denial the client gets, and the leases the admitted decision held are released here.
+     * {@link #check(RequestView, List)}, with the caller's last word ({@link QueueGate#admit}) on a decision that
+     * admits the request after a delay (queue mode, {@code max-wait}). The listeners see the decision it answers: a
+     * refusal is reported once, as the denial the client gets.
      *
      * @param queue asked about each decision that is allowed with {@link Decision#delayMicros()} &gt; 0, and about no
      *     other; null queues every such request
@@ -150,8 +130,7 @@ public final class Engine implements AutoCloseable {
     }
 
     /**
-     * @return what leased permits ({@link io.sluice.core.policy.Policy#leasedMicros()}) did on this node since it
-     *     started: checks answered from blocks and by the store, takes, permits taken and lapsed; all zero unless the
+     * @return what leased permits did on this node since it started (see {@link LeaseCounts}); all zero unless the
      *     store is shared (Redis) and a rule leases
      */
     public LeaseCounts leaseCounts() {
@@ -169,11 +148,10 @@ public final class Engine implements AutoCloseable {
     }
 
     /**
-     * Releases the concurrency leases a decision holds: call when the response completes, on every path.
-     * A failure to reach the store is logged, and the leases are kept (at most
-     * {@value OrphanedLeases#MAX_ORPHANS} with those of failed calls) and released before a later store call, so that
-     * a blip of the store does not hold a client's capacity until the lease timeout; past that bound a lease expires
-     * on its own.
+     * Releases the concurrency leases a decision holds: call when the response completes, on every path. A failure to
+     * reach the store is logged, and the leases are kept (at most {@value OrphanedLeases#MAX_ORPHANS} with those of
+     * failed calls) and released before a later store call, so that a blip of the store does not hold a client's
+     * capacity until the lease timeout; past that bound a lease expires on its own.
      */
     public void release(Decision decision) {
         release(decision, 0);
@@ -215,13 +193,11 @@ public final class Engine implements AutoCloseable {
      * takes a lease that nothing can release: it holds its units until it expires after the policy's {@code lease}
      * time (for work in flight, use a rule with {@link #check} and {@link #release(Decision)}).
      *
-     * <p>It decides as a request is decided: a key the store denied is denied again from memory until its retry time,
-     * without a store call (the denial cache; {@link Builder#denialCacheSize}), a policy's {@code penalty} blocks a key
-     * that comes back too soon, and the store is called behind the circuit breaker. While the store cannot answer
-     * (unreachable, or the circuit open), the failure mode {@link Rule.FailureMode#ALLOW} answers, a rule's default:
-     * allowed, with the whole limit as remaining; no {@link StoreException} reaches the caller. For another mode
-     * (deny, or this node's share in a local store), take a handle: {@link #limiter(String, Policy, Rule.FailureMode)}.
-     * No {@link DecisionListener} is called.
+     * <p>It decides as a request is decided: through the denial cache ({@link Builder#denialCacheSize}), a policy's
+     * {@code penalty} and the circuit breaker. While the store cannot answer (unreachable, or the circuit open),
+     * {@link Rule.FailureMode#ALLOW} answers: allowed, the whole limit as remaining; no {@link StoreException} reaches
+     * the caller (for another mode, {@link #limiter(String, Policy, Rule.FailureMode)}). No {@link DecisionListener}
+     * is called.
      *
      * @param name names the limit (part of the stored key): one name per policy
      * @param key the partition
@@ -234,11 +210,8 @@ public final class Engine implements AutoCloseable {
     }
 
     /**
-     * A handle on one named limit, for code that calls {@link #tryAcquire(String, String, Policy, long)} with the same
-     * name and policy every time: {@code Limiter stripe = engine.limiter("stripe", Policy.parse("100/1s"));} then
-     * {@code stripe.tryAcquire("acct-42")}. The handle holds no state of its own: every call is a call of
-     * {@code tryAcquire(name, key, policy, cost)} on this engine (same store, same keys, same answers), and allows
-     * while the store cannot answer.
+     * A {@link Limiter handle} on one named limit: each of its calls is {@code tryAcquire(name, key, policy, cost)} on
+     * this engine ({@link #tryAcquire(String, String, Policy, long)}), and it allows while the store cannot answer.
      *
      * @throws IllegalArgumentException when {@code name} or {@code policy} is null, or the policy is a concurrency
      *     policy (a handle has no way to release the leases it would take)
@@ -258,15 +231,7 @@ public final class Engine implements AutoCloseable {
      *     null
      */
     public Limiter limiter(String name, Policy policy, Rule.FailureMode onStoreFailure) {
-        if (name == null || policy == null || onStoreFailure == null) {
-            throw new IllegalArgumentException("name, policy and onStoreFailure are required");
-        }
-        if (policy.algorithm().concurrent()) {
-            throw new IllegalArgumentException("a Limiter cannot hold concurrency leases (it has no way to release "
-                    + "them), got \"" + PolicyParser.format(policy) + "\" for limit \"" + name
-                    + "\"; use a rule with Engine.check and Engine.release");
-        }
-        return new Limiter(api, name, policy, onStoreFailure);
+        return api.limiter(name, policy, onStoreFailure);
     }
 
     /**
@@ -307,18 +272,7 @@ public final class Engine implements AutoCloseable {
      * @throws NoSuchElementException when the rule has no such tier
      */
     public Outcome inspect(Rule rule, String key, String tier) {
-        Policy policy = overrides.apply(rule.name(), key, rule.policy());
-        if (tier != null) {
-            policy = rule.tiers() == null ? null : rule.tiers().policies().get(tier);
-            if (policy == null) {
-                throw new NoSuchElementException("no tier named " + tier + " in rule " + rule.name());
-            }
-        }
-        Check peek = policy.algorithm() == Algorithm.ADAPTIVE_CONCURRENCY
-                ? adaptive.check(rule, key, policy, true).withCost(0)
-                : new Check(rule.name(), key, policy, 0, false,
-                        policy.algorithm() == Algorithm.CONCURRENCY ? newLeaseId() : null);
-        return guard.store().evaluate(List.of(peek), time.nowMicros(), time).get(0);
+        return decider.inspect(rule, key, tier);
     }
 
     /**
@@ -329,44 +283,33 @@ public final class Engine implements AutoCloseable {
     public void reset(String rule, String key) {
         guard.reset(rule, key);
         denials.forget(rule, key);
-        if (fleet != null) {
-            fleet.reset(rule, key);
-        }
+        shared.reset(rule, key);
     }
 
     /**
-     * @return the operator's handle: the shared rules document, per-key overrides, resets recorded with who made them,
-     *     the audit trail; shared by the fleet on Redis, this node's on the memory store
+     * @return the operator's handle ({@link Operations}: rules document, overrides, resets, audit trail); shared by the
+     *     fleet on Redis, this node's on the memory store
      */
     public Operations operations() {
-        return operations;
+        return shared.operations();
     }
 
     /**
      * Lets go of everything this engine started on its store, without closing the store: for an engine over a store
-     * its application owns and closes (a CDI-produced one), on undeploy. It
-     * <ul>
-     *   <li>stops the thread that reads the settings other nodes change ({@code sluice-shared-settings});</li>
-     *   <li>stops the threads that take leased permits ({@code sluice-leased-permits}; a take in flight is
-     *       interrupted);</li>
-     *   <li>removes this engine's listener from the store's {@link io.sluice.core.store.FleetChannel}, so that the
-     *       channel no longer reaches the engine nor applies the other nodes' penalties, resets and settings changes to
-     *       it (the channel itself, its subscription included, stays the store's: see
-     *       {@link io.sluice.core.store.FleetChannel#listen}).</li>
-     * </ul>
-     * The store, its connections and its channel stay open. Threads that end are interrupted and not waited for; they
+     * its application owns and closes (a CDI-produced one), on undeploy. It stops the threads that read the settings
+     * other nodes change ({@code sluice-shared-settings}) and that take leased permits ({@code sluice-leased-permits};
+     * a take in flight is interrupted), and removes this engine's listener from the store's
+     * {@link io.sluice.core.store.FleetChannel} ({@link io.sluice.core.store.FleetChannel#listen}), which then no
+     * longer reaches the engine nor applies the other nodes' penalties, resets and settings changes to it. The store,
+     * its connections and its channel (its subscription included) stay open. Threads that end are interrupted and not waited for; they
      * end promptly. Idempotent. A detached engine still decides requests, as a node that no longer hears the fleet:
      * a rule that leases goes to the store for each request once its blocks are spent, and the settings other nodes
      * change are no longer read. {@link #close()} does this too, then closes the store.
      */
     public void detach() {
-        if (watcher != null) {
-            watcher.close();
-        }
+        shared.stopWatching();
         guard.detach();
-        if (fleet != null) {
-            fleet.detach();
-        }
+        shared.leaveFleet();
     }
 
     /** {@link #detach() Detaches} the engine from its store, then closes the store. */

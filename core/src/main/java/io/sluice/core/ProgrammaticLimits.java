@@ -3,6 +3,7 @@ package io.sluice.core;
 import io.sluice.core.policy.Algorithm;
 import io.sluice.core.policy.Policy;
 import io.sluice.core.policy.Outcome;
+import io.sluice.core.policy.PolicyParser;
 import io.sluice.core.store.Check;
 import io.sluice.core.store.MemoryStore;
 import io.sluice.core.store.Store;
@@ -67,6 +68,19 @@ final class ProgrammaticLimits {
         Check check = new Check(name, key, policy, cost, false,
                 policy.algorithm() == Algorithm.CONCURRENCY ? Engine.newLeaseId() : null);
         return decide(check, onStoreFailure);
+    }
+
+    /** See {@link Engine#limiter(String, Policy, Rule.FailureMode)}: checks the arguments, then makes the handle. */
+    Limiter limiter(String name, Policy policy, Rule.FailureMode onStoreFailure) {
+        if (name == null || policy == null || onStoreFailure == null) {
+            throw new IllegalArgumentException("name, policy and onStoreFailure are required");
+        }
+        if (policy.algorithm().concurrent()) {
+            throw new IllegalArgumentException("a Limiter cannot hold concurrency leases (it has no way to release "
+                    + "them), got \"" + PolicyParser.format(policy) + "\" for limit \"" + name
+                    + "\"; use a rule with Engine.check and Engine.release");
+        }
+        return new Limiter(this, name, policy, onStoreFailure);
     }
 
     /** The guarded path: known denials, then the store behind the breaker, then the failure mode. */

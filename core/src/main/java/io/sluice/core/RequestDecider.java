@@ -13,6 +13,7 @@ import java.lang.System.Logger.Level;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.NoSuchElementException;
 
 /**
  * Decides requests: matches rules and resolves keys, answers a request known to be denied from memory
@@ -93,6 +94,22 @@ final class RequestDecider {
         }
         String leaseId = policy.algorithm() == Algorithm.CONCURRENCY ? Engine.newLeaseId() : null;
         return new Check(rule.name(), key, policy, rule.cost(), rule.shadow(), leaseId);
+    }
+
+    /** See {@link Engine#inspect(Rule, String, String)}: a cost-0 check of the store, asked directly. */
+    Outcome inspect(Rule rule, String key, String tier) {
+        Policy policy = overrides.apply(rule.name(), key, rule.policy());
+        if (tier != null) {
+            policy = rule.tiers() == null ? null : rule.tiers().policies().get(tier);
+            if (policy == null) {
+                throw new NoSuchElementException("no tier named " + tier + " in rule " + rule.name());
+            }
+        }
+        Check peek = policy.algorithm() == Algorithm.ADAPTIVE_CONCURRENCY
+                ? adaptive.check(rule, key, policy, true).withCost(0)
+                : new Check(rule.name(), key, policy, 0, false,
+                        policy.algorithm() == Algorithm.CONCURRENCY ? Engine.newLeaseId() : null);
+        return guard.store().evaluate(List.of(peek), time.nowMicros(), time).get(0);
     }
 
     private Decision decide(RequestView request, List<Rule> applied, List<Check> checks, QueueGate queue) {
