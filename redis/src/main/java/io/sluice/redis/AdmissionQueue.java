@@ -7,6 +7,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.Objects;
 import java.util.Optional;
+import redis.clients.jedis.StreamEntryID;
 import redis.clients.jedis.UnifiedJedis;
 
 /**
@@ -39,6 +40,12 @@ import redis.clients.jedis.UnifiedJedis;
  * timeout. A worker waiting for its permit longer than a third of the claim timeout refreshes its entry's idle time
  * ({@code XCLAIM ... JUSTID}), so that a slow pace alone does not hand the entry to another.
  *
+ * <p><b>Poison entries.</b> An entry whose handler kills its worker, or hangs past the claim timeout, every time would
+ * be claimed forever: a worker that gets an entry delivered more than {@link Builder#maxDeliveries max deliveries}
+ * times ({@code XPENDING}'s count, as {@link Outcome#deliveries()} reports it) does not run the handler (nor take a
+ * permit) but records it {@link Status#FAILED}, with the error {@code gave up after N deliveries} (N that count), as a
+ * finished entry's outcome is recorded: acknowledged, deleted, in {@link #outcome} and the result stream.
+ *
  * <p><b>At least once.</b> An entry is processed at least once, and may be processed more than once: when a worker
  * dies after its handler ran but before the outcome was recorded, or when a handler runs longer than the claim timeout
  * (another worker claims it meanwhile). <b>Handlers must be idempotent.</b> The first outcome recorded for an entry
@@ -56,9 +63,11 @@ import redis.clients.jedis.UnifiedJedis;
  * outcome, with a TTL) and {@code {prefix:queue:name}:processed} (the count of recorded outcomes).
  *
  * <p><b>Limits</b>: the bound N (1 to 10,000,000); the claim timeout (at least 100 ms: it must exceed a handler's
- * running time, or entries are processed twice); the payload's size ({@link Builder#maxPayloadBytes}, 64 KiB by
- * default, UTF-8); outcomes kept for a day and the last 10,000 in the result stream by default. One consumer group
- * processes a queue (an entry is deleted once its outcome is recorded). Needs Redis 6.2 or later ({@code XAUTOCLAIM}).
+ * running time, or entries are processed twice); the deliveries of an entry ({@link Builder#maxDeliveries}, 5 by
+ * default: the handler runs at most that many times for it); the payload's size ({@link Builder#maxPayloadBytes}, 64
+ * KiB by default, UTF-8); outcomes kept for a day and the last 10,000 in the result stream by default. One consumer
+ * group processes a queue (an entry is deleted once its outcome is recorded). Needs Redis 6.2 or later
+ * ({@code XAUTOCLAIM}).
  *
  * <p>Thread-safe. {@link #close()} stops every worker it started (each finishes the entry in hand, within the claim
  * timeout, else is interrupted) and closes the client it opened ({@link Builder#url}); an application's client
@@ -76,6 +85,8 @@ public final class AdmissionQueue implements AutoCloseable {
     public static final Duration DEFAULT_RESULT_TTL = Duration.ofDays(1);
     /** How many outcomes the result stream keeps by default. */
     public static final int DEFAULT_RESULT_LENGTH = 10_000;
+    /** How many times an entry is delivered, by default, before a worker gives up on it: 5. */
+    public static final int DEFAULT_MAX_DELIVERIES = 5;
     /** The largest bound. */
     public static final int MAX_BOUND = 10_000_000;
 
@@ -87,7 +98,10 @@ public final class AdmissionQueue implements AutoCloseable {
         PROCESSING,
         /** The handler returned. */
         DONE,
-        /** The handler threw: {@link Outcome#error()}. */
+        /**
+         * The handler threw, or the entry was delivered more than {@link Builder#maxDeliveries} times (the workers gave
+         * up on it): {@link Outcome#error()}.
+         */
         FAILED
     }
 
@@ -119,7 +133,8 @@ public final class AdmissionQueue implements AutoCloseable {
      * @param status where it is
      * @param at when the outcome was recorded (DONE, FAILED); null otherwise
      * @param worker the consumer that recorded it (DONE, FAILED) or holds it (PROCESSING); null when QUEUED
-     * @param error the handler's exception, as {@code Type: message} (FAILED); null otherwise
+     * @param error the handler's exception, as {@code Type: message}, or {@code gave up after N deliveries} (FAILED);
+     *     null otherwise
      * @param deliveries how many times the entry was delivered to a worker (2 and more: claimed again); 0 when QUEUED
      */
     public record Outcome(String id, Status status, Instant at, String worker, String error, long deliveries) {}
@@ -138,6 +153,7 @@ public final class AdmissionQueue implements AutoCloseable {
     private final Duration claimTimeout;
     private final QueuePace pace;
     private final int maxPayloadBytes;
+    private final int maxDeliveries;
     private final QueueCommands commands;
     private final QueueWorkers workers = new QueueWorkers();
     private volatile boolean closed;
@@ -152,6 +168,7 @@ public final class AdmissionQueue implements AutoCloseable {
         this.claimTimeout = b.claimTimeout;
         this.pace = new QueuePace(b.pace, b.paceKey != null ? b.paceKey : b.name);
         this.maxPayloadBytes = b.maxPayloadBytes;
+        this.maxDeliveries = b.maxDeliveries;
         this.commands = new QueueCommands(redis, b.name, keys, b.resultTtl, b.resultLength);
     }
 
@@ -241,6 +258,11 @@ public final class AdmissionQueue implements AutoCloseable {
         return claimTimeout;
     }
 
+    /** @return the most deliveries of an entry before a worker gives up on it */
+    public int maxDeliveries() {
+        return maxDeliveries;
+    }
+
     /**
      * Stops every worker this queue started, as {@link Worker#close()} does, within one claim timeout for all of them
      * (then interrupts those still in a handler), and closes the client it opened.
@@ -266,6 +288,11 @@ public final class AdmissionQueue implements AutoCloseable {
 
     void forget(QueueWorker worker) {
         workers.forget(worker);
+    }
+
+    /** @return how many times entry {@code id} was delivered to {@code group}; 0 when it is not pending */
+    long deliveries(String group, StreamEntryID id) {
+        return commands.deliveries(group, id);
     }
 
     /** Records an outcome. @return whether it was the first for this entry */
@@ -305,6 +332,7 @@ public final class AdmissionQueue implements AutoCloseable {
         private Limiter pace;
         private String paceKey;
         private int maxPayloadBytes = DEFAULT_MAX_PAYLOAD_BYTES;
+        private int maxDeliveries = DEFAULT_MAX_DELIVERIES;
         private Duration resultTtl = DEFAULT_RESULT_TTL;
         private int resultLength = DEFAULT_RESULT_LENGTH;
         private Duration timeout = Duration.ofSeconds(2);
@@ -359,6 +387,17 @@ public final class AdmissionQueue implements AutoCloseable {
         /** The key of {@link #pace}'s limiter the workers take permits of (the queue's name by default). */
         public Builder paceKey(String key) {
             this.paceKey = Objects.requireNonNull(key, "paceKey");
+            return this;
+        }
+
+        /**
+         * The most times an entry is delivered to a worker (at least 1; {@value #DEFAULT_MAX_DELIVERIES} by default):
+         * a worker that reads or claims an entry already delivered more often, its earlier workers having died or hung
+         * past the claim timeout, does not run the handler but records it {@link Status#FAILED} with the error
+         * {@code gave up after N deliveries}. 1: an entry a worker does not finish is never run again.
+         */
+        public Builder maxDeliveries(int n) {
+            this.maxDeliveries = QueueArguments.maxDeliveries(n);
             return this;
         }
 

@@ -55,6 +55,13 @@ final class QueueArguments {
         return t;
     }
 
+    static int maxDeliveries(int n) {
+        if (n < 1) {
+            throw new IllegalArgumentException("max deliveries: at least 1: " + n);
+        }
+        return n;
+    }
+
     static int poolSize(int size) {
         if (size < 1) {
             throw new IllegalArgumentException("pool size: at least 1: " + size);

@@ -98,6 +98,17 @@ final class QueueCommands {
         return number(r) == 1;
     }
 
+    /**
+     * @return how many times entry {@code id} was delivered to {@code group}'s consumers ({@code XPENDING}'s count,
+     *     this delivery included); 0 when it is not pending (another worker recorded its outcome meanwhile)
+     */
+    long deliveries(String group, StreamEntryID id) {
+        return call(() -> {
+            List<StreamPendingEntry> p = redis.xpending(keys.stream(), group, XPendingParams.xPendingParams(id, id, 1));
+            return p.isEmpty() ? 0L : p.get(0).getDeliveredTimes();
+        });
+    }
+
     /** Creates consumer group {@code group} from the stream's start, unless it exists. */
     void createGroup(String group) {
         try {

@@ -19,7 +19,8 @@ import redis.clients.jedis.resps.StreamEntry;
  * reads a new one ({@code XREADGROUP}), takes a permit of the fleet's pace, runs the handler and records the outcome.
  * While it waits for the permit, the entry's idle time is refreshed every third of the claim timeout
  * ({@code XCLAIM ... JUSTID} to itself), so that a slow pace does not pass it to another worker; while the handler
- * runs it is not, so that a hung handler's entry is claimed as a dead worker's is.
+ * runs it is not, so that a hung handler's entry is claimed as a dead worker's is. An entry claimed after more than
+ * the queue's {@link AdmissionQueue#maxDeliveries() max deliveries} is recorded FAILED without running the handler.
  */
 final class QueueWorker implements AdmissionQueue.Worker, Runnable {
 
@@ -170,6 +171,18 @@ final class QueueWorker implements AdmissionQueue.Worker, Runnable {
     }
 
     private void process(StreamEntry e, boolean reclaimed) throws InterruptedException {
+        // only a claimed entry's deliveries are asked for: an entry read as new (XREADGROUP >) is at its first
+        // delivery, within any bound (at least 1), so a read costs no round trip more
+        if (reclaimed) {
+            long deliveries = queue.deliveries(group, e.getID());
+            if (deliveries == 0) {
+                return;         // no longer pending: its first worker recorded the outcome since, nothing to run
+            }
+            if (deliveries > queue.maxDeliveries()) {
+                giveUp(e.getID().toString(), deliveries);
+                return;
+            }
+        }
         waitForPermit(e.getID());
         AdmissionQueue.Entry entry = QueueCommands.entry(e, reclaimed);
         AdmissionQueue.Status status = AdmissionQueue.Status.DONE;
@@ -184,6 +197,17 @@ final class QueueWorker implements AdmissionQueue.Worker, Runnable {
             error = failure.getClass().getName() + (failure.getMessage() == null ? "" : ": " + failure.getMessage());
         }
         if (queue.finish(group, entry.id(), status, consumer, error)) {
+            finished.incrementAndGet();
+        }
+    }
+
+    /** Records a poison entry FAILED, as a finished one is recorded, without running the handler or taking a permit. */
+    private void giveUp(String id, long deliveries) {
+        AdmissionQueue.LOG.log(System.Logger.Level.WARNING, "admission queue " + queue.name() + ", worker " + consumer
+                + ": entry " + id + " delivered " + deliveries + " times, over the queue's " + queue.maxDeliveries()
+                + "; recorded FAILED without running the handler");
+        if (queue.finish(group, id, AdmissionQueue.Status.FAILED, consumer,
+                "gave up after " + deliveries + " deliveries")) {
             finished.incrementAndGet();
         }
     }

@@ -276,6 +276,47 @@ class AdmissionQueueIT {
         }
     }
 
+    @Test
+    void anEntryDeliveredMoreThanMaxDeliveriesIsRecordedFailedWithoutRunningTheHandler() throws Exception {
+        try (RedisProcess redis = RedisProcess.start(); Node node = new Node(redis, "poison", BOUND, 1);
+                RedisClient raw = RedisClient.create(redis.url())) {
+            assertThat(node.queue.maxDeliveries()).isEqualTo(1);
+            String poison = node.queue.offer("poison").id();
+            // a consumer reads it and dies without acknowledging it: its first delivery
+            raw.xgroupCreate(node.queue.streamKey(), GROUP, new StreamEntryID(0, 0), true);
+            List<Map.Entry<String, List<StreamEntry>>> read = raw.xreadGroup(GROUP, "crashed",
+                    XReadGroupParams.xReadGroupParams().count(1),
+                    Map.of(node.queue.streamKey(), StreamEntryID.XREADGROUP_UNDELIVERED_ENTRY));
+            assertThat(read.get(0).getValue()).extracting(e -> e.getID().toString()).containsExactly(poison);
+            String fine = node.queue.offer("fine").id();
+
+            Queue<String> handled = new ConcurrentLinkedQueue<>();
+            try (AdmissionQueue.Worker worker = node.queue.consume(GROUP, "rescuer",
+                    entry -> handled.add(entry.id()))) {
+                // the worker counts an outcome once its script has answered: wait on its count, then Redis's
+                awaitCondition(() -> worker.finished() == 2, Duration.ofSeconds(10));
+                assertThat(node.queue.processed()).isEqualTo(2);
+            }
+            assertThat(handled).as("the handler ran for the fresh entry only").containsExactly(fine);
+            assertThat(PacedStore.PERMITS).as("no permit for the entry given up on").hasSize(1);
+            AdmissionQueue.Outcome gaveUp = node.queue.outcome(poison).orElseThrow();
+            assertThat(gaveUp.status()).isEqualTo(AdmissionQueue.Status.FAILED);
+            assertThat(gaveUp.error()).isEqualTo("gave up after 2 deliveries");
+            assertThat(gaveUp.worker()).isEqualTo("rescuer");
+            assertThat(gaveUp.deliveries()).isEqualTo(2);
+            assertThat(node.queue.outcome(fine).orElseThrow().status()).isEqualTo(AdmissionQueue.Status.DONE);
+            assertThat(node.queue.pending()).as("acknowledged and deleted").isZero();
+            assertThat(raw.xpending(node.queue.streamKey(), GROUP).getTotal()).isZero();
+            List<StreamEntry> results = raw.xrange(node.queue.streamKey() + ":results", (StreamEntryID) null,
+                    (StreamEntryID) null);
+            assertThat(results).filteredOn(e -> e.getFields().get("id").equals(poison)).singleElement()
+                    .satisfies(e -> {
+                        assertThat(e.getFields().get("status")).isEqualTo("FAILED");
+                        assertThat(e.getFields().get("error")).isEqualTo("gave up after 2 deliveries");
+                    });
+        }
+    }
+
     /** Waits for a condition, checking it every few milliseconds, until the deadline; then asserts it. */
     private static void awaitCondition(BooleanSupplier condition, Duration deadline) {
         long until = System.nanoTime() + deadline.toNanos();
@@ -325,12 +366,16 @@ class AdmissionQueueIT {
         }
 
         Node(RedisProcess redis, String queueName, int bound) {
+            this(redis, queueName, bound, AdmissionQueue.DEFAULT_MAX_DELIVERIES);
+        }
+
+        Node(RedisProcess redis, String queueName, int bound, int maxDeliveries) {
             RedisStore store = RedisStore.builder().url(redis.url()).applicationTime(true)
                     .timeout(Duration.ofSeconds(2)).build();
             engine = Engine.builder().store(new PacedStore(store)).build();
             Limiter pace = engine.limiter("queue-pace", PACE);
             queue = AdmissionQueue.builder(queueName).url(redis.url()).bound(bound).claimTimeout(CLAIM).pace(pace)
-                    .build();
+                    .maxDeliveries(maxDeliveries).build();
         }
 
         @Override
