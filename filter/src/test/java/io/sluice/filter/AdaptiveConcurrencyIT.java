@@ -2,12 +2,13 @@ package io.sluice.filter;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.sluice.core.testing.Await;
 import jakarta.servlet.AsyncContext;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.time.Instant;
+import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -32,20 +33,12 @@ class AdaptiveConcurrencyIT {
 
     /** Waits, bounded, for the leases to be released: a listener may release them just after the client read. */
     private static void eventuallyFree(FilterServer server) {
-        Instant deadline = Instant.now().plusSeconds(5);
-        while (server.client().get("/").statusCode() != 200) {
-            assertThat(Instant.now()).as("a lease was never released").isBefore(deadline);
-            Thread.onSpinWait();
-        }
+        Await.until("a lease released", Duration.ofSeconds(5), () -> server.client().get("/").statusCode() == 200);
         // and the lease of that request too, released when its response is complete: maybe just after the client read
-        while (true) {
+        Await.until("every lease released", Duration.ofSeconds(5), () -> {
             var state = server.filter.frontDoor().inspect("per-ip", "127.0.0.1", null);
-            if (state.remaining() == state.limit()) {
-                return;
-            }
-            assertThat(Instant.now()).as("a lease was never released").isBefore(deadline);
-            Thread.onSpinWait();
-        }
+            return state.remaining() == state.limit();
+        });
     }
 
     @Test

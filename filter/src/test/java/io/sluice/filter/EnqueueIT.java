@@ -9,6 +9,7 @@ import static org.hamcrest.Matchers.notNullValue;
 import static org.hamcrest.Matchers.nullValue;
 
 import io.restassured.response.Response;
+import io.sluice.core.testing.Await;
 import io.sluice.core.Engine;
 import io.sluice.core.policy.Policy;
 import io.sluice.core.testing.RedisProcess;
@@ -91,13 +92,8 @@ class EnqueueIT {
 
         List<AdmissionQueue.Entry> handled = new CopyOnWriteArrayList<>();
         queue.consume("workers", "test-worker", handled::add);
-        long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
-        String status;
-        do {
-            Thread.sleep(20);
-            status = server.client().get(path).then().statusCode(200).extract().jsonPath().getString("status");
-        } while (!"DONE".equals(status) && System.nanoTime() < deadline);
-        assertThat(status).isEqualTo("DONE");
+        Await.until("the job processed", Duration.ofSeconds(10), () -> "DONE".equals(
+                server.client().get(path).then().statusCode(200).extract().jsonPath().getString("status")));
         server.client().get(path).then().body("deliveries", equalTo(1)).body("at", notNullValue())
                 .body("$", org.hamcrest.Matchers.not(org.hamcrest.Matchers.hasKey("worker")));
         assertThat(handled).hasSize(1);

@@ -7,12 +7,11 @@ import static org.hamcrest.Matchers.containsString;
 import static org.hamcrest.Matchers.equalTo;
 
 import io.restassured.path.json.JsonPath;
+import io.sluice.core.testing.Await;
 import io.sluice.core.testing.RedisProcess;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
-import java.util.function.BooleanSupplier;
-import java.util.concurrent.locks.LockSupport;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -26,6 +25,8 @@ class FleetOperationsIT {
 
     private static final String KEY_HEADER = "X-Api-Key";
     private static final String RULE = "per-header-x-api-key";
+    /** The longest wait for a node to hear of a change: far above the milliseconds a message takes. */
+    private static final Duration WITHIN = Duration.ofSeconds(5);
 
     private RedisProcess redis;
     private FilterServer a;
@@ -100,14 +101,14 @@ class FleetOperationsIT {
                     .header("Retry-After", "3600");            // came back while denied: banned for the penalty
             banning.clock.advance(Duration.ofSeconds(5));
             other.clock.advance(Duration.ofSeconds(5));      // past the 1 s window: only the ban can deny now
-            await(() -> other.client().header(KEY_HEADER, "abuser").get("/").statusCode() == 429,
-                    "the ban reaches the other node");
+            Await.until("the ban reaches the other node", WITHIN,
+                    () -> other.client().header(KEY_HEADER, "abuser").get("/").statusCode() == 429);
             other.client().header(KEY_HEADER, "someone").get("/").then().statusCode(200);
 
             as(banning, "alice").queryParam("rule", RULE).queryParam("value", "abuser").delete("/sluice-admin")
                     .then().statusCode(204);
-            await(() -> other.client().header(KEY_HEADER, "abuser").get("/").statusCode() == 200,
-                    "the unblock reaches the other node");
+            Await.until("the unblock reaches the other node", WITHIN,
+                    () -> other.client().header(KEY_HEADER, "abuser").get("/").statusCode() == 200);
             JsonPath audit = as(other, "carol").get("/sluice-admin/audit").then().statusCode(200).extract().jsonPath();
             assertThat(audit.getString("[0].action")).isEqualTo("KEY_RESET");
             assertThat(audit.getString("[0].who")).isEqualTo("alice");
@@ -163,16 +164,7 @@ class FleetOperationsIT {
     }
 
     private static void awaitStatus(FilterServer node, String field, int value) {
-        await(() -> as(node, "ops").get("/sluice-admin/status").then().statusCode(200).extract().jsonPath()
-                .getInt(field) == value, field + " " + value + " on a node");
-    }
-
-    /** Polls {@code condition} until it holds, at most 5 s (a node that never gets there fails the test). */
-    private static void await(BooleanSupplier condition, String what) {
-        long deadline = System.nanoTime() + 5_000_000_000L;
-        while (!condition.getAsBoolean()) {
-            assertThat(System.nanoTime()).as(what + " within 5 s").isLessThan(deadline);
-            LockSupport.parkNanos(5_000_000);
-        }
+        Await.until(field + " " + value + " on a node", WITHIN, () -> as(node, "ops").get("/sluice-admin/status")
+                .then().statusCode(200).extract().jsonPath().getInt(field) == value);
     }
 }

@@ -2,6 +2,7 @@ package io.sluice.redis;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.sluice.core.testing.Await;
 import io.sluice.core.Engine;
 import io.sluice.core.Limiter;
 import io.sluice.core.policy.Outcome;
@@ -27,7 +28,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
-import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import redis.clients.jedis.RedisClient;
@@ -134,7 +134,7 @@ class AdmissionQueueIT {
             }
             producers.shutdown();
             assertThat(everyEntry.await(30, TimeUnit.SECONDS)).as("every admitted entry handled").isTrue();
-            awaitCondition(() -> a.queue.processed() == total, Duration.ofSeconds(10));
+            Await.until("every entry recorded processed", Duration.ofSeconds(10), () -> a.queue.processed() == total);
             sampling.set(false);
             sampler.join();
 
@@ -224,7 +224,7 @@ class AdmissionQueueIT {
             });
             assertThat(rescued.await(10, TimeUnit.SECONDS)).isTrue();
             assertThat(rescuedAt.get() - readAt.get()).isGreaterThanOrEqualTo(CLAIM.toNanos());
-            awaitCondition(() -> node.queue.processed() == 1, Duration.ofSeconds(5));
+            Await.until("the rescued entry recorded processed", Duration.ofSeconds(5), () -> node.queue.processed() == 1);
             AdmissionQueue.Outcome outcome = node.queue.outcome(id).orElseThrow();
             assertThat(outcome.status()).isEqualTo(AdmissionQueue.Status.DONE);
             assertThat(outcome.worker()).isEqualTo("rescuer");
@@ -260,7 +260,7 @@ class AdmissionQueueIT {
             })) {
                 assertThat(both.await(10, TimeUnit.SECONDS)).isTrue();
                 // the worker counts an entry once the script has recorded it: wait on its count, then Redis's
-                awaitCondition(() -> worker.finished() == 2, Duration.ofSeconds(5));
+                Await.until("both entries finished by the worker", Duration.ofSeconds(5), () -> worker.finished() == 2);
                 assertThat(node.queue.processed()).isEqualTo(2);
             }
             assertThat(node.queue.outcome(first.id()).orElseThrow().status()).isEqualTo(AdmissionQueue.Status.DONE);
@@ -295,7 +295,7 @@ class AdmissionQueueIT {
             try (AdmissionQueue.Worker worker = node.queue.consume(GROUP, "rescuer",
                     entry -> handled.add(entry.id()))) {
                 // the worker counts an outcome once its script has answered: wait on its count, then Redis's
-                awaitCondition(() -> worker.finished() == 2, Duration.ofSeconds(10));
+                Await.until("both entries finished by the worker", Duration.ofSeconds(10), () -> worker.finished() == 2);
                 assertThat(node.queue.processed()).isEqualTo(2);
             }
             assertThat(handled).as("the handler ran for the fresh entry only").containsExactly(fine);
@@ -319,14 +319,6 @@ class AdmissionQueueIT {
     }
 
     /** Waits for a condition, checking it every few milliseconds, until the deadline; then asserts it. */
-    private static void awaitCondition(BooleanSupplier condition, Duration deadline) {
-        long until = System.nanoTime() + deadline.toNanos();
-        while (!condition.getAsBoolean() && System.nanoTime() - until < 0) {
-            LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(5));
-        }
-        assertThat(condition.getAsBoolean()).as("condition within " + deadline).isTrue();
-    }
-
     /** The pace's store, which records the instant of every permit it admits (microseconds, application time). */
     private static final class PacedStore extends DelegatingStore {
         static final Queue<Long> PERMITS = new ConcurrentLinkedQueue<>();

@@ -2,6 +2,7 @@ package io.sluice.redis;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.sluice.core.testing.Await;
 import io.sluice.core.Engine;
 import io.sluice.core.Rule;
 import io.sluice.core.key.KeyResolvers;
@@ -12,7 +13,6 @@ import io.sluice.core.store.SharedSettings;
 import io.sluice.core.testing.ManualTimeSource;
 import io.sluice.core.testing.RedisProcess;
 import java.time.Duration;
-import java.util.concurrent.locks.LockSupport;
 import java.util.function.LongSupplier;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -84,13 +84,9 @@ class FleetSettingsIT {
 
     /** Waits (bounded) until {@code node} has applied the settings' version {@code version} gives. */
     private static void awaitApplied(Engine node, LongSupplier version) {
-        long deadline = System.nanoTime() + WITHIN.toNanos();
         long wanted = version.getAsLong();
-        while (node.operations().status().version() != wanted) {
-            assertThat(System.nanoTime()).as("settings version %d applied within %s", wanted, WITHIN)
-                    .isLessThan(deadline);
-            LockSupport.parkNanos(1_000_000);
-        }
+        Await.until("settings version " + wanted + " applied", WITHIN,
+                () -> node.operations().status().version() == wanted);
     }
 
     @Test

@@ -5,6 +5,8 @@ import static org.hamcrest.Matchers.containsString;
 import static org.hamcrest.Matchers.matchesPattern;
 
 import io.restassured.response.Response;
+import io.sluice.core.testing.Await;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -32,13 +34,8 @@ class EnqueueDemoIT {
         assertThat(Long.parseLong(answers.get(6).header("Retry-After"))).isPositive();
 
         String location = answers.get(1).header("Location");
-        long deadline = System.nanoTime() + 10_000_000_000L;
-        String status;
-        do {
-            Thread.sleep(100);
-            status = demo.from(client).get(location).then().statusCode(200).extract().jsonPath().getString("status");
-        } while (!"DONE".equals(status) && System.nanoTime() < deadline);
-        assertThat(status).isEqualTo("DONE");
+        Await.until("the first queued job processed", Duration.ofSeconds(10), () -> "DONE".equals(
+                demo.from(client).get(location).then().statusCode(200).extract().jsonPath().getString("status")));
     }
 
     @Test
