@@ -7,7 +7,6 @@ import io.sluice.core.policy.Policy;
 import io.sluice.core.request.RequestView;
 import io.sluice.core.store.Check;
 import io.sluice.core.store.Lease;
-import io.sluice.core.time.TimeSource;
 import java.util.Iterator;
 import java.util.List;
 import java.util.concurrent.ConcurrentHashMap;
@@ -45,12 +44,10 @@ final class AdaptiveLimits {
     static final int MAX_KEYS = 10_000;
 
     private final ConcurrentHashMap<String, Entry> entries = new ConcurrentHashMap<>();
-    private final TimeSource time;
     /** Appended to the key on a shared store: {@code "@node-<id>"}; empty on a store of this node alone. */
     private final String node;
 
-    AdaptiveLimits(TimeSource time, boolean sharedStore) {
-        this.time = time;
+    AdaptiveLimits(boolean sharedStore) {
         this.node = sharedStore ? "@node-" + Engine.newLeaseId().substring(0, 12) : "";
     }
 
@@ -149,22 +146,21 @@ final class AdaptiveLimits {
     /**
      * A response of {@code decision} completed with {@code status} (0 when unknown: not a failure): a sample for each
      * adaptive limit that admitted it.
+     *
+     * @param rttMicros how long its leases were held: from the decision (after any delay) to now
      */
-    void completed(Decision decision, int status) {
+    void completed(Decision decision, int status, long rttMicros) {
         List<Lease> leases = decision.leases();
-        if (leases.isEmpty() || entries.isEmpty()) {
+        if (entries.isEmpty()) {
             return;
         }
-        long now = time.nowMicros();
         for (int i = 0; i < leases.size(); i++) {
             Lease lease = leases.get(i);
             Entry e = entries.get(lease.rule() + '\0' + lease.key());
             if (e == null) {
                 continue;
             }
-            long inFlight = inFlight(decision, lease);
-            long rtt = Math.max(0, now - decision.atMicros() - decision.delayMicros());
-            e.limit.sample(rtt, inFlight, status >= 500);
+            e.limit.sample(rttMicros, inFlight(decision, lease), status >= 500);
             e.refresh();
         }
     }

@@ -58,8 +58,8 @@ public final class Engine implements AutoCloseable {
                 b.coolDownMicros);
         this.denials = new KnownDenials(b.denialCacheSize, time);
         this.shared = new SharedSide(store, this, time, denials, guard, b.settingsInterval);
-        this.adaptive = new AdaptiveLimits(time, store.shared());
-        this.holds = new HoldTimes(time);
+        this.adaptive = new AdaptiveLimits(store.shared());
+        this.holds = new HoldTimes();
         this.decider = new RequestDecider(time, guard, denials, shared.overrides(), adaptive, holds, b.listeners);
         this.counting = new OutcomeCounting(guard, time);
         this.api = new ProgrammaticLimits(store, time, guard, denials);
@@ -166,8 +166,11 @@ public final class Engine implements AutoCloseable {
      */
     public void release(Decision decision, int status) {
         guard.release(decision);
-        adaptive.completed(decision, status);
-        holds.completed(decision);
+        if (!decision.leases().isEmpty()) {         // how long its leases were held, for both to learn from
+            long held = Math.max(0, time.nowMicros() - decision.atMicros() - decision.delayMicros());
+            adaptive.completed(decision, status, held);
+            holds.completed(decision, held);
+        }
     }
 
     /**

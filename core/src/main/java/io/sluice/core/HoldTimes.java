@@ -3,7 +3,6 @@ package io.sluice.core;
 import io.sluice.core.policy.Algorithm;
 import io.sluice.core.policy.Outcome;
 import io.sluice.core.store.Lease;
-import io.sluice.core.time.TimeSource;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ConcurrentHashMap;
@@ -32,19 +31,14 @@ final class HoldTimes {
 
     /** Per concurrency rule, its average hold time in µs (a long array of one, updated under its lock). */
     private final ConcurrentHashMap<String, long[]> averages = new ConcurrentHashMap<>();
-    private final TimeSource time;
 
-    HoldTimes(TimeSource time) {
-        this.time = time;
-    }
-
-    /** Learns the hold times of the concurrency leases {@code decision} held, now released. */
-    void completed(Decision decision) {
+    /**
+     * Learns the hold times of the concurrency leases {@code decision} held, now released.
+     *
+     * @param held how long they were held: from the decision (after any delay) to now, µs
+     */
+    void completed(Decision decision, long held) {
         List<Lease> leases = decision.leases();
-        if (leases.isEmpty()) {
-            return;
-        }
-        long held = Math.max(0, time.nowMicros() - decision.atMicros() - decision.delayMicros());
         for (int i = 0; i < leases.size(); i++) {
             Lease lease = leases.get(i);
             if (lease.policy().algorithm() != Algorithm.CONCURRENCY || lease.rule() == null) {
