@@ -25,6 +25,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.regex.Pattern;
+import java.util.function.Supplier;
 
 /**
  * The filter's {@code enqueue} mode: a request denied by rules in {@code enqueue} mode only (over their immediate rate)
@@ -113,15 +114,24 @@ final class Enqueuing {
     }
 
     /**
-     * @return whether {@code request} is for the jobs path (outcomes are read there, never enqueued), while
-     *     {@code rules} have a rule in {@code enqueue} mode (else the path is the application's)
+     * @return whether {@code request} is for the jobs path (outcomes are read there, never enqueued), while the rules
+     *     in force have a rule in {@code enqueue} mode (else the path is the application's); the rules are read only
+     *     for a request on that path
      */
-    boolean jobsRequest(HttpServletRequest request, RuleSet rules) {
-        if (rules.enqueue().isEmpty()) {
+    boolean jobsRequest(HttpServletRequest request, Supplier<RuleSet> rules) {
+        return onJobsPath(request) && !rules.get().enqueue().isEmpty();
+    }
+
+    /** @return whether the request's path, past the context path, is the jobs path or below it; allocates nothing */
+    private boolean onJobsPath(HttpServletRequest request) {
+        String uri = request.getRequestURI();
+        if (uri == null) {
             return false;
         }
-        String path = path(request);
-        return path.equals(jobsPath) || path.startsWith(jobsPath + "/");
+        String contextPath = request.getContextPath();
+        int at = contextPath != null && uri.startsWith(contextPath) ? contextPath.length() : 0;
+        int end = at + jobsPath.length();
+        return uri.startsWith(jobsPath, at) && (uri.length() == end || uri.charAt(end) == '/');
     }
 
     private static String path(HttpServletRequest request) {

@@ -9,7 +9,6 @@ import io.sluice.cdi.internal.CdiIntegration;
 import io.sluice.core.config.ConfigException;
 import io.sluice.cdi.internal.MicroProfileConfig;
 import io.sluice.http.Parameters;
-import io.sluice.http.RuleSet;
 import io.sluice.http.RulesSource;
 import io.sluice.http.SluiceConfig;
 import io.sluice.http.FrontDoor;
@@ -224,12 +223,11 @@ public class RateLimitFilter implements Filter {
         Decision decision = door.check(view, queueGate);       // refused to queue when full: a denial from then on
         boolean queues = decision.allowed() && decision.delayMicros() > 0 && request.isAsyncSupported();
         request.setAttribute(FrontDoor.DECISION_ATTRIBUTE, decision);
-        RuleSet rules = door.rules();
-        boolean jobs = enqueuing.jobsRequest(request, rules);
+        boolean jobs = enqueuing.jobsRequest(request, door::rules);
         if (decision.allowed()) {
             door.allowedHeaders(decision, view, view);       // the headers straight onto the response, no Reply
         } else {
-            String queue = jobs ? null : Enqueuing.queueFor(decision, rules);
+            String queue = jobs ? null : Enqueuing.queueFor(decision, door.rules());
             if (queue != null) {
                 enqueuing.enqueue(request, response, queue, door.reply(decision, view));
             } else {
