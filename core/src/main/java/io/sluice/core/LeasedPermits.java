@@ -8,9 +8,7 @@ import io.sluice.core.policy.Algorithm;
 import io.sluice.core.policy.Outcome;
 import io.sluice.core.policy.Policy;
 import io.sluice.core.store.Check;
-import io.sluice.core.store.FleetChannel;
-import io.sluice.core.store.SharedSettings;
-import io.sluice.core.store.Lease;
+import io.sluice.core.store.DelegatingStore;
 import io.sluice.core.store.Store;
 import io.sluice.core.store.StoreException;
 import io.sluice.core.time.TimeSource;
@@ -39,7 +37,7 @@ import java.util.function.LongSupplier;
  * node and key. A request is all or nothing across its rules: when the store denies one, the permits its other rules
  * took from blocks go back to them. Thread-safe.
  */
-final class LeasedPermits implements Store {
+final class LeasedPermits extends DelegatingStore {
 
     /** The most keys whose blocks and rates this node tracks: {@value}; the least recently used beyond lapse. */
     static final long MAX_POOLS = 10_000;
@@ -47,7 +45,6 @@ final class LeasedPermits implements Store {
     static final long TAKE_WAIT_MILLIS = 50;
     private static final System.Logger LOG = System.getLogger(Engine.class.getName());
 
-    private final Store store;
     private final TimeSource time;
     private final LongSupplier monoMicros;
     private final Executor takes;
@@ -67,7 +64,7 @@ final class LeasedPermits implements Store {
      * @param takes runs the takes of blocks (tests: on the caller's thread); null for two threads of its own
      */
     LeasedPermits(Store store, TimeSource time, LongSupplier monoMicros, Executor takes) {
-        this.store = store;
+        super(store);
         this.time = time;
         this.monoMicros = monoMicros;
         this.takes = takes != null ? takes : takeThreads();
@@ -293,11 +290,6 @@ final class LeasedPermits implements Store {
         }
     }
 
-    @Override
-    public void release(List<Lease> leases, long nowMicros) {
-        store.release(leases, nowMicros);
-    }
-
     /** Forgets the key's blocks on this node (their permits lapse) and its state in the store. */
     @Override
     public void reset(String rule, String key) {
@@ -311,21 +303,6 @@ final class LeasedPermits implements Store {
         if (pool != null) {
             counter.lapsed(pool.held());
         }
-    }
-
-    @Override
-    public FleetChannel fleet() {
-        return store.fleet();
-    }
-
-    @Override
-    public SharedSettings settings() {
-        return store.settings();
-    }
-
-    @Override
-    public boolean shared() {
-        return store.shared();
     }
 
     /**

@@ -14,9 +14,7 @@ import io.sluice.core.request.RequestView;
 import io.sluice.core.Rule;
 import io.sluice.core.RuleOutcome;
 import io.sluice.core.store.Check;
-import io.sluice.core.store.FleetChannel;
-import io.sluice.core.store.SharedSettings;
-import io.sluice.core.store.Lease;
+import io.sluice.core.store.DelegatingStore;
 import io.sluice.core.store.Store;
 import io.sluice.core.time.TimeSource;
 import java.util.ArrayList;
@@ -162,7 +160,14 @@ public final class MicrometerMetrics implements DecisionListener {
     }
 
     /** A store whose evaluations are timed; everything else goes to the store as it is. */
-    private record TimedStore(Store store, Timer latency) implements Store {
+    private static final class TimedStore extends DelegatingStore {
+        private final Timer latency;
+
+        TimedStore(Store store, Timer latency) {
+            super(store);
+            this.latency = latency;
+        }
+
         @Override
         public List<Outcome> evaluate(List<Check> checks, long nowMicros) {
             long start = System.nanoTime();
@@ -181,36 +186,6 @@ public final class MicrometerMetrics implements DecisionListener {
             } finally {
                 latency.record(System.nanoTime() - start, TimeUnit.NANOSECONDS);
             }
-        }
-
-        @Override
-        public void release(List<Lease> leases, long nowMicros) {
-            store.release(leases, nowMicros);
-        }
-
-        @Override
-        public void reset(String rule, String key) {
-            store.reset(rule, key);
-        }
-
-        @Override
-        public boolean shared() {
-            return store.shared();
-        }
-
-        @Override
-        public FleetChannel fleet() {
-            return store.fleet();
-        }
-
-        @Override
-        public SharedSettings settings() {
-            return store.settings();
-        }
-
-        @Override
-        public void close() {
-            store.close();
         }
     }
 

@@ -1,22 +1,21 @@
-package io.sluice.core.testing;
+package io.sluice.core.store;
 
 import io.sluice.core.policy.Outcome;
-import io.sluice.core.store.Check;
-import io.sluice.core.store.FleetChannel;
-import io.sluice.core.store.Lease;
-import io.sluice.core.store.SharedSettings;
-import io.sluice.core.store.Store;
 import io.sluice.core.time.TimeSource;
 import java.util.List;
 
 /**
- * A store that forwards every call to another (a Redis store, say), its sharing, fleet channel and settings included:
- * tests extend it to watch the calls a real store answers.
+ * A store that forwards every call to another, its sharing, fleet channel and settings included: extend it to time,
+ * count or decorate the calls of a real store ({@code MicrometerMetrics.instrument}) and override only what changes,
+ * so that what a store tells the engine (shared, fleet, settings) is never lost on the way when {@link Store} gains a
+ * method.
  */
 public class DelegatingStore implements Store {
 
+    /** The store every call goes to. */
     protected final Store store;
 
+    /** @param store the store every call goes to */
     public DelegatingStore(Store store) {
         this.store = store;
     }
