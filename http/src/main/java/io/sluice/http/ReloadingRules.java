@@ -136,11 +136,7 @@ public final class ReloadingRules implements Supplier<RuleSet> {
             RuleSet before = current;
             RuleSet next = Objects.requireNonNull(change.apply(before), "rules");
             current = next;
-            try {
-                reloaded.accept(before, next);
-            } catch (RuntimeException e) {      // in force all the same
-                LOG.log(Level.WARNING, "rules replaced, but telling of it failed", e);
-            }
+            tell(reloaded, before, next, "rules replaced");
             return next;
         } finally {
             reloading.unlock();
@@ -191,12 +187,22 @@ public final class ReloadingRules implements Supplier<RuleSet> {
         }
         LOG.log(Level.INFO, "rules reloaded from " + source.name() + ": " + next.rules().size() + " rule(s) "
                 + next.summary());
-        try {
-            reloaded.accept(before, next);
-        } catch (RuntimeException e) {      // loaded all the same: the new rules are in force
-            LOG.log(Level.WARNING, "rules reloaded from " + source.name() + ", but telling of it failed", e);
-        }
+        tell(reloaded, before, next, "rules reloaded from " + source.name());
         return true;
+    }
+
+    /**
+     * Tells {@code listener} of rules now in force; a listener that throws is logged: the rules are in force all the
+     * same.
+     *
+     * @param what the change, for the log: {@code rules replaced}
+     */
+    static void tell(BiConsumer<RuleSet, RuleSet> listener, RuleSet before, RuleSet after, String what) {
+        try {
+            listener.accept(before, after);
+        } catch (RuntimeException e) {
+            LOG.log(Level.WARNING, what + ", but telling of it failed", e);
+        }
     }
 
     /**

@@ -172,11 +172,7 @@ final class RulesInForce implements Supplier<RuleSet>, Operations.DocumentReader
             RuleSet before = fixed;
             RuleSet after = next.get();
             fixed = after;
-            try {
-                changed.accept(before, after);
-            } catch (RuntimeException e) {      // in force all the same
-                LOG.log(Level.WARNING, "rules replaced, but telling of it failed", e);
-            }
+            ReloadingRules.tell(changed, before, after, "rules replaced");
             return after;
         } finally {
             lock.unlock();
