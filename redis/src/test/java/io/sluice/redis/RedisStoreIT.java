@@ -435,8 +435,8 @@ class RedisStoreIT {
     }
 
     @Test
-    void aCallThatTimedOutIsNotSentAgainSoTheRequestCountsOnce() throws Exception {
-        // a script that keeps Redis busy for 400 ms: the store's call times out (50 ms) but still runs afterwards
+    void aCallThatTimedOutIsNotSentAgainSoTheRequestCountsAtMostOnce() throws Exception {
+        // a script that keeps Redis busy for 400 ms: the store's call times out (50 ms), and may run afterwards
         String busy = "local s = redis.call('TIME') while true do local t = redis.call('TIME')"
                 + " if (t[1] - s[1]) * 1000000 + (t[2] - s[2]) > 400000 then return 1 end end";
         Policy ten = Policy.parse("10/1h");
@@ -461,8 +461,11 @@ class RedisStoreIT {
                     .isInstanceOf(StoreException.class);
             assertThat(script.get(10, java.util.concurrent.TimeUnit.SECONDS)).isEqualTo(1L);
             admin.ping();
-            // the timed-out call ran once after the busy script; a retry would have taken a second permit
-            assertThat(store.evaluate(List.of(Check.of("r", "k", ten, 0)), T0).get(0).remaining()).isEqualTo(8);
+            // The timed-out call counts at most once: a retry would take a second permit (remaining 7). Whether the
+            // call itself runs is the server's: Redis 6.2 and 7.0 run it after the busy script (8), Valkey 8.0 and
+            // Redis 8.0 drop the command of a client that closed its connection meanwhile (9).
+            assertThat(store.evaluate(List.of(Check.of("r", "k", ten, 0)), T0).get(0).remaining())
+                    .as("remaining: the timed-out call counted once (8) or never (9), not twice").isBetween(8L, 9L);
         }
     }
 

@@ -1,28 +1,25 @@
 package io.sluice.core.testing;
 
 import java.io.IOException;
-import java.io.InputStream;
 import java.net.ServerSocket;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 
 /**
- * A real {@code redis-server} the tests start and stop themselves, on a free loopback port: the binary on the
- * {@code PATH} when there is one, else the Linux/macOS binary shipped in the {@code com.github.codemonstur:embedded-redis}
- * test dependency (Redis 6.2). {@link #external()} uses the server at {@code SLUICE_REDIS_URL} instead. Tests that must
- * hold on every version ({@link #binaries()}) start each binary there is with {@link #start(Path, String...)}.
+ * A real {@code redis-server} the tests start and stop themselves, on a free loopback port: the one
+ * {@code SLUICE_REDIS_SERVER} names, else the binary on the {@code PATH} when there is one, else the Linux/macOS binary
+ * shipped in the {@code com.github.codemonstur:embedded-redis} test dependency (Redis 6.2); {@link RedisServers} says
+ * how. {@link #external()} uses the server at {@code SLUICE_REDIS_URL} instead. Tests that must hold on every version
+ * ({@link #binaries()}) start each binary there is with {@link #start(Path, String...)}.
  */
 public final class RedisProcess implements AutoCloseable {
-
-    private static volatile Path binary;
-    private static volatile Path embedded;
 
     private final int port;
     private final List<String> extra;
@@ -128,13 +125,15 @@ public final class RedisProcess implements AutoCloseable {
 
     /**
      * @return every redis-server these tests can start, each once: the one on the {@code PATH} (on CI, Debian's Redis
-     *     7), then the embedded Redis 6.2
+     *     7), then the embedded Redis 6.2; only the {@link #chosen()} one when {@code SLUICE_REDIS_SERVER} is set
      */
     public static List<Path> binaries() throws IOException {
-        List<Path> all = new ArrayList<>();
-        onPath().ifPresent(all::add);
-        all.add(embedded());
-        return all;
+        return RedisServers.binaries();
+    }
+
+    /** @return the server {@code SLUICE_REDIS_SERVER} names (the one every test starts), if it is set */
+    public static Optional<Path> chosen() throws IOException {
+        return RedisServers.chosen();
     }
 
     /** @return the {@code redis_version} that the server at {@code url} reports */
@@ -260,6 +259,7 @@ public final class RedisProcess implements AutoCloseable {
             }
             Thread.onSpinWait();
         }
+        RedisServers.report(executable, port);
     }
 
     private boolean answersPing() {
@@ -302,44 +302,17 @@ public final class RedisProcess implements AutoCloseable {
         throw new IOException("no free port pair for a cluster node");
     }
 
-    private static synchronized Path binary() throws IOException {
-        if (binary == null) {
-            java.util.Optional<Path> path = onPath();
-            binary = path.isPresent() ? path.get() : embedded();
-        }
-        return binary;
+    private static Path binary() throws IOException {
+        return RedisServers.binary();
     }
 
     /** @return the {@code redis-server} on the {@code PATH}, if there is one */
-    public static java.util.Optional<Path> onPath() {
-        for (String dir : System.getenv().getOrDefault("PATH", "").split(java.io.File.pathSeparator)) {
-            Path candidate = Path.of(dir, "redis-server");
-            if (Files.isExecutable(candidate)) {
-                return java.util.Optional.of(candidate);
-            }
-        }
-        return java.util.Optional.empty();
+    public static Optional<Path> onPath() {
+        return RedisServers.onPath();
     }
 
     /** @return the Redis 6.2 binary of {@code embedded-redis}, extracted once to a temporary file */
-    public static synchronized Path embedded() throws IOException {
-        if (embedded != null) {
-            return embedded;
-        }
-        String os = System.getProperty("os.name").toLowerCase();
-        String arch = System.getProperty("os.arch");
-        String resource = os.contains("mac")
-                ? (arch.contains("aarch64") ? "redis-server-6.2.6-v5-darwin-arm64" : "redis-server-6.2.6-v5-darwin-amd64")
-                : (arch.contains("aarch64") ? "redis-server-6.2.7-linux-arm64" : "redis-server-6.2.6-v5-linux-amd64");
-        try (InputStream in = RedisProcess.class.getClassLoader().getResourceAsStream(resource)) {
-            if (in == null) {
-                throw new IOException("no " + resource + " in embedded-redis");
-            }
-            Path file = Files.createTempFile("redis-server", "");
-            Files.copy(in, file, StandardCopyOption.REPLACE_EXISTING);
-            file.toFile().setExecutable(true);
-            file.toFile().deleteOnExit();
-            return embedded = file;
-        }
+    public static Path embedded() throws IOException {
+        return RedisServers.embedded();
     }
 }
