@@ -5,6 +5,7 @@ import io.sluice.redis.AdmissionQueue.Admission;
 import io.sluice.redis.AdmissionQueue.Entry;
 import io.sluice.redis.AdmissionQueue.Outcome;
 import io.sluice.redis.AdmissionQueue.Status;
+import java.net.SocketTimeoutException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
@@ -13,8 +14,10 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.function.LongFunction;
 import java.util.function.Supplier;
+import redis.clients.jedis.RedisClient;
 import redis.clients.jedis.StreamEntryID;
 import redis.clients.jedis.UnifiedJedis;
+import redis.clients.jedis.exceptions.JedisConnectionException;
 import redis.clients.jedis.exceptions.JedisDataException;
 import redis.clients.jedis.exceptions.JedisException;
 import redis.clients.jedis.params.XAutoClaimParams;
@@ -210,12 +213,35 @@ final class QueueCommands {
                 Instant.ofEpochMilli(e.getID().getTime()), reclaimed);
     }
 
+    /**
+     * Makes a call; once more, on a fresh connection, where a pooled connection failed otherwise than by a timeout
+     * (one that a restarted Redis closed: the call was not run), as the store does.
+     */
     private <T> T call(Supplier<T> call) {
         try {
-            return call.get();
+            try {
+                return call.get();
+            } catch (JedisConnectionException stale) {
+                if (timedOut(stale)) {
+                    throw stale;            // the call was sent and may have run: not sent twice
+                }
+                if (redis instanceof RedisClient pooled) {
+                    pooled.getPool().clear();       // its other idle connections are as stale: closed, not tried
+                }
+                return call.get();
+            }
         } catch (JedisException e) {
             throw new StoreException("admission queue " + name + ": Redis call failed: " + e.getMessage(), e);
         }
+    }
+
+    private static boolean timedOut(JedisConnectionException e) {
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            if (t instanceof SocketTimeoutException) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private static long number(Object o) {
