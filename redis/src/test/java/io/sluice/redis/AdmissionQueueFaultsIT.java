@@ -28,9 +28,10 @@ import redis.clients.jedis.resps.StreamGroupInfo;
 /**
  * {@link AdmissionQueue} under Redis faults, against a real redis-server on the real clock: restarted with an empty
  * dataset while workers run, down when the workers start, restarted from a snapshot taken before the workers' group
- * existed, killed and restarted from its append-only file, and paused while the queue closes. The jobs offered are
- * processed to {@code DONE} in each, and the time the queue took once Redis was back is printed. Producers offer as a
- * client would: a refused or failed offer is offered again.
+ * existed, killed and restarted from its append-only file, and hung ({@code SIGSTOP}) while the queue closes. The jobs
+ * offered are processed to {@code DONE} in each, and the time the queue took once Redis was back is printed. Producers
+ * offer as a client would: a refused or failed offer is offered again, except where the test says it must not fail.
+ * Each worker logs an outage once, and the group's loss once.
  */
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
 class AdmissionQueueFaultsIT {
