@@ -74,8 +74,8 @@ import redis.clients.jedis.UnifiedJedis;
  * restart loses the waiting entries and the outcomes ({@link #outcome}: empty); give the queue's Redis persistence.
  *
  * <p>Thread-safe. {@link #close()} stops every worker it started (each finishes the entry in hand, within the claim
- * timeout, else is interrupted; a Redis call under way returns first, within {@link Builder#timeout}, even from a
- * paused Redis) and closes the client it opened ({@link Builder#url}); an application's client stays open.
+ * timeout, else is interrupted; a Redis call under way returns first, on a {@link Builder#url} client within its
+ * timeout even from a hung Redis) and closes the client it opened; an application's client stays open.
  */
 public final class AdmissionQueue implements AutoCloseable {
 
