@@ -7,7 +7,6 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.Objects;
 import java.util.Optional;
-import redis.clients.jedis.StreamEntryID;
 import redis.clients.jedis.UnifiedJedis;
 
 /**
@@ -37,7 +36,7 @@ import redis.clients.jedis.UnifiedJedis;
  * ({@code XACK}), deletes the entry ({@code XDEL}), writes the outcome hash and the result stream and counts it. An
  * entry delivered to a worker that died (or hangs) is claimed again by another with {@code XAUTOCLAIM} once it has been
  * idle for the {@link Builder#claimTimeout claim timeout}; each worker scans for such entries at least every half claim
- * timeout. A worker waiting for its permit longer than a third of the claim timeout refreshes its entry's idle time
+ * timeout. A worker waiting for its permit refreshes its entry's idle time every third of the claim timeout
  * ({@code XCLAIM ... JUSTID}), so that a slow pace alone does not hand the entry to another.
  *
  * <p><b>Poison entries.</b> An entry whose handler kills its worker, or hangs past the claim timeout, every time would
@@ -58,9 +57,8 @@ import redis.clients.jedis.UnifiedJedis;
  * appended to a result stream capped at {@link Builder#resultRetention its length}, for operators
  * ({@code XREVRANGE {prefix:queue:name}:results + - COUNT 20}).
  *
- * <p><b>Keys</b>, all in one Cluster hash slot: {@code {prefix:queue:name}} (the stream),
- * {@code {prefix:queue:name}:results} (capped result stream), {@code {prefix:queue:name}:outcome:<id>} (an entry's
- * outcome, with a TTL) and {@code {prefix:queue:name}:processed} (the count of recorded outcomes).
+ * <p><b>Keys</b>, in one Cluster hash slot: {@code {prefix:queue:name}} (the stream), and after it {@code :results}
+ * (capped result stream), {@code :outcome:<id>} (with a TTL) and {@code :processed} (the count of outcomes).
  *
  * <p><b>Limits</b>: the bound N (1 to 10,000,000); the claim timeout (at least 100 ms: it must exceed a handler's
  * running time, or entries are processed twice); the deliveries of an entry ({@link Builder#maxDeliveries}, 5 by
@@ -69,9 +67,15 @@ import redis.clients.jedis.UnifiedJedis;
  * group processes a queue (an entry is deleted once its outcome is recorded). Needs Redis 6.2 or later
  * ({@code XAUTOCLAIM}).
  *
+ * <p><b>Faults.</b> Nothing here needs Redis to start: a worker's thread creates its group, and while Redis cannot be
+ * reached tries again, 50 ms to 2 s apart, with one WARNING per outage and one INFO when Redis answers; entries wait in
+ * Redis, and {@link #offer} throws {@link StoreException}. On {@code NOGROUP} (Redis restarted empty or from an older
+ * snapshot, a replica without the group promoted) the worker creates it again, from the stream's start. An empty
+ * restart loses the waiting entries and the outcomes ({@link #outcome}: empty); give the queue's Redis persistence.
+ *
  * <p>Thread-safe. {@link #close()} stops every worker it started (each finishes the entry in hand, within the claim
- * timeout, else is interrupted) and closes the client it opened ({@link Builder#url}); an application's client
- * ({@link Builder#client}) stays open.
+ * timeout, else is interrupted; a Redis call under way returns first, on a {@link Builder#url} client within its
+ * timeout even from a hung Redis) and closes the client it opened; an application's client stays open.
  */
 public final class AdmissionQueue implements AutoCloseable {
 
@@ -98,10 +102,7 @@ public final class AdmissionQueue implements AutoCloseable {
         PROCESSING,
         /** The handler returned. */
         DONE,
-        /**
-         * The handler threw, or the entry was delivered more than {@link Builder#maxDeliveries} times (the workers gave
-         * up on it): {@link Outcome#error()}.
-         */
+        /** The handler threw, or the workers gave up on it ({@link Builder#maxDeliveries}): {@link Outcome#error()}. */
         FAILED
     }
 
@@ -156,6 +157,7 @@ public final class AdmissionQueue implements AutoCloseable {
     private final int maxDeliveries;
     private final QueueCommands commands;
     private final QueueWorkers workers = new QueueWorkers();
+    private final QueueWorker.Setup setup;
     private volatile boolean closed;
 
     private AdmissionQueue(Builder b, UnifiedJedis redis, boolean ownsClient) {
@@ -170,6 +172,7 @@ public final class AdmissionQueue implements AutoCloseable {
         this.maxPayloadBytes = b.maxPayloadBytes;
         this.maxDeliveries = b.maxDeliveries;
         this.commands = new QueueCommands(redis, b.name, keys, b.resultTtl, b.resultLength);
+        this.setup = new QueueWorker.Setup(name, commands, pace, workers, claimTimeout, b.timeout, maxDeliveries);
     }
 
     /** @param name the queue's name: part of its Redis keys (letters, digits, {@code . _ -}, at most 64) */
@@ -189,8 +192,9 @@ public final class AdmissionQueue implements AutoCloseable {
     }
 
     /**
-     * Starts one worker thread, consumer {@code consumer} of {@code group} (created when missing, from the stream's
-     * start, so that entries offered before any worker existed are processed).
+     * Starts one worker thread, consumer {@code consumer} of {@code group}. The thread creates the group when missing,
+     * from the stream's start (so that entries offered before any worker existed are processed), and again when Redis
+     * lost it; no call to Redis is made here, so a Redis down at start-up delays the work, not the start (see Faults).
      *
      * @param group the consumer group: one per queue
      * @param consumer this worker's name, unique in the fleet (a host and thread, say): outcomes name it
@@ -204,8 +208,7 @@ public final class AdmissionQueue implements AutoCloseable {
         if (closed) {
             throw new IllegalStateException("the admission queue " + name + " is closed");
         }
-        commands.createGroup(group);
-        QueueWorker worker = new QueueWorker(this, group, consumer, handler);
+        QueueWorker worker = new QueueWorker(setup, group, consumer, handler);
         workers.start(worker);
         return worker;
     }
@@ -276,30 +279,6 @@ public final class AdmissionQueue implements AutoCloseable {
         }
     }
 
-    // ---- for the workers
-
-    UnifiedJedis redis() {
-        return redis;
-    }
-
-    QueuePace pace() {
-        return pace;
-    }
-
-    void forget(QueueWorker worker) {
-        workers.forget(worker);
-    }
-
-    /** @return how many times entry {@code id} was delivered to {@code group}; 0 when it is not pending */
-    long deliveries(String group, StreamEntryID id) {
-        return commands.deliveries(group, id);
-    }
-
-    /** Records an outcome. @return whether it was the first for this entry */
-    boolean finish(String group, String id, Status status, String worker, String error) {
-        return commands.finish(group, id, status, worker, error);
-    }
-
     /** A running worker. */
     public interface Worker extends AutoCloseable {
 
@@ -314,8 +293,8 @@ public final class AdmissionQueue implements AutoCloseable {
 
         /**
          * Stops the worker: it reads nothing more, finishes the entry in hand (waiting at most the claim timeout),
-         * else its thread is interrupted and the entry is left for another worker to claim. Returns once the thread
-         * has ended, or after a further claim timeout.
+         * else its thread is interrupted and the entry is left for another worker to claim; a pause between attempts
+         * on Redis ends at once. Returns once the thread has ended, or after a further claim timeout.
          */
         @Override
         void close();
@@ -350,7 +329,8 @@ public final class AdmissionQueue implements AutoCloseable {
 
         /**
          * A client the application owns (never closed here). Its workers hold one pooled connection each while they
-         * wait for entries ({@code XREADGROUP BLOCK}): size its pool for them.
+         * wait for entries ({@code XREADGROUP BLOCK}): size its pool for them, and give it a blocking socket timeout
+         * ({@code blockingSocketTimeoutMillis}, 0 by default: forever), or a paused Redis holds a closing worker.
          */
         public Builder client(UnifiedJedis jedis) {
             this.client = Objects.requireNonNull(jedis, "client");
@@ -415,7 +395,10 @@ public final class AdmissionQueue implements AutoCloseable {
             return this;
         }
 
-        /** The connect and read timeout of the client {@link #url} opens (2 s by default); blocking reads wait apart. */
+        /**
+         * The connect and read timeout of the client {@link #url} opens (2 s by default); a worker's blocking read
+         * waits its block time (at most 500 ms) and this.
+         */
         public Builder timeout(Duration t) {
             this.timeout = QueueArguments.timeout(t);
             return this;

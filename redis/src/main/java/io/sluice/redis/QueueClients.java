@@ -14,7 +14,8 @@ final class QueueClients {
 
     /**
      * @param url a standalone {@code redis://} or {@code rediss://} URL
-     * @param timeout the connect and read timeout, and the longest wait for a pooled connection
+     * @param timeout the connect and read timeout, and the longest wait for a pooled connection; a blocking read
+     *     ({@code XREADGROUP BLOCK}) waits its block time and this, so that a paused Redis does not hold a worker
      * @param poolSize the most connections
      * @throws IllegalArgumentException when the URL is malformed or names Sentinel or Cluster
      */
@@ -24,9 +25,10 @@ final class QueueClients {
             throw new IllegalArgumentException("url: a standalone redis:// or rediss:// URL; for Sentinel or"
                     + " Cluster, give a client(...)");
         }
-        int millis = (int) Math.min(Integer.MAX_VALUE, timeout.toMillis());
+        int millis = (int) Math.min(Integer.MAX_VALUE - QueueWorker.LONGEST_BLOCK_MILLIS, timeout.toMillis());
         DefaultJedisClientConfig config = DefaultJedisClientConfig.builder().connectionTimeoutMillis(millis)
-                .socketTimeoutMillis(millis).user(u.user()).password(u.password()).database(u.database())
+                .socketTimeoutMillis(millis).blockingSocketTimeoutMillis(millis + QueueWorker.LONGEST_BLOCK_MILLIS)
+                .user(u.user()).password(u.password()).database(u.database())
                 .ssl(u.ssl()).clientName("sluice-queue").build();
         GenericObjectPoolConfig<Connection> pool = new GenericObjectPoolConfig<>();
         pool.setMaxTotal(poolSize);

@@ -5,6 +5,7 @@ import io.sluice.redis.AdmissionQueue.Admission;
 import io.sluice.redis.AdmissionQueue.Entry;
 import io.sluice.redis.AdmissionQueue.Outcome;
 import io.sluice.redis.AdmissionQueue.Status;
+import java.net.SocketTimeoutException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
@@ -13,17 +14,23 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.function.LongFunction;
 import java.util.function.Supplier;
+import redis.clients.jedis.RedisClient;
 import redis.clients.jedis.StreamEntryID;
 import redis.clients.jedis.UnifiedJedis;
+import redis.clients.jedis.exceptions.JedisConnectionException;
 import redis.clients.jedis.exceptions.JedisDataException;
 import redis.clients.jedis.exceptions.JedisException;
+import redis.clients.jedis.params.XAutoClaimParams;
+import redis.clients.jedis.params.XClaimParams;
 import redis.clients.jedis.params.XPendingParams;
+import redis.clients.jedis.params.XReadGroupParams;
 import redis.clients.jedis.resps.StreamEntry;
 import redis.clients.jedis.resps.StreamPendingEntry;
 
 /**
  * The Redis side of an {@link AdmissionQueue}: its two scripts (admission, and recording an outcome), reading an
- * outcome back, creating a consumer group and counting; a failed call becomes a {@link StoreException}.
+ * outcome back, creating a consumer group, its workers' reads and claims, and counting; a failed call becomes a
+ * {@link StoreException}.
  */
 final class QueueCommands {
 
@@ -109,17 +116,44 @@ final class QueueCommands {
         });
     }
 
-    /** Creates consumer group {@code group} from the stream's start, unless it exists. */
+    /**
+     * Creates consumer group {@code group} from the stream's start (and the stream, empty, when missing), unless it
+     * exists.
+     */
     void createGroup(String group) {
         try {
             redis.xgroupCreate(keys.stream(), group, new StreamEntryID(), true);
         } catch (JedisDataException e) {
             if (e.getMessage() == null || !e.getMessage().startsWith("BUSYGROUP")) {
-                throw new StoreException("cannot create the consumer group " + group + ": " + e.getMessage(), e);
+                throw new StoreException("admission queue " + name + ": cannot create the consumer group " + group
+                        + ": " + e.getMessage(), e);
             }
         } catch (JedisException e) {
-            throw new StoreException("cannot create the consumer group " + group + ": " + e.getMessage(), e);
+            throw new StoreException("admission queue " + name + ": cannot create the consumer group " + group
+                    + ": " + e.getMessage(), e);
         }
+    }
+
+    /**
+     * @return {@code XAUTOCLAIM}'s answer for one entry of {@code group} idle at least {@code minIdleMillis}, scanned
+     *     from {@code cursor}, now {@code consumer}'s: the next cursor and the entries (a deleted one as null)
+     */
+    Map.Entry<StreamEntryID, List<StreamEntry>> claim(String group, String consumer, long minIdleMillis,
+            StreamEntryID cursor) {
+        return call(() -> redis.xautoclaim(keys.stream(), group, consumer, minIdleMillis, cursor,
+                XAutoClaimParams.xAutoClaimParams().count(1)));
+    }
+
+    /** @return at most one entry never delivered to {@code group}, waiting for one at most {@code blockMillis} */
+    List<Map.Entry<String, List<StreamEntry>>> read(String group, String consumer, int blockMillis) {
+        return call(() -> redis.xreadGroup(group, consumer,
+                XReadGroupParams.xReadGroupParams().count(1).block(blockMillis),
+                Map.of(keys.stream(), StreamEntryID.XREADGROUP_UNDELIVERED_ENTRY)));
+    }
+
+    /** Makes entry {@code id} {@code consumer}'s, its idle time zero ({@code XCLAIM ... JUSTID}). */
+    void touch(String group, String consumer, StreamEntryID id) {
+        call(() -> redis.xclaimJustId(keys.stream(), group, consumer, 0, XClaimParams.xClaimParams(), id));
     }
 
     /** @return the stream's length */
@@ -179,12 +213,35 @@ final class QueueCommands {
                 Instant.ofEpochMilli(e.getID().getTime()), reclaimed);
     }
 
+    /**
+     * Makes a call; once more, on a fresh connection, where a pooled connection failed otherwise than by a timeout
+     * (one that a restarted Redis closed: the call was not run), as the store does.
+     */
     private <T> T call(Supplier<T> call) {
         try {
-            return call.get();
+            try {
+                return call.get();
+            } catch (JedisConnectionException stale) {
+                if (timedOut(stale)) {
+                    throw stale;            // the call was sent and may have run: not sent twice
+                }
+                if (redis instanceof RedisClient pooled) {
+                    pooled.getPool().clear();       // its other idle connections are as stale: closed, not tried
+                }
+                return call.get();
+            }
         } catch (JedisException e) {
             throw new StoreException("admission queue " + name + ": Redis call failed: " + e.getMessage(), e);
         }
+    }
+
+    private static boolean timedOut(JedisConnectionException e) {
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            if (t instanceof SocketTimeoutException) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private static long number(Object o) {

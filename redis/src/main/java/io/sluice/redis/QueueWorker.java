@@ -9,9 +9,6 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
 import redis.clients.jedis.StreamEntryID;
 import redis.clients.jedis.exceptions.JedisException;
-import redis.clients.jedis.params.XAutoClaimParams;
-import redis.clients.jedis.params.XClaimParams;
-import redis.clients.jedis.params.XReadGroupParams;
 import redis.clients.jedis.resps.StreamEntry;
 
 /**
@@ -21,19 +18,30 @@ import redis.clients.jedis.resps.StreamEntry;
  * ({@code XCLAIM ... JUSTID} to itself), so that a slow pace does not pass it to another worker; while the handler
  * runs it is not, so that a hung handler's entry is claimed as a dead worker's is. An entry claimed after more than
  * the queue's {@link AdmissionQueue#maxDeliveries() max deliveries} is recorded FAILED without running the handler.
+ *
+ * <p>The thread creates the consumer group before its first read, and rides out Redis faults as {@link QueueRecovery}
+ * says: the group created again on {@code NOGROUP}, pauses between attempts while Redis cannot be reached. Closing it
+ * wakes it from such a pause; a read in progress returns within its block time and the client's timeout (the client
+ * {@link AdmissionQueue.Builder#url} opens bounds blocking reads too, so a paused Redis does not hold the thread).
  */
 final class QueueWorker implements AdmissionQueue.Worker, Runnable {
 
     private static final StreamEntryID START = new StreamEntryID(0, 0);
+    /** The longest a read blocks ({@code XREADGROUP BLOCK}): {@value} ms, less with a short claim timeout. */
+    static final int LONGEST_BLOCK_MILLIS = 500;
 
-    private final AdmissionQueue queue;
+    private final Setup queue;
+    private final QueueCommands commands;
     private final String group;
     private final String consumer;
     private final AdmissionQueue.Handler handler;
     private final Thread thread;
     private final long claimMillis;
-    /** The longest a read blocks: how long a close may wait for the thread to notice. */
+    /** How long a read blocks. */
     private final int blockMillis;
+    /** The longest a Redis call in progress takes to return (a read's block and the client's timeout): close waits it. */
+    private final long callMillis;
+    private final QueueRecovery recovery;
     private final AtomicLong finished = new AtomicLong();
     private volatile boolean reading = true;
     /** Set before the thread is interrupted by {@link #close}: what the handler then throws records nothing. */
@@ -41,13 +49,27 @@ final class QueueWorker implements AdmissionQueue.Worker, Runnable {
     private StreamEntryID cursor = START;
     private long nextScan;
 
-    QueueWorker(AdmissionQueue queue, String group, String consumer, AdmissionQueue.Handler handler) {
+    /**
+     * What a worker needs of its queue.
+     *
+     * @param name the queue's name
+     * @param workers the queue's running workers, which a worker leaves when its thread ends
+     * @param callTimeout the timeout of one Redis call ({@link AdmissionQueue.Builder#timeout})
+     */
+    record Setup(String name, QueueCommands commands, QueuePace pace, QueueWorkers workers, Duration claimTimeout,
+            Duration callTimeout, int maxDeliveries) {}
+
+    QueueWorker(Setup queue, String group, String consumer, AdmissionQueue.Handler handler) {
         this.queue = queue;
+        this.commands = queue.commands();
         this.group = group;
         this.consumer = consumer;
         this.handler = handler;
         this.claimMillis = queue.claimTimeout().toMillis();
-        this.blockMillis = (int) Math.max(10, Math.min(500, claimMillis / 2));
+        this.blockMillis = (int) Math.max(10, Math.min(LONGEST_BLOCK_MILLIS, claimMillis / 2));
+        this.callMillis = blockMillis + queue.callTimeout().toMillis();
+        this.recovery = new QueueRecovery("admission queue " + queue.name() + ", worker " + consumer, group,
+                System::nanoTime);
         this.thread = new Thread(this, "sluice-queue-" + queue.name() + "-" + consumer);
         this.thread.setDaemon(true);
     }
@@ -73,6 +95,7 @@ final class QueueWorker implements AdmissionQueue.Worker, Runnable {
 
     void stopReading() {
         reading = false;
+        LockSupport.unpark(thread);         // out of a pause between attempts at once
     }
 
     @Override
@@ -81,20 +104,20 @@ final class QueueWorker implements AdmissionQueue.Worker, Runnable {
     }
 
     /**
-     * Stops reading; waits up to {@code grace} (after the read in progress returns) for the entry in hand to be
+     * Stops reading; waits up to {@code grace} (after the Redis call in progress returns) for the entry in hand to be
      * finished, then interrupts the thread: its entry is left pending, for another worker to claim.
      */
     void close(Duration grace) {
-        reading = false;
+        stopReading();
         if (Thread.currentThread() == thread) {
             return;
         }
         try {
-            thread.join(blockMillis + Math.max(1, grace.toMillis()));
+            thread.join(callMillis + Math.max(1, grace.toMillis()));
             if (thread.isAlive()) {
                 abandoned = true;
                 thread.interrupt();
-                thread.join(blockMillis + claimMillis);
+                thread.join(callMillis + claimMillis);
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
@@ -106,28 +129,46 @@ final class QueueWorker implements AdmissionQueue.Worker, Runnable {
         try {
             while (reading && !abandoned) {
                 try {
-                    StreamEntry claimed = claimOne();
-                    StreamEntry entry = claimed != null ? claimed : readOne();
-                    if (entry != null) {
-                        process(entry, claimed != null);
-                    }
+                    step();
                 } catch (InterruptedException e) {
                     return;
                 } catch (JedisException | StoreException e) {
-                    if (!reading) {
-                        return;
-                    }
-                    AdmissionQueue.LOG.log(System.Logger.Level.WARNING, "admission queue " + queue.name()
-                            + ", worker " + consumer + ": " + e.getMessage() + "; trying again");
-                    LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(blockMillis));
-                    if (Thread.interrupted()) {
+                    if (!reading || !pause(recovery.failed(e))) {
                         return;
                     }
                 }
             }
         } finally {
-            queue.forget(this);
+            queue.workers().forget(this);
         }
+    }
+
+    /** One turn: the group created where it must be, then one entry claimed or read, and processed. */
+    private void step() throws InterruptedException {
+        if (recovery.needsGroup()) {
+            commands.createGroup(group);
+            recovery.groupCreated();
+            cursor = START;
+        }
+        StreamEntry claimed = claimOne();
+        StreamEntry entry = claimed != null ? claimed : readOne();
+        recovery.answered();
+        if (entry != null) {
+            process(entry, claimed != null);
+        }
+    }
+
+    /** Waits {@code millis} before the next attempt, or until closed. @return whether to go on */
+    private boolean pause(long millis) {
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(millis);
+        for (long left = deadline - System.nanoTime(); left > 0 && reading && !abandoned;
+                left = deadline - System.nanoTime()) {
+            LockSupport.parkNanos(this, left);
+            if (Thread.interrupted()) {
+                return false;
+            }
+        }
+        return reading && !abandoned;
     }
 
     /**
@@ -139,8 +180,7 @@ final class QueueWorker implements AdmissionQueue.Worker, Runnable {
         if (cursor.equals(START) && now - nextScan < 0) {
             return null;
         }
-        Map.Entry<StreamEntryID, List<StreamEntry>> r = queue.redis().xautoclaim(queue.streamKey(), group, consumer,
-                claimMillis, cursor, XAutoClaimParams.xAutoClaimParams().count(1));
+        Map.Entry<StreamEntryID, List<StreamEntry>> r = commands.claim(group, consumer, claimMillis, cursor);
         cursor = r.getKey();
         if (cursor.equals(START)) {
             nextScan = now + TimeUnit.MILLISECONDS.toNanos(claimMillis / 2);
@@ -154,9 +194,7 @@ final class QueueWorker implements AdmissionQueue.Worker, Runnable {
     }
 
     private StreamEntry readOne() {
-        List<Map.Entry<String, List<StreamEntry>>> r = queue.redis().xreadGroup(group, consumer,
-                XReadGroupParams.xReadGroupParams().count(1).block(blockMillis),
-                Map.of(queue.streamKey(), StreamEntryID.XREADGROUP_UNDELIVERED_ENTRY));
+        List<Map.Entry<String, List<StreamEntry>>> r = commands.read(group, consumer, blockMillis);
         if (r == null) {
             return null;
         }
@@ -174,7 +212,7 @@ final class QueueWorker implements AdmissionQueue.Worker, Runnable {
         // only a claimed entry's deliveries are asked for: an entry read as new (XREADGROUP >) is at its first
         // delivery, within any bound (at least 1), so a read costs no round trip more
         if (reclaimed) {
-            long deliveries = queue.deliveries(group, e.getID());
+            long deliveries = commands.deliveries(group, e.getID());
             if (deliveries == 0) {
                 return;         // no longer pending: its first worker recorded the outcome since, nothing to run
             }
@@ -196,7 +234,7 @@ final class QueueWorker implements AdmissionQueue.Worker, Runnable {
             status = AdmissionQueue.Status.FAILED;
             error = failure.getClass().getName() + (failure.getMessage() == null ? "" : ": " + failure.getMessage());
         }
-        if (queue.finish(group, entry.id(), status, consumer, error)) {
+        if (commands.finish(group, entry.id(), status, consumer, error)) {
             finished.incrementAndGet();
         }
     }
@@ -206,7 +244,7 @@ final class QueueWorker implements AdmissionQueue.Worker, Runnable {
         AdmissionQueue.LOG.log(System.Logger.Level.WARNING, "admission queue " + queue.name() + ", worker " + consumer
                 + ": entry " + id + " delivered " + deliveries + " times, over the queue's " + queue.maxDeliveries()
                 + "; recorded FAILED without running the handler");
-        if (queue.finish(group, id, AdmissionQueue.Status.FAILED, consumer,
+        if (commands.finish(group, id, AdmissionQueue.Status.FAILED, consumer,
                 "gave up after " + deliveries + " deliveries")) {
             finished.incrementAndGet();
         }
@@ -226,7 +264,7 @@ final class QueueWorker implements AdmissionQueue.Worker, Runnable {
                 throw new InterruptedException("closed");
             }
             if (System.nanoTime() - touched >= slice) {
-                queue.redis().xclaimJustId(queue.streamKey(), group, consumer, 0, XClaimParams.xClaimParams(), id);
+                commands.touch(group, consumer, id);
                 touched = System.nanoTime();
             }
             LockSupport.parkNanos(Math.min(slice, TimeUnit.MILLISECONDS.toNanos(20)));
