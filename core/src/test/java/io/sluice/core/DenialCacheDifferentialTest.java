@@ -41,8 +41,8 @@ class DenialCacheDifferentialTest {
             EngineDifferential timelines = new EngineDifferential(EngineDifferential.seed(), time, reference,
                     List.of(new Candidate("the denial cache before a store", general),
                             new Candidate("the denial cache before the memory store", memory)));
-            for (int timeline = 0; timeline < 20; timeline++) {
-                timelines.replay(algorithm, "t" + timeline, 400, clock);
+            for (int timeline = 0; timeline < 12; timeline++) {
+                timelines.replay(algorithm, "t" + timeline, 300, clock);
             }
             assertThat(timelines.denials()).as("denials among %d requests", timelines.requests()).isPositive();
         }

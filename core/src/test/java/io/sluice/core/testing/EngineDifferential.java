@@ -66,6 +66,8 @@ public final class EngineDifferential {
     private final List<Candidate> candidates;
     private long denials;
     private long requests;
+    /** The timeline and step being replayed, for a failure's message. */
+    private String at;
 
     /**
      * @param reference the engine whose answers are right: the memory store, its denial cache off
@@ -118,14 +120,13 @@ public final class EngineDifferential {
             now = mode == Clock.STEPS_BACK ? next(random, now, latest, period) : now + gap(random, policies.get(0));
             latest = Math.max(latest, now);
             clock.set(now);
-            String where = "seed " + seed + " (-Dsluice.seed=" + seed + "), timeline " + names + " (" + mode + "), step "
-                    + step + " at " + (now - ManualTimeSource.START_MICROS) + " µs";
+            at = names + " (" + mode + "), step " + step;
             if (!held.isEmpty() && random.nextInt(4) == 0) {
                 release(held.remove(random.nextInt(held.size())));
             } else if (!policies.get(0).algorithm().concurrent() && random.nextInt(4) == 0) {
-                call(names + "api", "k" + random.nextInt(3), policies.get(0), where);
+                call(names + "api", "k" + random.nextInt(3), policies.get(0));
             } else {
-                Decision[] decisions = request(names, policies, global, where);
+                Decision[] decisions = request(names, policies, global);
                 if (decisions != null) {
                     held.add(decisions);
                 }
@@ -138,7 +139,7 @@ public final class EngineDifferential {
     }
 
     /** @return the decisions, one per engine, when they hold leases to release later; else null */
-    private Decision[] request(String names, List<Policy> policies, boolean[] global, String where) {
+    private Decision[] request(String names, List<Policy> policies, boolean[] global) {
         String key = "k" + random.nextInt(3);
         List<Rule> rules = new ArrayList<>();
         for (int r = 0; r < policies.size(); r++) {
@@ -162,7 +163,7 @@ public final class EngineDifferential {
             Decision actual = candidates.get(i).engine().check(request, rules);
             decisions[i + 1] = actual;
             if (!Answer.of(actual).equals(Answer.of(expected))) {
-                throw new AssertionError(candidates.get(i).name() + ", " + where + ": " + describe(rules)
+                throw new AssertionError(candidates.get(i).name() + ", " + where() + ": " + describe(rules)
                         + "\n expected " + Answer.of(expected) + "\n but was  " + Answer.of(actual));
             }
         }
@@ -172,7 +173,7 @@ public final class EngineDifferential {
         return decisions;
     }
 
-    private void call(String name, String key, Policy policy, String where) {
+    private void call(String name, String key, Policy policy) {
         long cost = cost(random, policy);
         requests++;
         Outcome expected = reference.tryAcquire(name, key, policy, cost);
@@ -180,7 +181,7 @@ public final class EngineDifferential {
         for (Candidate c : candidates) {
             Outcome actual = c.engine().tryAcquire(name, key, policy, cost);
             if (!Objects.equals(actual, expected)) {
-                throw new AssertionError(c.name() + ", " + where + ": tryAcquire(" + name + ", " + key + ", " + policy
+                throw new AssertionError(c.name() + ", " + where() + ": tryAcquire(" + name + ", " + key + ", " + policy
                         + ", cost " + cost + ")\n expected " + expected + "\n but was  " + actual);
             }
         }
@@ -192,6 +193,12 @@ public final class EngineDifferential {
         for (int i = 0; i < candidates.size(); i++) {
             candidates.get(i).engine().release(decisions[i + 1], status);
         }
+    }
+
+    /** @return where the timeline is: its seed, name, clock, step and time */
+    private String where() {
+        return "seed " + seed + " (-Dsluice.seed=" + seed + "), timeline " + at + " at "
+                + (clock.nowMicros() - ManualTimeSource.START_MICROS) + " µs";
     }
 
     private static String describe(List<Rule> rules) {
