@@ -1,5 +1,6 @@
 package io.sluice.core.algorithm;
 
+import io.sluice.core.policy.Algorithm;
 import io.sluice.core.policy.Outcome;
 import io.sluice.core.policy.Policy;
 
@@ -66,28 +67,25 @@ public final class DeniedKey {
         if (denial.allowed() || denial.never() || cost <= 0) {
             return null;
         }
+        long offset = FixedWindow.staggerOffsetMicros(key, policy);
         long retryAt = atMicros + denial.retryAfterMicros();
         Object state = switch (policy.algorithm()) {
             case GCRA -> new Gcra.State(atMicros + denial.resetAfterMicros());
             case LEAKY_BUCKET -> policy.queues() ? null : new LeakyBucket.State(atMicros + denial.resetAfterMicros());
             case TOKEN_BUCKET -> new TokenBucket.State(denial.remaining(),
                     retryAt - (cost - denial.remaining()) * policy.intervalMicros());
-            case FIXED_WINDOW -> new FixedWindow.State(
-                    retryAt + FixedWindow.staggerOffsetMicros(key, policy) - policy.periodMicros(),
+            case FIXED_WINDOW -> new FixedWindow.State(retryAt + offset - policy.periodMicros(),
                     policy.limit() - denial.remaining());
             case WARM_UP -> new WarmUp.State(0.0, retryAt);
             default -> null;
         };
         if (state != null) {
-            return new DeniedKey(policy, atMicros, state, FixedWindow.staggerOffsetMicros(key, policy), cost, denial);
+            return new DeniedKey(policy, atMicros, state, offset, cost, denial);
         }
         boolean pinned = denial.remaining() == cost - 1;
-        return switch (policy.algorithm()) {
-            case SLIDING_WINDOW -> pinned ? new DeniedKey(policy, atMicros, null, 0, cost, denial) : null;
-            case SLIDING_LOG -> pinned && !policy.settings().recordsDenials()
-                    ? new DeniedKey(policy, atMicros, null, 0, cost, denial) : null;
-            default -> null;
-        };
+        boolean counted = policy.algorithm() == Algorithm.SLIDING_WINDOW
+                || (policy.algorithm() == Algorithm.SLIDING_LOG && !policy.settings().recordsDenials());
+        return pinned && counted ? new DeniedKey(policy, atMicros, null, 0, cost, denial) : null;
     }
 
     /** @return the policy the denial was under: it answers nothing under another */
