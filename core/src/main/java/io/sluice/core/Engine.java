@@ -61,7 +61,7 @@ public final class Engine implements AutoCloseable {
         this.adaptive = new AdaptiveLimits(store.shared());
         this.holds = new HoldTimes();
         this.decider = new RequestDecider(time, guard, denials, shared.overrides(), adaptive, holds, b.listeners);
-        this.counting = new OutcomeCounting(guard, time);
+        this.counting = new OutcomeCounting(guard, time, denials);
         this.api = new ProgrammaticLimits(store, time, guard, denials);
     }
 

@@ -9,7 +9,7 @@ import java.util.stream.Stream;
 
 /**
  * What this node remembers of denials, to answer them without a store call: the {@link DenialCache} (keys the store
- * denied, until their retry time) and the {@link PenaltyBox} (keys blocked for coming back too soon). Counts the
+ * denied, until their retry time or until something is admitted on them) and the {@link PenaltyBox} (keys blocked for coming back too soon). Counts the
  * resets, so that neither remembers a denial read from the store before a reset after it. Thread-safe.
  */
 final class KnownDenials {
@@ -102,6 +102,26 @@ final class KnownDenials {
         Outcome outcome = penalties.remember(c, denied, now);
         forgetIfReset(c, resetsBefore);
         return outcome;
+    }
+
+    /**
+     * The store may have changed the state of these checks' keys: it admitted them (or charged a rule that counts by
+     * outcome), or a call with them failed and may have run. Their remembered denials are forgotten (their penalties
+     * are not: a penalty is this node's, not the store's).
+     */
+    void changed(List<Check> checks) {
+        if (cache != null) {
+            for (int i = 0; i < checks.size(); i++) {
+                cache.forget(checks.get(i));
+            }
+        }
+    }
+
+    /** {@link #changed(List)} of one check, without a list on the path of the programmatic API. */
+    void changed(Check c) {
+        if (cache != null) {
+            cache.forget(c);
+        }
     }
 
     /**

@@ -19,10 +19,12 @@ final class OutcomeCounting {
 
     private final StoreGuard guard;
     private final TimeSource time;
+    private final KnownDenials denials;
 
-    OutcomeCounting(StoreGuard guard, TimeSource time) {
+    OutcomeCounting(StoreGuard guard, TimeSource time, KnownDenials denials) {
         this.guard = guard;
         this.time = time;
+        this.denials = denials;
     }
 
     /** @return whether a rule of {@code applied} counts by outcome */
@@ -148,6 +150,7 @@ final class OutcomeCounting {
             }
         }
         guard.charge(charges, localCharges, time.nowMicros());
+        denials.changed(charges);       // charged: a denial remembered of such a key no longer holds
     }
 
     /** @return the charge of one rule's part in a decision; null when it takes none for {@code status} */

@@ -93,10 +93,15 @@ final class ProgrammaticLimits {
         }
         List<Outcome> outcomes = guard.evaluate(List.of(check), now);
         if (outcomes == null) {
+            denials.changed(check);         // the call may have run: what is remembered of the key may be stale
             return guard.onStoreFailure(check, onStoreFailure, now);
         }
         Outcome outcome = outcomes.get(0);
-        return outcome.allowed() ? outcome : denials.remember(check, outcome, now, resetsBefore);
+        if (outcome.allowed()) {
+            denials.changed(check);         // admitted: a denial remembered of the key no longer holds
+            return outcome;
+        }
+        return denials.remember(check, outcome, now, resetsBefore);
     }
 
     /**

@@ -122,12 +122,15 @@ final class RequestDecider {
         boolean[] chargedAtCheck = OutcomeCounting.any(applied) ? new boolean[checks.size()] : null;
         List<Outcome> outcomes = guard.evaluate(checks, now, applied, chargedAtCheck);
         if (outcomes == null) {
+            denials.changed(checks);        // the call may have run: what is remembered of its keys may be stale
             return notify(request, queued(request, guard.onStoreFailure(applied, checks, now), queue),
                     DecisionListener.Event.STORE_FAILURE);
         }
         Decision decision = decisionOf(applied, checks, outcomes, chargedAtCheck, now);
         if (!decision.allowed()) {
             decision = denials.remember(checks, holds.honest(decision), now, resetsBefore);
+        } else {
+            denials.changed(checks);        // admitted: the denials remembered of its keys no longer hold
         }
         // after the store's denials are remembered: a refusal to queue is the front door's, not the store's
         decision = queued(request, decision, queue);

@@ -2,6 +2,7 @@ package io.sluice.redis;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.sluice.core.policy.Algorithm;
 import io.sluice.core.policy.Policy;
 import io.sluice.core.policy.Outcome;
 import io.sluice.core.Engine;
@@ -53,6 +54,34 @@ class ProgrammaticLimitsIT {
             assertThat(hot.tryAcquire()).as("its retry time has come: Redis is asked again").isTrue();
             assertThat(scriptCalls(redis)).isEqualTo(before + 1);
         }
+    }
+
+    /**
+     * Issue 30's minimal cases, at t = 0: the engine on Redis, its denial cache on, answers each cost as the memory
+     * store does, field for field, where the cache used to repeat a remembered denial: a token bucket {@code 3/1s}
+     * asked for 3, 1, then 4 (never) or 3 (a retry for all three tokens); a fixed window {@code 10/1s} asked for 8, 3,
+     * 1, 3 (remaining 1, after the 1 admitted).
+     */
+    @Test
+    void aRememberedDenialAnswersEachCostAsTheStoreDoes() throws Exception {
+        Policy bucket = Policy.parse("3/1s").withAlgorithm(Algorithm.TOKEN_BUCKET);
+        Policy window = Policy.parse("10/1s").withAlgorithm(Algorithm.FIXED_WINDOW);
+        try (RedisProcess redis = RedisProcess.start(); Engine engine = engine(redis);
+                Engine memory = Engine.builder().timeSource(time).build()) {
+            assertThat(bothSay(engine, memory, "never", bucket, 3, 1, 4).never()).isTrue();
+            assertThat(bothSay(engine, memory, "all three", bucket, 3, 1, 3).retryAfterMicros()).isEqualTo(999_999);
+            assertThat(bothSay(engine, memory, "admitted", window, 8, 3, 1, 3).remaining()).isEqualTo(1);
+        }
+    }
+
+    /** Each cost in turn on both engines, under limit {@code name}: every answer equal; the last one. */
+    private static Outcome bothSay(Engine redis, Engine memory, String name, Policy policy, long... costs) {
+        Outcome expected = null;
+        for (long cost : costs) {
+            expected = memory.tryAcquire(name, "k", policy, cost);
+            assertThat(redis.tryAcquire(name, "k", policy, cost)).as("%s, cost %d", policy, cost).isEqualTo(expected);
+        }
+        return expected;
     }
 
     @Test

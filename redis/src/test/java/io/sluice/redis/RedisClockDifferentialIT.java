@@ -2,22 +2,27 @@ package io.sluice.redis;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.sluice.core.Engine;
 import io.sluice.core.store.Check;
 import io.sluice.core.store.Lease;
 import io.sluice.core.store.MemoryStore;
 import io.sluice.core.policy.Algorithm;
 import io.sluice.core.policy.Outcome;
 import io.sluice.core.policy.Policy;
+import io.sluice.core.testing.EngineDifferential;
 import io.sluice.core.testing.ManualTimeSource;
 import io.sluice.core.testing.RedisProcess;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Random;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
@@ -29,7 +34,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  */
 class RedisClockDifferentialIT {
 
-    private record Server(String version, RedisStore store) {}
+    private record Server(String version, String url, RedisStore store) {}
 
     private static final long SECOND = 1_000_000;
     /** How far back the clock may step and still find every state it left, in memory as in Redis. */
@@ -40,7 +45,7 @@ class RedisClockDifferentialIT {
     @BeforeAll
     static void startRedis() throws Exception {
         for (String url : RedisProcess.everyVersion(started)) {
-            servers.add(new Server(RedisProcess.version(url), RedisStore.builder().url(url).applicationTime(true)
+            servers.add(new Server(RedisProcess.version(url), url, RedisStore.builder().url(url).applicationTime(true)
                     .prefix("clock-" + System.nanoTime()).timeout(Duration.ofSeconds(5)).build()));
         }
     }
@@ -163,6 +168,104 @@ class RedisClockDifferentialIT {
         }
     }
 
+    static Stream<Arguments> everyAlgorithmAndClock() {
+        return Arrays.stream(Algorithm.values())
+                .flatMap(a -> Arrays.stream(EngineDifferential.Clock.values()).map(c -> Arguments.of(a, c)));
+    }
+
+    /**
+     * The engine on Redis answers as the engine on memory, its denial cache on as off (issue 30): the timelines of
+     * {@link EngineDifferential} (as {@code DenialCacheDifferentialTest} runs them on memory), every algorithm, mixed
+     * costs, several rules per request, leases released, the programmatic API, on a clock that moves forwards or also
+     * steps back by up to a minute. Each engine on Redis has keys of its own (a prefix).
+     */
+    @ParameterizedTest
+    @MethodSource("everyAlgorithmAndClock")
+    void theEngineOnRedisAnswersAsOnMemoryWithTheDenialCacheOnAndOff(Algorithm algorithm,
+            EngineDifferential.Clock clock) {
+        long seed = EngineDifferential.seed();
+        for (Server server : servers) {
+            ManualTimeSource time = new ManualTimeSource();
+            try (Engine reference = Engine.builder().timeSource(time).denialCacheSize(0).build();
+                    Engine cached = onRedis(server, time).build();
+                    Engine uncached = onRedis(server, time).denialCacheSize(0).build()) {
+                EngineDifferential timelines = new EngineDifferential(seed, time, reference, List.of(
+                        new EngineDifferential.Candidate("Redis " + server.version() + ", denial cache on", cached),
+                        new EngineDifferential.Candidate("Redis " + server.version() + ", denial cache off", uncached)));
+                for (int timeline = 0; timeline < 4; timeline++) {
+                    timelines.replay(algorithm, "t" + timeline, 250, clock);
+                }
+                assertThat(timelines.denials()).as("denials among %d requests", timelines.requests()).isPositive();
+            }
+        }
+    }
+
+    private static Engine.Builder onRedis(Server server, ManualTimeSource time) {
+        return Engine.builder().timeSource(time).store(RedisStore.builder().url(server.url()).applicationTime(true)
+                .prefix("engine-" + System.nanoTime()).timeout(Duration.ofSeconds(5)).build());
+    }
+
+    /**
+     * A step back of more than a minute (issue 30: the differences left with the denial cache off, on day-long
+     * policies). Both stores keep a state for a minute after it stops mattering, so that a step back of up to a minute
+     * finds it; memory by its clock, Redis by its own (a key's time to live), which a manual clock does not move: here
+     * Redis still holds every state when memory has dropped one. After a longer step back onto a state's lifetime
+     * they differ, and only so: memory answers as a store that never saw the key (as Redis would once the key's time
+     * to live had passed by its clock). Day-long policies, whose states matter for hours, are where steps back of
+     * minutes to a day land on one. Each difference is held to that bound, then the key reset in both stores so that
+     * the timeline goes on comparing.
+     */
+    @Test
+    void aStepBackOfMoreThanAMinuteDiffersOnlyWhereMemoryHasDroppedTheState() {
+        long seed = EngineDifferential.seed();
+        for (Server server : servers) {
+            Random random = new Random(seed);
+            int differences = 0;
+            for (Algorithm algorithm : RedisDifferentialIT.STORED) {
+                for (int timeline = 0; timeline < 4; timeline++) {
+                    differences += stepBackByUpToADay(server, random, algorithm, seed + " (-Dsluice.seed=" + seed
+                            + "), " + algorithm.id() + " timeline " + timeline);
+                }
+            }
+            System.out.println("Redis " + server.version() + ": " + differences + " answers after a step back of more"
+                    + " than a minute found in memory a key it had dropped");
+        }
+    }
+
+    /** @return how many answers differed, each where memory dropped the state and Redis had not */
+    private static int stepBackByUpToADay(Server server, Random random, Algorithm algorithm, String seed) {
+        long limit = 1 + random.nextInt(40);
+        Policy p = algorithm == Algorithm.CONCURRENCY ? Policy.parse(limit + " concurrent lease 1d")
+                : Policy.of(algorithm, limit, Duration.ofDays(1));
+        Pair both = new Pair(server);
+        long now = ManualTimeSource.START_MICROS;
+        long latest = now;
+        int differences = 0;
+        for (int step = 0; step < 150; step++) {
+            now = random.nextInt(6) == 0 ? latest - 1 - (long) (random.nextDouble() * p.periodMicros())
+                    : now + (long) (random.nextDouble() * 2 * p.periodMicros() / limit);
+            latest = Math.max(latest, now);
+            both.clock.set(now);
+            String key = random.nextInt(5) == 0 ? "new-" + step : "k" + random.nextInt(3);
+            List<Check> checks = List.of(new Check(both.rule, key, p, 1 + random.nextInt(3), false,
+                    algorithm == Algorithm.CONCURRENCY ? "lease-" + step : null));
+            Outcome memory = both.memory.evaluate(checks, now).get(0);
+            Outcome redis = server.store().evaluate(checks, now).get(0);
+            if (memory.equals(redis)) {
+                continue;
+            }
+            differences++;
+            Outcome fresh = MemoryStore.builder().timeSource(both.clock).build().evaluate(checks, now).get(0);
+            String where = "Redis " + server.version() + ", seed " + seed + ", step " + step + ", " + p + " key " + key
+                    + ", " + (latest - now) + " µs behind the latest time: memory " + memory + ", Redis " + redis;
+            assertThat(latest - now).as(where).isGreaterThan(MINUTE);
+            assertThat(memory).as("memory answers as for a key it never saw: " + where).isEqualTo(fresh);
+            both.memory.reset(both.rule, key);
+            server.store().reset(both.rule, key);
+        }
+        return differences;
+    }
+
     private static void replay(Pair both, Random random, Algorithm main) {
         List<Policy> policies = new ArrayList<>(List.of(RedisDifferentialIT.policy(random, main)));
         if (random.nextBoolean()) {
@@ -202,14 +305,6 @@ class RedisClockDifferentialIT {
 
     /** The clock's next time: forwards (nothing, a little, up to three periods) or back by up to a minute. */
     private static long next(Random random, long now, long latest, long period) {
-        return switch (random.nextInt(10)) {
-            case 0 -> latest - MINUTE;                                                 // back by a whole minute
-            case 1 -> latest - 1 - (long) (random.nextDouble() * MINUTE);              // back by up to a minute
-            case 2 -> Math.max(latest - MINUTE, now - 1 - random.nextInt(3_000_000));  // back by up to 3 s
-            case 3 -> now;
-            case 4, 5 -> now + random.nextInt(1_000);
-            case 6, 7 -> now + (long) (random.nextDouble() * period);
-            default -> now + (long) (random.nextDouble() * 3 * period);
-        };
+        return EngineDifferential.next(random, now, latest, period);
     }
 }

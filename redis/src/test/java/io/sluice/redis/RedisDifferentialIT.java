@@ -9,15 +9,8 @@ import io.sluice.core.store.Lease;
 import io.sluice.core.store.MemoryStore;
 import io.sluice.core.policy.Algorithm;
 import io.sluice.core.policy.Outcome;
-import io.sluice.core.policy.ConcurrencySettings;
-import io.sluice.core.policy.FixedWindowSettings;
-import io.sluice.core.policy.GcraSettings;
-import io.sluice.core.policy.LeakyBucketSettings;
 import io.sluice.core.policy.Policy;
-import io.sluice.core.policy.Settings;
-import io.sluice.core.policy.SlidingLogSettings;
-import io.sluice.core.policy.TokenBucketSettings;
-import io.sluice.core.policy.WarmUpSettings;
+import io.sluice.core.testing.EngineDifferential;
 import io.sluice.core.testing.ManualTimeSource;
 import io.sluice.core.testing.RedisProcess;
 import java.time.Duration;
@@ -454,57 +447,14 @@ class RedisDifferentialIT {
     }
 
     private static long gap(Random random, Policy p) {
-        long interval = Math.max(1, p.periodMicros() / p.limit());
-        return switch (random.nextInt(6)) {
-            case 0 -> 0;
-            case 1 -> random.nextInt(1000);
-            case 2, 3 -> (long) (random.nextDouble() * interval);
-            case 4 -> (long) (random.nextDouble() * 3 * interval);
-            default -> (long) (random.nextDouble() * 2 * p.periodMicros());
-        };
+        return EngineDifferential.gap(random, p);
     }
 
     static long cost(Random random, Policy p) {
-        return switch (random.nextInt(12)) {
-            case 0 -> 0;
-            case 1 -> p.capacity() + 1 + random.nextInt(3);
-            case 2, 3 -> 1 + random.nextInt((int) Math.min(4, p.capacity()));
-            default -> 1;
-        };
+        return EngineDifferential.cost(random, p);
     }
 
     static Policy policy(Random random, Algorithm algorithm) {
-        long limit = 1 + random.nextInt(random.nextBoolean() ? 5 : 40);
-        long period = switch (random.nextInt(4)) {
-            case 0 -> 1_000_000;
-            case 1 -> 7_000_333;
-            case 2 -> 60_000_000;
-            default -> 250_000 + random.nextInt(3_000_000);
-        };
-        Policy p = switch (algorithm) {
-            case CONCURRENCY -> Policy.concurrent(limit)
-                    .withSettings(new ConcurrencySettings((200 + random.nextInt(5_000)) * 1_000L));
-            default -> Policy.of(algorithm, limit, Duration.ofNanos(period * 1000));
-        };
-        return p.withSettings(settings(random, p, period));
-    }
-
-    /** Random settings of {@code p}'s algorithm, for a policy of {@code period} µs. */
-    private static Settings settings(Random random, Policy p, long period) {
-        return switch (p.algorithm()) {
-            case TOKEN_BUCKET -> new TokenBucketSettings(random.nextBoolean() ? 0 : 1 + random.nextInt(20));
-            case GCRA -> new GcraSettings(random.nextBoolean() ? 0 : 1 + random.nextInt(20));
-            case LEAKY_BUCKET -> {
-                long burst = random.nextBoolean() ? 0 : 1 + random.nextInt(20);
-                yield random.nextBoolean()
-                        ? new LeakyBucketSettings(burst, (1 + random.nextInt(3_000)) * 1_000L, random.nextInt(3))
-                        : new LeakyBucketSettings(burst, 0, 0);
-            }
-            case SLIDING_LOG -> new SlidingLogSettings(random.nextBoolean() ? 0
-                    : random.nextInt((int) Math.min(Integer.MAX_VALUE, period * 2)), random.nextBoolean());
-            case WARM_UP -> new WarmUpSettings((100 + random.nextInt(5_000)) * 1_000L, 1 + random.nextInt(4));
-            case FIXED_WINDOW -> new FixedWindowSettings(random.nextBoolean());
-            default -> p.settings();
-        };
+        return EngineDifferential.policy(random, algorithm);
     }
 }

@@ -32,6 +32,12 @@ public final class GuavaWarmUp {
         this.limiter = RateLimiter.create(permitsPerSecond, warmupMicros, TimeUnit.MICROSECONDS, coldFactor, clock);
     }
 
+    /** @return the time at which Guava lets the next request pass, seen at {@code atMicros}: its next free ticket */
+    public long nextFreeMicros(long atMicros) {
+        nowMicros = atMicros;
+        return limiter.queryEarliestAvailable(atMicros);
+    }
+
     /** {@code tryAcquire(permits)} at {@code atMicros}. */
     public boolean tryAcquire(long atMicros, int permits) {
         nowMicros = atMicros;
