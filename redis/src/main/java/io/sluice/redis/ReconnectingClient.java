@@ -10,8 +10,8 @@ import redis.clients.jedis.UnifiedJedis;
 import redis.clients.jedis.exceptions.JedisException;
 
 /**
- * A store's Jedis client, and its recovery: created on the first call that needs it when a Sentinel or Cluster could
- * not be reached at start-up, and (a standalone URL's) replaced after a {@code READONLY} answer. An application's own
+ * A store's Jedis client, and its recovery: a Sentinel's or Cluster's created on the first call that needs it (and on
+ * a later one while the servers cannot be reached), and (a standalone URL's) replaced after a {@code READONLY} answer. An application's own
  * client is used as it is, never replaced and never closed.
  */
 final class ReconnectingClient {
@@ -24,6 +24,8 @@ final class ReconnectingClient {
     private final Supplier<UnifiedJedis> connect;
     /** Whether a thread is creating the client now: the others do not wait for it (see {@link #get()}). */
     private final AtomicBoolean connecting = new AtomicBoolean();
+    /** Whether a client was created, or the first failure to create one was logged: logged once, as it is new. */
+    private volatile boolean told;
     private volatile boolean closed;
     /** A standalone URL's client: on {@code READONLY} it is replaced (see {@link #dropIfReadOnly}). */
     private final boolean reconnectsOnReadOnly;
@@ -34,7 +36,7 @@ final class ReconnectingClient {
     /**
      * A client the store opens, and closes.
      *
-     * @param redis the client; null when it could not be created yet
+     * @param redis the client; null to create it on the first call that needs it
      * @param connect creates the client when {@code redis} is null, on the first call that needs it
      * @param reconnectsOnReadOnly a standalone URL's client, replaced on {@code READONLY}
      * @param description the store as logs and messages show it
@@ -77,8 +79,9 @@ final class ReconnectingClient {
     }
 
     /**
-     * @return the client, created now if a Sentinel or Cluster could not be reached when the store was built
-     * @throws StoreException while it still cannot be reached (the engine's breaker spaces the attempts out)
+     * @return the client, created now if it was not yet (a Sentinel's or Cluster's, which connects when created)
+     * @throws StoreException while it still cannot be reached (the engine's breaker spaces the attempts out); the
+     *     first such failure is logged, once
      */
     UnifiedJedis get() {
         UnifiedJedis r = redis.get();
@@ -102,8 +105,14 @@ final class ReconnectingClient {
                     throw new StoreException("the Redis store is closed (" + description + ")");
                 }
             }
+            told = true;
             return r;
         } catch (JedisException e) {
+            if (!told) {
+                told = true;
+                LOG.log(System.Logger.Level.WARNING, "the Redis store (" + description + ") cannot be reached; requests"
+                        + " fall back as their rules' on-store-failure says until it can: " + e.getMessage());
+            }
             throw new StoreException("cannot reach the Redis store (" + description + "): " + e.getMessage(), e);
         } finally {
             connecting.set(false);
