@@ -311,9 +311,10 @@ public final class Engine implements AutoCloseable {
      * longer reaches the engine nor applies the other nodes' penalties, resets and settings changes to it. The store,
      * its connections and its channel (its subscription included) stay open. The threads are interrupted and waited
      * for, so that a container undeploying the application finds none of them left (a store call in flight that does
-     * not heed the interrupt ends within the store's timeout; the wait is bounded). Idempotent. A detached engine still decides requests, as a node that no longer hears the fleet:
-     * a rule that leases goes to the store for each request once its blocks are spent, and the settings other nodes
-     * change are no longer read. {@link #close()} does this too, then closes the store.
+     * not heed the interrupt ends within the store's timeout; the wait is bounded). Idempotent. A detached engine
+     * still decides requests, as a node that no longer hears the fleet: a rule that leases goes to the store for each
+     * request once its blocks are spent, and the settings other nodes change are no longer read. {@link #close()} does
+     * this too, then closes the store.
      */
     public void detach() {
         shared.stopWatching();

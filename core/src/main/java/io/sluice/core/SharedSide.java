@@ -18,8 +18,8 @@ import java.time.Duration;
  * them ({@link #awaitStart()}), so that with a store that answers, a node applies the overrides in the store and hears
  * every fleet message sent after it first answered, as if it had read and subscribed at build. They wait only while
  * those are under way: a read is one store call, which the store's timeout bounds, and the channel waits no longer
- * than a call to it takes before its store has answered once ({@link io.sluice.core.store.FleetChannel#awaitListening});
- * at most {@value #START_MILLIS} ms in all. Then no answer waits again: a read that failed is done again by the
+ * than a call to it takes before its store has answered once
+ * ({@link io.sluice.core.store.FleetChannel#awaitListening}); at most {@value #START_MILLIS} ms in all. Then no answer waits again: a read that failed is done again by the
  * watcher's periodic check, and the channel subscribes on its own when the store is back.
  */
 final class SharedSide {

@@ -36,8 +36,8 @@ final class Threads {
             Thread.currentThread().interrupt();
             return false;
         }
-        LOG.log(Level.WARNING, "Sluice: thread " + name + " is still in a store call " + STOP_MILLIS + " ms after it was"
-                + " stopped; it ends when the call times out");
+        LOG.log(Level.WARNING, "Sluice: thread " + name + " is still in a store call " + STOP_MILLIS + " ms after it"
+                + " was stopped; it ends when the call times out");
         return false;
     }
 }

@@ -17,8 +17,9 @@ import redis.clients.jedis.UnifiedJedis;
 import redis.clients.jedis.util.Pool;
 
 /**
- * The fleet channel's subscription ({@link RedisFleetChannel}): one connection of its own, subscribed to the channel, on
- * one daemon thread, {@code sluice-fleet}, which subscribes again a second after it lost Redis or could not reach it.
+ * The fleet channel's subscription ({@link RedisFleetChannel}): one connection of its own, subscribed to the channel,
+ * on one daemon thread, {@code sluice-fleet}, which subscribes again a second after it lost Redis or could not reach
+ * it.
  *
  * <p><b>Attempts.</b> Each attempt takes a connection of its own from the store's pool (connect and handshake, within
  * the store's timeouts), sends {@code PING}, and only once Redis has answered sends {@code SUBSCRIBE}. So an attempt
@@ -30,8 +31,8 @@ import redis.clients.jedis.util.Pool;
  * <p><b>Stopping.</b> {@link #close()} cuts the connection in use (closes its socket), whatever Redis does: up, down,
  * paused ({@code CLIENT PAUSE}) or never reached; a subscription, a {@code PING} or an unsubscribe left waiting for an
  * answer that would never come ends at once. An attempt still connecting (the pool creating the connection) has no
- * socket to cut yet: it ends within the store's timeouts. Then it waits for the thread to end (at most {@code joinMax}),
- * so that a container undeploying the application finds no thread of it left.
+ * socket to cut yet: it ends within the store's timeouts. Then it waits for the thread to end (at most
+ * {@code joinMax}), so that a container undeploying the application finds no thread of it left.
  *
  * <p>An application's client of a kind whose pool cannot be reached (another {@link UnifiedJedis} than a
  * {@link RedisClient}, {@link RedisSentinelClient} or Cluster client) subscribes through the client itself; its
@@ -140,9 +141,13 @@ final class FleetSubscription {
         JedisPubSub s = pubSub();
         Connection own = borrow(redis);
         if (own == null) {
-            redis.ping();
-            if (subscribing(s)) {
-                redis.subscribe(s, channel);
+            try {
+                redis.ping();
+                if (subscribing(s)) {
+                    redis.subscribe(s, channel);
+                }
+            } finally {
+                release(null);
             }
             return;
         }

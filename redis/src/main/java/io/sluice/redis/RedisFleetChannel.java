@@ -86,8 +86,8 @@ final class RedisFleetChannel implements FleetChannel {
 
     /**
      * Waits while the first attempt to subscribe is under way, at most {@code max}: while Redis has not answered yet,
-     * within the store's timeouts, and once it has, until the subscription is confirmed (see {@link FleetSubscription}).
-     * Returns at once once the first attempt is over, and before any listener.
+     * within the store's timeouts, and once it has, until the subscription is confirmed (see
+     * {@link FleetSubscription}). Returns at once once the first attempt is over, and before any listener.
      */
     @Override
     public boolean awaitListening(Duration max) {
@@ -172,7 +172,7 @@ final class RedisFleetChannel implements FleetChannel {
         }
     }
 
-    /** Removes every listener, ends the subscription and waits for its thread (see {@link FleetSubscription#close()}). */
+    /** Removes every listener, ends the subscription and waits for its thread ({@link FleetSubscription#close()}). */
     @Override
     public void close() {
         FleetSubscription s;

@@ -41,8 +41,8 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
- * The servlet filter deployed and undeployed {@value #DEPLOYS} times, as a container does with a WAR: each time in a web
- * application of its own, its classes loaded from the packaged demo WAR's {@code WEB-INF/lib} by a class loader of its
+ * The servlet filter deployed and undeployed {@value #DEPLOYS} times, as a container does with a WAR: each time in a
+ * web application of its own, its classes loaded from the packaged demo WAR's {@code WEB-INF/lib} by a class loader of its
  * own, whose parent sees the JDK, the servlet API and the container (Jetty) and nothing else; in memory mode, on a live
  * Redis, and on a dead one (a port nothing listens on). Each time the filter answers (limits on memory and Redis, the
  * failure mode on the dead Redis), then the web application is stopped, and at that moment, as Tomcat checks on
