@@ -30,6 +30,11 @@ import java.util.concurrent.ThreadLocalRandom;
  * Decision d = engine.check(request);
  * </pre>
  *
+ * <p>Building an engine never waits on its store, whatever state the store is in: what needs the store (the shared
+ * settings in it, the fleet's subscription) is started on threads of the engine's own, and its first answers wait for
+ * it while it is under way, within the store's timeout (see {@link SharedSide}). With the store down at start-up the
+ * engine answers at once, by each rule's failure mode, and catches up when the store is back.
+ *
  * <p>The engine is the public face of a few package-private parts: {@link RequestDecider} decides requests,
  * {@link StoreGuard} guards the store (circuit breaker, failure modes, local fallback, leases of failed calls),
  * {@link KnownDenials} remembers denials (denial cache, penalty box), {@link OutcomeCounting} counts by outcome,
@@ -60,9 +65,9 @@ public final class Engine implements AutoCloseable {
         this.shared = new SharedSide(store, this, time, denials, guard, b.settingsInterval);
         this.adaptive = new AdaptiveLimits(store.shared());
         this.holds = new HoldTimes();
-        this.decider = new RequestDecider(time, guard, denials, shared.overrides(), adaptive, holds, b.listeners);
+        this.decider = new RequestDecider(time, guard, denials, shared, adaptive, holds, b.listeners);
         this.counting = new OutcomeCounting(guard, time, denials);
-        this.api = new ProgrammaticLimits(store, time, guard, denials);
+        this.api = new ProgrammaticLimits(store, time, guard, denials, shared);
     }
 
     public static Builder builder() {
@@ -304,10 +309,12 @@ public final class Engine implements AutoCloseable {
      * a take in flight is interrupted), and removes this engine's listener from the store's
      * {@link io.sluice.core.store.FleetChannel} ({@link io.sluice.core.store.FleetChannel#listen}), which then no
      * longer reaches the engine nor applies the other nodes' penalties, resets and settings changes to it. The store,
-     * its connections and its channel (its subscription included) stay open. Threads that end are interrupted and not waited for; they
-     * end promptly. Idempotent. A detached engine still decides requests, as a node that no longer hears the fleet:
-     * a rule that leases goes to the store for each request once its blocks are spent, and the settings other nodes
-     * change are no longer read. {@link #close()} does this too, then closes the store.
+     * its connections and its channel (its subscription included) stay open. The threads are interrupted and waited
+     * for, so that a container undeploying the application finds none of them left (a store call in flight that does
+     * not heed the interrupt ends within the store's timeout; the wait is bounded). Idempotent. A detached engine
+     * still decides requests, as a node that no longer hears the fleet: a rule that leases goes to the store for each
+     * request once its blocks are spent, and the settings other nodes change are no longer read. {@link #close()} does
+     * this too, then closes the store.
      */
     public void detach() {
         shared.stopWatching();

@@ -2,6 +2,7 @@ package io.sluice.core;
 
 import io.sluice.core.store.FleetChannel;
 import io.sluice.core.store.FleetMessage;
+import java.time.Duration;
 import java.util.UUID;
 
 /**
@@ -37,6 +38,14 @@ final class Fleet {
      */
     void detach() {
         listening.close();
+    }
+
+    /**
+     * Waits while the channel's first attempt to listen is under way, at most {@code max}
+     * ({@link FleetChannel#awaitListening}).
+     */
+    void awaitListening(Duration max) {
+        channel.awaitListening(max);
     }
 
     /** Tells the fleet that a key was reset here. */

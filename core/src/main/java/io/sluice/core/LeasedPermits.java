@@ -306,13 +306,14 @@ final class LeasedPermits extends DelegatingStore {
     }
 
     /**
-     * Stops the threads that take blocks ({@code sluice-leased-permits}; a take in flight is interrupted) without
-     * closing the store it wraps. Blocks already held are still spent; a block due afterwards is not taken, so its
-     * key's requests go to the store, as while a take is refused. Idempotent; an executor the caller gave is left alone.
+     * Stops the threads that take blocks ({@code sluice-leased-permits}; a take in flight is interrupted) and waits for
+     * them to end ({@link Threads#stop}), without closing the store it wraps. Blocks already held are still spent; a
+     * block due afterwards is not taken, so its key's requests go to the store, as while a take is refused. Idempotent;
+     * an executor the caller gave is left alone.
      */
     void stopTakes() {
         if (takes instanceof ExecutorService e) {
-            e.shutdownNow();
+            Threads.stop(e, "sluice-leased-permits");
         }
     }
 

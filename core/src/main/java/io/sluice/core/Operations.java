@@ -82,6 +82,8 @@ public final class Operations {
     private final Runnable tellFleet;
     /** Failures of the periodic check: logged at most once a minute, as it runs every second. */
     private final LogThrottle readFailures = new LogThrottle(60_000_000);
+    /** Reads the settings when a reader is registered: at once, or on the watcher's thread ({@link #readOn}). */
+    private volatile Runnable readSoon = this::refreshLogged;
     private DocumentReader reader;
     private long version = -1;
     private long documentVersion;
@@ -98,7 +100,17 @@ public final class Operations {
     }
 
     /**
-     * Registers the reader of rules documents (a front door does) and puts the document in the store in force now.
+     * Reads the settings the engine needs before its first answer on {@code reads} rather than at once: a thread of
+     * the engine's own, for shared settings, so that no caller waits on a store that does not answer.
+     */
+    void readOn(Runnable reads) {
+        this.readSoon = reads;
+    }
+
+    /**
+     * Registers the reader of rules documents (a front door does) and puts the document in the store in force: now, on
+     * this node's settings; before the engine's first answer, on shared ones (read on the engine's own thread, so that
+     * a front door starts at once when the store does not answer).
      *
      * @throws IllegalStateException when another reader is registered
      */
@@ -110,7 +122,7 @@ public final class Operations {
             reader = Objects.requireNonNull(documents, "reader");
             version = -1;           // read again, this time applying the document
         }
-        refreshLogged();
+        readSoon.run();
     }
 
     /** @return the shared rules document, read from the store now */

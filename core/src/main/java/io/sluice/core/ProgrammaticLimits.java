@@ -35,13 +35,16 @@ final class ProgrammaticLimits {
     private final TimeSource time;
     private final StoreGuard guard;
     private final KnownDenials denials;
+    /** Waited on by the first answers ({@link SharedSide#awaitStart()}). */
+    private final SharedSide shared;
     private final WaitingLines lines;
 
-    ProgrammaticLimits(Store store, TimeSource time, StoreGuard guard, KnownDenials denials) {
+    ProgrammaticLimits(Store store, TimeSource time, StoreGuard guard, KnownDenials denials, SharedSide shared) {
         this.memory = store instanceof MemoryStore m ? m : null;
         this.time = time;
         this.guard = guard;
         this.denials = denials;
+        this.shared = shared;
         this.lines = new WaitingLines(time, Sleeper.of(time));
     }
 
@@ -85,6 +88,7 @@ final class ProgrammaticLimits {
 
     /** The guarded path: known denials, then the store behind the breaker, then the failure mode. */
     private Outcome decide(Check check, Rule.FailureMode onStoreFailure) {
+        shared.awaitStart();
         long resetsBefore = denials.resets();       // before anything is read
         long now = time.nowMicros();
         Outcome known = denials.deny(check, now, resetsBefore);

@@ -29,6 +29,8 @@ final class RequestDecider {
     private final TimeSource time;
     private final StoreGuard guard;
     private final KnownDenials denials;
+    /** Waited on by the first answers ({@link SharedSide#awaitStart()}). */
+    private final SharedSide shared;
     private final Overrides overrides;
     private final AdaptiveLimits adaptive;
     /** Says when a concurrency denial's room is likely back, rather than when its oldest lease expires. */
@@ -37,12 +39,13 @@ final class RequestDecider {
     /** Per listener, its exceptions: logged at most once a minute, as a listener may fail on every request. */
     private final LogThrottle[] listenerLines;
 
-    RequestDecider(TimeSource time, StoreGuard guard, KnownDenials denials, Overrides overrides,
+    RequestDecider(TimeSource time, StoreGuard guard, KnownDenials denials, SharedSide shared,
             AdaptiveLimits adaptive, HoldTimes holds, List<DecisionListener> listeners) {
         this.time = time;
         this.holds = holds;
         this.adaptive = adaptive;
-        this.overrides = overrides;
+        this.shared = shared;
+        this.overrides = shared.overrides();
         this.guard = guard;
         this.denials = denials;
         this.listeners = List.copyOf(listeners);
@@ -52,6 +55,7 @@ final class RequestDecider {
 
     /** See {@link Engine#check(RequestView, List, QueueGate)}. */
     Decision check(RequestView request, List<Rule> candidates, QueueGate queue) {
+        shared.awaitStart();
         if (candidates.size() == 1) {
             return checkOne(request, candidates.get(0), queue);
         }
@@ -98,6 +102,7 @@ final class RequestDecider {
 
     /** See {@link Engine#inspect(Rule, String, String)}: a cost-0 check of the store, asked directly. */
     Outcome inspect(Rule rule, String key, String tier) {
+        shared.awaitStart();
         Policy policy = overrides.apply(rule.name(), key, rule.policy());
         if (tier != null) {
             policy = rule.tiers() == null ? null : rule.tiers().policies().get(tier);

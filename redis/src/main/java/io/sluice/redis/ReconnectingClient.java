@@ -10,9 +10,9 @@ import redis.clients.jedis.UnifiedJedis;
 import redis.clients.jedis.exceptions.JedisException;
 
 /**
- * A store's Jedis client, and its recovery: created on the first call that needs it when a Sentinel or Cluster could
- * not be reached at start-up, and (a standalone URL's) replaced after a {@code READONLY} answer. An application's own
- * client is used as it is, never replaced and never closed.
+ * A store's Jedis client, and its recovery: a Sentinel's or Cluster's created on the first call that needs it (and on
+ * a later one while the servers cannot be reached), and (a standalone URL's) replaced after a {@code READONLY}
+ * answer. An application's own client is used as it is, never replaced and never closed.
  */
 final class ReconnectingClient {
 
@@ -24,6 +24,10 @@ final class ReconnectingClient {
     private final Supplier<UnifiedJedis> connect;
     /** Whether a thread is creating the client now: the others do not wait for it (see {@link #get()}). */
     private final AtomicBoolean connecting = new AtomicBoolean();
+    /** Whether a client was created, or the first failure to create one was logged: logged once, as it is new. */
+    private volatile boolean told;
+    /** Whether the first attempt to create the client is over: calls wait for that one only. Guarded by this. */
+    private boolean firstAttemptOver;
     private volatile boolean closed;
     /** A standalone URL's client: on {@code READONLY} it is replaced (see {@link #dropIfReadOnly}). */
     private final boolean reconnectsOnReadOnly;
@@ -34,7 +38,7 @@ final class ReconnectingClient {
     /**
      * A client the store opens, and closes.
      *
-     * @param redis the client; null when it could not be created yet
+     * @param redis the client; null to create it on the first call that needs it
      * @param connect creates the client when {@code redis} is null, on the first call that needs it
      * @param reconnectsOnReadOnly a standalone URL's client, replaced on {@code READONLY}
      * @param description the store as logs and messages show it
@@ -47,6 +51,7 @@ final class ReconnectingClient {
     private ReconnectingClient(UnifiedJedis redis, Supplier<UnifiedJedis> connect, boolean cluster,
             boolean reconnectsOnReadOnly, boolean owned, String description) {
         this.redis = new AtomicReference<>(redis);
+        this.firstAttemptOver = redis != null;
         this.connect = connect;
         this.cluster = cluster;
         this.reconnectsOnReadOnly = reconnectsOnReadOnly;
@@ -77,8 +82,10 @@ final class ReconnectingClient {
     }
 
     /**
-     * @return the client, created now if a Sentinel or Cluster could not be reached when the store was built
-     * @throws StoreException while it still cannot be reached (the engine's breaker spaces the attempts out)
+     * @return the client, created now if it was not yet (a Sentinel's or Cluster's, which connects when created); a
+     *     call while another thread creates it waits for the first attempt, and fails at once during a later one
+     * @throws StoreException while it still cannot be reached (the engine's breaker spaces the attempts out); the
+     *     first such failure is logged, once
      */
     UnifiedJedis get() {
         UnifiedJedis r = redis.get();
@@ -86,8 +93,13 @@ final class ReconnectingClient {
             return r;
         }
         // one thread connects; the others fail at once instead of each waiting for a connect of its own in turn,
-        // which while the servers are down would hold every request for many times its budget
+        // which while the servers are down would hold every request for many times its budget; only the first
+        // attempt is waited for (its timeouts bound it), so that the calls of a store just built are not refused
         if (closed || !connecting.compareAndSet(false, true)) {
+            r = closed ? null : afterFirstAttempt();
+            if (r != null) {
+                return r;
+            }
             throw new StoreException(closed ? "the Redis store is closed (" + description + ")"
                     : "connecting to the Redis store (" + description + ")");
         }
@@ -102,12 +114,35 @@ final class ReconnectingClient {
                     throw new StoreException("the Redis store is closed (" + description + ")");
                 }
             }
+            told = true;
             return r;
         } catch (JedisException e) {
+            if (!told) {
+                told = true;
+                LOG.log(System.Logger.Level.WARNING, "the Redis store (" + description + ") cannot be reached; requests"
+                        + " fall back as their rules' on-store-failure says until it can: " + e.getMessage());
+            }
             throw new StoreException("cannot reach the Redis store (" + description + "): " + e.getMessage(), e);
         } finally {
             connecting.set(false);
+            synchronized (this) {
+                firstAttemptOver = true;
+                notifyAll();
+            }
         }
+    }
+
+    /** @return the client once the first attempt to create it is over (at once after it); null when it failed */
+    private synchronized UnifiedJedis afterFirstAttempt() {
+        while (!firstAttemptOver && !closed) {
+            try {
+                wait();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return null;
+            }
+        }
+        return redis.get();
     }
 
     /**
@@ -139,6 +174,9 @@ final class ReconnectingClient {
     /** Closes the client if the store opened it; one created after this is closed by its creator (see {@link #get}). */
     void close() {
         closed = true;
+        synchronized (this) {
+            notifyAll();
+        }
         UnifiedJedis r = redis.get();
         if (owned && r != null) {
             r.close();

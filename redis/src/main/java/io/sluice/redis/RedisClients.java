@@ -12,6 +12,7 @@ import redis.clients.jedis.DefaultJedisClientConfig;
 import redis.clients.jedis.HostAndPort;
 import redis.clients.jedis.RedisClient;
 import redis.clients.jedis.RedisClusterClient;
+import redis.clients.jedis.RedisProtocol;
 import redis.clients.jedis.RedisSentinelClient;
 import redis.clients.jedis.UnifiedJedis;
 import redis.clients.jedis.exceptions.JedisConnectionException;
@@ -20,11 +21,14 @@ import redis.clients.jedis.exceptions.JedisException;
 /**
  * Builds the Jedis clients a store opens: standalone (TLS, database), Sentinel or Cluster, each with the store's time
  * budget as connect and read timeouts and as the wait for one of its pooled connections.
+ *
+ * <p>Building one opens no connection, so that building a store, and an engine on it, never waits on a Redis that does
+ * not answer: a standalone client connects on its first call (its protocol is set, RESP3, which Redis 6 and later
+ * speak: without it Jedis would open a connection at once to learn which the server speaks), a Sentinel or Cluster
+ * client is created on the first call that needs it ({@link ReconnectingClient#get()}).
  */
 final class RedisClients {
 
-    /** The store's logger: the name applications configure. */
-    private static final System.Logger LOG = System.getLogger(RedisStore.class.getName());
     /** Attempts of one cluster call: the first, and one after a redirection ({@code MOVED}, {@code ASK}). */
     private static final int CLUSTER_ATTEMPTS = 2;
 
@@ -53,7 +57,7 @@ final class RedisClients {
     ReconnectingClient standalone(RedisUrl url) {
         DefaultJedisClientConfig config = DefaultJedisClientConfig.builder().connectionTimeoutMillis(millis)
                 .socketTimeoutMillis(millis).user(url.user()).password(url.password()).database(url.database())
-                .ssl(url.ssl()).clientName("sluice").build();
+                .ssl(url.ssl()).clientName("sluice").protocol(RedisProtocol.RESP3).build();
         Supplier<UnifiedJedis> connect = () -> RedisClient.builder()
                 .hostAndPort(url.host(), url.port()).clientConfig(config).poolConfig(pool).build();
         try {
@@ -101,25 +105,18 @@ final class RedisClients {
 
     private DefaultJedisClientConfig config(Login login) {
         return DefaultJedisClientConfig.builder().connectionTimeoutMillis(millis).socketTimeoutMillis(millis)
-                .user(login.user()).password(login.password()).clientName("sluice").build();
+                .user(login.user()).password(login.password()).clientName("sluice").protocol(RedisProtocol.RESP3)
+                .build();
     }
 
     /**
-     * A Sentinel or Cluster client, which connects at once. One that cannot is created on a later call, once the
-     * servers answer: as with a standalone Redis that is down, the application starts and its requests fall back
-     * (on-store-failure) meanwhile.
+     * A Sentinel or Cluster client, created (and connected) on the first call that needs it, which at start-up is one
+     * of the engine's own threads (the fleet's subscription, the first read of the shared settings), never the
+     * thread that builds the store. One that cannot connect is created on a later call, once the servers answer: the
+     * application starts and its requests fall back (on-store-failure) meanwhile.
      */
     private static ReconnectingClient started(Supplier<UnifiedJedis> connect, boolean cluster, String description) {
-        UnifiedJedis now;
-        try {
-            now = connect.get();
-        } catch (JedisException unreachable) {
-            LOG.log(System.Logger.Level.WARNING, "the Redis store (" + description + ") cannot be reached at"
-                    + " start-up; requests fall back as their rules' on-store-failure says until it can: "
-                    + unreachable.getMessage());
-            now = null;
-        }
-        return new ReconnectingClient(now, connect, cluster, false, description);
+        return new ReconnectingClient(null, connect, cluster, false, description);
     }
 
     /**

@@ -5,43 +5,51 @@ import io.sluice.core.log.LogText;
 import io.sluice.core.store.FleetChannel;
 import io.sluice.core.store.FleetMessage;
 import java.lang.System.Logger.Level;
+import java.time.Duration;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
-import redis.clients.jedis.JedisPubSub;
 
 /**
  * The fleet's messages on Redis pub/sub, channel {@code prefix:fleet} (in a Cluster, published to every node): a
  * penalty ({@code P}), a reset ({@code R}), a change of the shared settings ({@code S}, with an empty rule and key);
- * {@code PUBLISH} through the store's client, and one subscribed connection on a daemon thread of its own, which
- * subscribes again a second after it lost Redis. A message is text: its kind's letter, then origin, end, the rule's
- * length, the rule and the key, separated by {@code |} (the key last, whatever it holds); one that does not read so
- * (another program's) is ignored.
+ * {@code PUBLISH} through the store's client, and one subscribed connection on a daemon thread of its own
+ * ({@link FleetSubscription}), started by the first listener, which subscribes again a second after it lost Redis. A
+ * message is text: its kind's letter, then origin, end, the rule's length, the rule and the key, separated by {@code |}
+ * (the key last, whatever it holds); one that does not read so (another program's) is ignored.
+ *
+ * <p>As each subscription is in place (the first, and each after Redis was lost, restarted or out of reach), the
+ * listeners are told that the settings may have changed ({@link FleetMessage.Kind#SETTINGS} from origin
+ * {@value #CATCH_UP_ORIGIN}, which no node has): a change whose message came before the subscription is read then. A
+ * penalty or reset sent meanwhile is not heard (see {@link FleetChannel}: best effort).
  */
 final class RedisFleetChannel implements FleetChannel {
 
     private static final System.Logger LOG = System.getLogger(RedisStore.class.getName());
-    private static final long RETRY_MILLIS = 1_000;
-    /** The longest the first listener waits for the subscription, so that it hears what is sent after: {@value} ms. */
-    private static final long SUBSCRIBE_WAIT_MILLIS = 2_000;
+    /** The origin of the message that tells the listeners to read the settings after a new subscription: none. */
+    static final String CATCH_UP_ORIGIN = "";
 
     private final ReconnectingClient client;
     private final String channel;
+    /** The longest {@link #close()} waits for the subscription's thread. */
+    private final Duration joinMax;
     private final LogThrottle failures = new LogThrottle(60_000_000);
     /** Every engine on this store listens (a servlet filter and JAX-RS may share one store). */
     private final List<Consumer<FleetMessage>> listeners = new CopyOnWriteArrayList<>();
-    private volatile boolean closed;
-    private volatile JedisPubSub subscription;
-    /** Counted down once the first subscription is in place. */
-    private final CountDownLatch subscribed = new CountDownLatch(1);
-    private Thread listening;
+    /** Made by the first listener; guarded by this. */
+    private FleetSubscription subscription;
+    /** Guarded by this. */
+    private boolean closed;
 
-    RedisFleetChannel(ReconnectingClient client, String prefix) {
+    /**
+     * @param budget the time budget of one call of the store's client: an attempt still connecting ends within twice
+     *     it (connect, then the handshake's answer), and {@link #close()} waits that long, and a second more
+     */
+    RedisFleetChannel(ReconnectingClient client, String prefix, Duration budget) {
         this.client = client;
         this.channel = prefix + ":fleet";
+        this.joinMax = budget.multipliedBy(2).plusSeconds(1);
     }
 
     @Override
@@ -57,35 +65,52 @@ final class RedisFleetChannel implements FleetChannel {
     }
 
     /**
-     * Adds a listener; the first starts the subscription and waits for it (at most {@value #SUBSCRIBE_WAIT_MILLIS} ms,
-     * at start-up: with Redis down it goes on, and the thread subscribes when Redis is back), so that an engine hears
-     * every message sent after it was built. Removing a listener ({@link Listening#close()}) keeps the subscription,
-     * even with no listener left, until {@link #close()}: a later listener hears at once, and an engine detached on an
-     * application's undeploy ({@link io.sluice.core.Engine#detach()}) leaves the store, which the application closes,
-     * as it found it.
+     * Adds a listener; the first starts the subscription, and none waits for it: an engine's first answers do
+     * ({@link #awaitListening}). Removing a listener ({@link Listening#close()}) keeps the subscription, even with no
+     * listener left, until {@link #close()}: a later listener hears at once, and an engine detached on an application's
+     * undeploy ({@link io.sluice.core.Engine#detach()}) leaves the store, which the application closes, as it found it.
      */
     @Override
     public Listening listen(Consumer<FleetMessage> listener) {
         // a wrapper of its own: the handle removes this registration even when the same listener listens twice
         Consumer<FleetMessage> own = listener::accept;
-        boolean first;
         synchronized (this) {
             listeners.add(own);
-            first = listening == null;
-            if (first) {
-                listening = new Thread(this::subscribe, "sluice-fleet");
-                listening.setDaemon(true);
-                listening.start();
-            }
-        }
-        if (first) {
-            try {
-                subscribed.await(SUBSCRIBE_WAIT_MILLIS, TimeUnit.MILLISECONDS);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
+            if (subscription == null && !closed) {
+                subscription = new FleetSubscription(client, channel, this::deliver, this::catchUp, joinMax);
+                subscription.start();
             }
         }
         return () -> listeners.remove(own);
+    }
+
+    /**
+     * Waits while the first attempt to subscribe is under way, at most {@code max}: while Redis has not answered yet,
+     * within the store's timeouts, and once it has, until the subscription is confirmed (see
+     * {@link FleetSubscription}). Returns at once once the first attempt is over, and before any listener.
+     */
+    @Override
+    public boolean awaitListening(Duration max) {
+        FleetSubscription s;
+        synchronized (this) {
+            s = subscription;
+        }
+        try {
+            return s != null && s.awaitFirst(max);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return s.listening();
+        }
+    }
+
+    /** @return whether the subscription is in place now (tests) */
+    synchronized boolean listening() {
+        return subscription != null && subscription.listening();
+    }
+
+    /** @return the subscription's thread; null before the first listener (tests) */
+    synchronized Thread thread() {
+        return subscription == null ? null : subscription.thread();
     }
 
     /** @return how many listeners listen now (tests) */
@@ -93,43 +118,16 @@ final class RedisFleetChannel implements FleetChannel {
         return listeners.size();
     }
 
-    private void subscribe() {
-        while (!closed) {
-            JedisPubSub s = new JedisPubSub() {
-                @Override
-                public void onSubscribe(String to, int subscriptions) {
-                    subscribed.countDown();
-                }
-
-                @Override
-                public void onMessage(String from, String message) {
-                    FleetMessage m = decode(message);
-                    if (m != null) {
-                        listeners.forEach(l -> l.accept(m));
-                    }
-                }
-            };
-            subscription = s;
-            try {
-                client.get().subscribe(s, channel);
-            } catch (RuntimeException e) {
-                if (!closed) {
-                    failures.log(LOG, Level.WARNING, System.currentTimeMillis() * 1_000, "Sluice lost the channel of"
-                            + " the other nodes' penalties, resets and settings changes: "
-                            + LogText.safe(e.getMessage()) + "; subscribing again", null);
-                }
-            }
-            pause();
+    private void deliver(String text) {
+        FleetMessage m = decode(text);
+        if (m != null) {
+            listeners.forEach(l -> l.accept(m));
         }
     }
 
-    private void pause() {
-        try {
-            Thread.sleep(RETRY_MILLIS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            closed = true;
-        }
+    private void catchUp() {
+        FleetMessage m = new FleetMessage(FleetMessage.Kind.SETTINGS, CATCH_UP_ORIGIN, "", "", 0);
+        listeners.forEach(l -> l.accept(m));
     }
 
     /** @return the message as text: {@code P} (penalty), {@code R} (reset) or {@code S} (settings), then the rest */
@@ -174,24 +172,17 @@ final class RedisFleetChannel implements FleetChannel {
         }
     }
 
+    /** Removes every listener, ends the subscription and waits for its thread ({@link FleetSubscription#close()}). */
     @Override
     public void close() {
-        closed = true;
-        listeners.clear();
-        JedisPubSub s = subscription;
-        if (s != null && s.isSubscribed()) {
-            try {
-                s.unsubscribe();
-            } catch (RuntimeException e) {
-                // the connection is gone already: nothing to unsubscribe
-            }
-        }
-        Thread t;
+        FleetSubscription s;
         synchronized (this) {
-            t = listening;
+            closed = true;
+            s = subscription;
         }
-        if (t != null) {
-            t.interrupt();
+        listeners.clear();
+        if (s != null) {
+            s.close();
         }
     }
 }

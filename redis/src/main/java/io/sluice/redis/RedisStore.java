@@ -66,7 +66,7 @@ public final class RedisStore implements Store {
     /** Longest key part kept as it is: {@value} characters. */
     public static final int MAX_RAW_KEY = 64;
 
-    /** The time budget a coalesced request assumes of an application's client, whose own it cannot read. */
+    /** The time budget a coalesced request and the fleet's channel assume of an application's client (not read). */
     private static final Duration APPLICATION_CLIENT_BUDGET = Duration.ofSeconds(5);
     /** The calls to one node (or hash slot) in flight at once before requests wait to be sent together. */
     static final int COALESCED_IN_FLIGHT = 2;
@@ -88,6 +88,8 @@ public final class RedisStore implements Store {
     /** Requests of one node or hash slot sent together while a call is in flight; null when off. */
     private final Coalescer coalescer;
     private final Duration timeout;
+    /** The time budget of one call of the client: the store's timeout, or the one assumed of an application's. */
+    private final Duration budget;
     private final int poolSize;
 
     RedisStore(Builder b, ReconnectingClient client) {
@@ -100,8 +102,8 @@ public final class RedisStore implements Store {
         this.settings = new RedisSettings(client, b.prefix, keys.clients());
         this.slots = new SlotCalls(script, keys, codec);
         this.bySlot = client.cluster() && !b.hashTag;
-        this.coalescer = b.coalesce ? new Coalescer(script::run, COALESCED_IN_FLIGHT, bySlot,
-                b.client != null ? APPLICATION_CLIENT_BUDGET : b.timeout) : null;
+        this.budget = b.client != null ? APPLICATION_CLIENT_BUDGET : b.timeout;
+        this.coalescer = b.coalesce ? new Coalescer(script::run, COALESCED_IN_FLIGHT, bySlot, budget) : null;
         this.timeout = b.timeout;
         this.poolSize = b.poolSize;
     }
@@ -181,7 +183,7 @@ public final class RedisStore implements Store {
     @Override
     public synchronized FleetChannel fleet() {
         if (fleet == null) {
-            fleet = new RedisFleetChannel(client, prefix);
+            fleet = new RedisFleetChannel(client, prefix, budget);
         }
         return fleet;
     }

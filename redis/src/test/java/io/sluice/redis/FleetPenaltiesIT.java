@@ -60,10 +60,14 @@ class FleetPenaltiesIT {
         return node.tryAcquire("api", "203.0.113.9", POLICY, 1).allowed();
     }
 
-    /** @return what a store's channel delivers from now on, after every engine on that store has applied it */
+    /**
+     * @return what a store's channel delivers from now on, after every engine on that store has applied it, once the
+     *     channel listens: a node that has not answered yet may still be subscribing (its first answer would wait)
+     */
     private static BlockingQueue<FleetMessage> listen(RedisStore store) {
         BlockingQueue<FleetMessage> heard = new LinkedBlockingQueue<>();
         store.fleet().listen(heard::add);
+        assertThat(store.fleet().awaitListening(Duration.ofSeconds(WITHIN_SECONDS))).as("subscribed").isTrue();
         return heard;
     }
 
