@@ -7,5 +7,5 @@ module io.sluice.http {
     requires org.yaml.snakeyaml;
 
     exports io.sluice.http;
-    exports io.sluice.http.internal to io.sluice.cdi, io.sluice.jaxrs;
+    exports io.sluice.http.internal to io.sluice.cdi, io.sluice.filter, io.sluice.jaxrs;
 }
