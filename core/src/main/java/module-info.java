@@ -2,7 +2,11 @@
  * Sluice's core: the engine, rules and their policies, the algorithms, keys, the store SPI and the memory store.
  * Framework-free. The exported packages are the API; {@code io.sluice.core.algorithm} and {@code io.sluice.core.internal...}
  * serve Sluice's own modules only.
+ *
+ * <p>"module": the qualified exports name modules that depend on this one, so are compiled after it; javac reports them
+ * as "module not found". {@code ModuleGraphTest} (in {@code examples}) checks that each names a module of the build.
  */
+@SuppressWarnings("module")
 module io.sluice.core {
     requires com.github.benmanes.caffeine;
 

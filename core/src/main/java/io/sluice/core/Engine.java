@@ -214,6 +214,7 @@ public final class Engine implements AutoCloseable {
      *     negative
      */
     public Outcome tryAcquire(String name, String key, Policy policy, long cost) {
+        api.named(name, policy);
         return api.tryAcquire(name, key, policy, cost, ProgrammaticLimits.DEFAULT_ON_STORE_FAILURE);
     }
 
@@ -258,16 +259,23 @@ public final class Engine implements AutoCloseable {
     }
 
     /**
-     * Admin: a key's state under a rule, without consuming (a cost-0 check of the rule's policy; with tiers,
-     * {@code tier} picks the policy, else the rule's default applies).
+     * Admin: a key's state under a rule, or under a limit of the programmatic API, without consuming (a cost-0 check
+     * of its policy; with tiers, {@code tier} picks the policy, else the rule's default applies). A limit is known by
+     * the name a {@link #limiter} or {@link #tryAcquire(String, String, Policy, long)} of this engine gave it (the
+     * policy it was last decided by; up to {@value ProgrammaticLimits#MAX_NAMES} names), and has no tiers.
      *
      * @return the outcome a request of cost 0 would get now
-     * @throws ConfigException when no rule has that name
+     * @throws ConfigException when no rule, and no limit decided by this engine, has that name
      */
     public Outcome inspect(String ruleName, String key, String tier) {
-        Rule rule = rules.stream().filter(r -> r.name().equals(ruleName)).findFirst()
-                .orElseThrow(() -> new ConfigException("rule", ruleName, "expected the name of a rule"));
-        return inspect(rule, key, tier);
+        Rule rule = rules.stream().filter(r -> r.name().equals(ruleName)).findFirst().orElse(null);
+        Outcome limit = rule != null || tier != null ? null : api.inspect(ruleName, key);
+        if (rule == null && limit == null) {
+            throw new ConfigException("rule", ruleName, "expected the name of a rule, or of a limit this engine has"
+                    + " decided (limiter(name, policy), tryAcquire(name, key, policy, cost))"
+                    + (tier == null ? "" : " without a tier"));
+        }
+        return rule != null ? inspect(rule, key, tier) : limit;
     }
 
     /**

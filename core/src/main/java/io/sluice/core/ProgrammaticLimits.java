@@ -11,6 +11,8 @@ import io.sluice.core.time.Sleeper;
 import io.sluice.core.time.TimeSource;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * The programmatic API behind {@link Engine#tryAcquire(String, String, Policy, long)}, {@link Limiter} and
@@ -30,6 +32,8 @@ final class ProgrammaticLimits {
 
     /** The failure mode of the programmatic API unless a {@link Limiter} names another: allow, as a rule's. */
     static final Rule.FailureMode DEFAULT_ON_STORE_FAILURE = Rule.FailureMode.ALLOW;
+    /** The most limit names whose policy is kept for {@link #inspect}: {@value}. */
+    static final int MAX_NAMES = 10_000;
 
     private final MemoryStore memory;       // the store when it is the memory store, else null
     private final TimeSource time;
@@ -38,6 +42,8 @@ final class ProgrammaticLimits {
     /** Waited on by the first answers ({@link SharedSide#awaitStart()}). */
     private final SharedSide shared;
     private final WaitingLines lines;
+    /** The policy each limit name was last decided by, for {@link #inspect}: at most {@link #MAX_NAMES} names. */
+    private final Map<String, Policy> named = new ConcurrentHashMap<>();
 
     ProgrammaticLimits(Store store, TimeSource time, StoreGuard guard, KnownDenials denials, SharedSide shared) {
         this.memory = store instanceof MemoryStore m ? m : null;
@@ -83,7 +89,39 @@ final class ProgrammaticLimits {
                     + "them), got \"" + PolicyParser.format(policy) + "\" for limit \"" + name
                     + "\"; use a rule with Engine.check and Engine.release");
         }
+        named(name, policy);
         return new Limiter(this, name, policy, onStoreFailure);
+    }
+
+    /**
+     * Keeps {@code policy} as the one limit {@code name} is decided by, so that {@link #inspect} knows it: a handle's at
+     * its making, {@link Engine#tryAcquire(String, String, Policy, long)}'s at each call (a lookup when it is known).
+     * Names beyond {@link #MAX_NAMES} are not kept.
+     */
+    void named(String name, Policy policy) {
+        if (name == null || policy == null) {
+            return;                                 // refused by the call that follows
+        }
+        Policy known = named.get(name);
+        if (known == null ? named.size() < MAX_NAMES : !known.equals(policy)) {
+            named.put(name, policy);
+        }
+    }
+
+    /**
+     * See {@link Engine#inspect(String, String, String)}: {@code key}'s state under the limit {@code name} as the store
+     * holds it, by a check of cost 0, which consumes nothing; the store is asked directly.
+     *
+     * @return the outcome, or null when no limit of that name was decided (or it is beyond {@link #MAX_NAMES})
+     */
+    Outcome inspect(String name, String key) {
+        Policy policy = named.get(name);
+        if (policy == null) {
+            return null;
+        }
+        Check peek = new Check(name, key, policy, 0, false,
+                policy.algorithm() == Algorithm.CONCURRENCY ? Engine.newLeaseId() : null);
+        return guard.store().evaluate(List.of(peek), time.nowMicros(), time).get(0);
     }
 
     /** The guarded path: known denials, then the store behind the breaker, then the failure mode. */

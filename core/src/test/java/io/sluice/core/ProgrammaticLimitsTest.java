@@ -3,6 +3,7 @@ package io.sluice.core;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.sluice.core.config.ConfigException;
 import io.sluice.core.policy.Algorithm;
 import io.sluice.core.policy.Policy;
 import io.sluice.core.policy.Outcome;
@@ -44,6 +45,47 @@ class ProgrammaticLimitsTest {
 
     private final Engine engine = Engine.builder().timeSource(time).store(switchable).build();
     private final Policy twoPerMinute = Policy.parse("2/1m").withAlgorithm(Algorithm.FIXED_WINDOW);
+
+    /**
+     * Issue 30: {@code engine.inspect("partner-api", "account-42", null)}, as docs/programmatic-api.md wrote it, threw
+     * {@code ConfigException} (no rule of that name). A limit is inspected by the name the programmatic API gave it,
+     * on the memory store decided directly (a {@link KeyLimiter} keeping the key's cell) as through a store.
+     */
+    @Test
+    void inspectShowsAKeysStateUnderALimitByItsNameWithoutConsuming() {
+        Engine direct = Engine.builder().timeSource(time).store(MemoryStore.builder().timeSource(time).build()).build();
+        for (Engine e : List.of(direct, engine)) {
+            Limiter partner = e.limiter("partner-api", Policy.parse("100/1s"));
+            partner.tryAcquire("account-42", 3);
+            partner.key("account-7").tryAcquire(5);
+            e.tryAcquire("geocoder", "k", twoPerMinute, 1);
+
+            assertThat(e.inspect("partner-api", "account-42", null).remaining()).isEqualTo(97);
+            assertThat(e.inspect("partner-api", "account-42", null).remaining()).as("consumes nothing").isEqualTo(97);
+            assertThat(e.inspect("partner-api", "account-7", null).remaining()).as("a KeyLimiter's").isEqualTo(95);
+            assertThat(e.inspect("geocoder", "k", null).remaining()).as("tryAcquire's").isEqualTo(1);
+            e.reset("partner-api", "account-42");
+            assertThat(e.inspect("partner-api", "account-42", null).remaining()).isEqualTo(100);
+            assertThatThrownBy(() -> e.inspect("never-decided", "k", null)).isInstanceOf(ConfigException.class)
+                    .hasMessageContaining("\"never-decided\"").hasMessageContaining("limiter(name, policy)");
+            assertThatThrownBy(() -> e.inspect("partner-api", "k", "pro")).as("a limit has no tiers")
+                    .isInstanceOf(ConfigException.class);
+        }
+    }
+
+    @Test
+    void theNamesInspectKnowsAreBoundedAndFollowTheLatestPolicy() {
+        Engine direct = Engine.builder().timeSource(time).store(memory).build();
+        direct.tryAcquire("limit", "k", twoPerMinute, 1);
+        direct.tryAcquire("limit", "k", Policy.parse("5/1m").withAlgorithm(Algorithm.FIXED_WINDOW), 0);
+        assertThat(direct.inspect("limit", "k", null).limit()).as("the policy it was last decided by").isEqualTo(5);
+        for (int i = 1; i < ProgrammaticLimits.MAX_NAMES; i++) {
+            direct.limiter("limit-" + i, twoPerMinute);
+        }
+        direct.limiter("one-too-many", twoPerMinute).tryAcquire("k");
+        assertThat(direct.inspect("limit-" + (ProgrammaticLimits.MAX_NAMES - 1), "k", null).limit()).isEqualTo(2);
+        assertThatThrownBy(() -> direct.inspect("one-too-many", "k", null)).isInstanceOf(ConfigException.class);
+    }
 
     @Test
     void aDeniedKeyCostsNoStoreCallUntilItsRetryTimeOnEveryEntryPoint() {

@@ -13,9 +13,13 @@ import java.io.IOException;
 import java.lang.reflect.Method;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.Arrays;
+import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Locale;
+import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.regex.Matcher;
@@ -79,6 +83,49 @@ class ReadmeReferenceTest {
         assertThat(examples).contains("100/1m", "20 concurrent").hasSizeGreaterThan(5);
         for (String notation : examples) {
             assertThat(Policy.parse(notation)).as(notation).isNotNull();
+        }
+    }
+
+    /**
+     * Issue 30: {@code 10/sec} was accepted while the docs named only {@code ms}, {@code s}, {@code m}, {@code h} and
+     * {@code d}. The unit table lists exactly the spellings the parser accepts (which its error for an unknown unit
+     * lists), each for its unit, in any case.
+     */
+    @Test
+    void theUnitTableListsExactlyTheSpellingsTheParserAccepts() throws IOException {
+        Map<String, Duration> units = Map.of("millisecond", Duration.ofMillis(1), "second", Duration.ofSeconds(1),
+                "minute", Duration.ofMinutes(1), "hour", Duration.ofHours(1), "day", Duration.ofDays(1));
+        Map<String, Duration> documented = new LinkedHashMap<>();
+        List<String> lines = Files.readAllLines(REFERENCE);
+        int table = lines.indexOf("| unit | spellings |");
+        assertThat(table).as("docs/configuration.md has a \"| unit | spellings |\" table").isNotNegative();
+        for (String row : lines.subList(table + 2, lines.size())) {
+            if (!row.startsWith("|")) {
+                break;
+            }
+            String[] cells = row.split("\\|");
+            Duration unit = units.get(cells[1].strip());
+            assertThat(unit).as("a unit: %s", row).isNotNull();
+            Matcher code = CODE.matcher(cells[2]);
+            while (code.find()) {
+                documented.put(code.group(1), unit);
+            }
+        }
+        Set<String> accepted = new TreeSet<>();
+        assertThatThrownBy(() -> Policy.parse("100/1w")).isInstanceOf(ConfigException.class).satisfies(e -> {
+            Matcher m = Pattern.compile("\\(units: ([^)]*)\\)").matcher(e.getMessage());
+            assertThat(m.find()).as("the unknown unit is named with the accepted ones: %s", e.getMessage()).isTrue();
+            accepted.addAll(Arrays.asList(m.group(1).split("[,;]\\s*")));
+        });
+
+        assertThat(documented.keySet()).containsExactlyInAnyOrderElementsOf(accepted);
+        for (Map.Entry<String, Duration> u : documented.entrySet()) {
+            for (String spelling : List.of(u.getKey(), u.getKey().toUpperCase(Locale.ROOT))) {
+                if (!spelling.equals("M")) {            // refused: minutes or months?
+                    assertThat(Policy.parse("3/2" + spelling).periodMicros()).as(spelling)
+                            .isEqualTo(u.getValue().multipliedBy(2).toNanos() / 1_000);
+                }
+            }
         }
     }
 

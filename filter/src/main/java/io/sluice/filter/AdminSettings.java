@@ -11,6 +11,7 @@ import io.sluice.core.store.StaleVersionException;
 import io.sluice.http.Administration;
 import io.sluice.http.FrontDoor;
 import io.sluice.http.RuleOrigin;
+import io.sluice.http.internal.ContentType;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
@@ -21,7 +22,6 @@ import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.regex.Matcher;
@@ -39,8 +39,9 @@ import java.util.regex.Pattern;
  *       there is replaced; {@code If-Match: *} only when there is one): 200 {@code {"version":N}}. An invalid document,
  *       or one this node's rules and checks refuse, is 400 with why, and nothing is written. The body must be
  *       {@code Content-Type: application/yaml} ({@code application/x-yaml}, {@code text/yaml} and {@code text/x-yaml}
- *       also do), else 415: none of these is a type a browser sends cross-site without a CORS preflight, whereas
- *       {@code text/plain} is, so it is refused even though a form cannot send {@code PUT} (a proxy that turns a
+ *       also do; a charset parameter, if any, UTF-8), else 415, for an unknown charset and a header that is no
+ *       media type too (read by {@link ContentType}): none of these is a type a browser sends cross-site without a
+ *       CORS preflight, whereas {@code text/plain} is, so it is refused even though a form cannot send {@code PUT} (a proxy that turns a
  *       {@code POST} with a method-override header into a {@code PUT} must not open the way).</li>
  *   <li>{@code DELETE /rules}: removes the document (the local rules alone again), {@code If-Match} as for
  *       {@code PUT}: 204 with the version of the removal as {@code ETag}, 404 when there is none.</li>
@@ -94,9 +95,9 @@ final class AdminSettings {
 
     static void replaceRules(FrontDoor door, HttpServletRequest request, HttpServletResponse response, String who)
             throws IOException {
-        if (!yaml(request.getContentType())) {
-            AdminJson.error(response, 415, "expected Content-Type: application/yaml (UTF-8): a rules document in the "
-                    + "schema of a rules file");
+        String unsupported = unsupported(request.getHeader("Content-Type"));
+        if (unsupported != null) {
+            AdminJson.error(response, 415, unsupported);
             return;
         }
         long expected = expectedVersion(door.admin(), request, response);
@@ -310,21 +311,22 @@ final class AdminSettings {
                 + AdminJson.string(o.who()) + ",\"at\":" + AdminJson.instant(o.atMillis()) + "}";
     }
 
-    private static boolean yaml(String contentType) {
-        if (contentType == null) {
-            return false;
+    /**
+     * @return why a rules document in {@code contentType} (the header as sent) is refused; null when it is YAML in
+     *     UTF-8 (no charset, or UTF-8 by any of its names)
+     */
+    private static String unsupported(String contentType) {
+        ContentType type;
+        try {
+            type = ContentType.parse(contentType);
+        } catch (ContentType.Unsupported e) {
+            return e.getMessage() + "; a rules document is Content-Type: application/yaml (UTF-8)";
         }
-        String[] parts = contentType.split(";");
-        if (!YAML.contains(parts[0].trim().toLowerCase(Locale.ROOT))) {
-            return false;
+        if (type == null || !YAML.contains(type.mediaType())
+                || (type.charset() != null && !type.charset().equals(StandardCharsets.UTF_8))) {
+            return "expected Content-Type: application/yaml (UTF-8): a rules document in the schema of a rules file";
         }
-        for (int i = 1; i < parts.length; i++) {
-            String p = parts[i].trim().toLowerCase(Locale.ROOT);
-            if (p.startsWith("charset=") && !p.replace("\"", "").equals("charset=utf-8")) {
-                return false;
-            }
-        }
-        return true;
+        return null;
     }
 
     /**

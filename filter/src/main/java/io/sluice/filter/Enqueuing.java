@@ -8,6 +8,7 @@ import io.sluice.core.store.JobQueue;
 import io.sluice.core.store.StoreException;
 import io.sluice.http.Reply;
 import io.sluice.http.RuleSet;
+import io.sluice.http.internal.ContentType;
 import jakarta.servlet.ServletContext;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
@@ -193,9 +194,16 @@ final class Enqueuing {
             ReplyWriter.send(response, reply);
             return;
         }
+        ContentType type;
+        try {
+            type = ContentType.parse(request.getHeader("Content-Type"));   // not getContentType(): it may throw
+        } catch (ContentType.Unsupported e) {
+            AdminJson.error(response, HttpServletResponse.SC_UNSUPPORTED_MEDIA_TYPE, e.getMessage());
+            return;
+        }
         int max = queue.maxPayloadBytes();
         byte[] body = request.getContentLengthLong() > max ? null : read(request.getInputStream(), max);
-        String payload = body == null ? null : payload(request, body);
+        String payload = body == null ? null : payload(request, type, body);
         if (payload == null || payload.getBytes(StandardCharsets.UTF_8).length > max) {
             tooLarge(response, max);
             return;
@@ -267,17 +275,20 @@ final class Enqueuing {
     }
 
     /**
-     * @return the job: {@code {"method", "path" (in the application, as sent), "query" (or null), "contentType" (or
-     *     null), "user" (or null), "body" (UTF-8 text) or "bodyBase64" (other bytes)}}
+     * @param type the request's {@code Content-Type}, read; null when it has none
+     * @return the job: {@code {"method", "path" (in the application, as sent), "query" (or null), "contentType" (as
+     *     sent, or null), "user" (or null), "body" (UTF-8 text, when no other charset is declared) or "bodyBase64"
+     *     (other bytes)}}
      */
-    static String payload(HttpServletRequest request, byte[] body) {
+    static String payload(HttpServletRequest request, ContentType type, byte[] body) {
         StringBuilder b = new StringBuilder(body.length + 200);
         b.append("{\"method\":").append(AdminJson.string(request.getMethod()))
                 .append(",\"path\":").append(AdminJson.string(path(request)))
                 .append(",\"query\":").append(nullable(request.getQueryString()))
-                .append(",\"contentType\":").append(nullable(request.getContentType()))
+                .append(",\"contentType\":").append(nullable(type == null ? null : request.getHeader("Content-Type")))
                 .append(",\"user\":").append(nullable(request.getRemoteUser()));
-        String text = utf8(body);
+        boolean utf8 = type == null || type.charset() == null || type.charset().equals(StandardCharsets.UTF_8);
+        String text = utf8 ? utf8(body) : null;    // text in another charset: its bytes, for the worker to decode
         if (text != null) {
             b.append(",\"body\":").append(AdminJson.string(text));
         } else {

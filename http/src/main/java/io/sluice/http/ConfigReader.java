@@ -89,7 +89,8 @@ final class ConfigReader {
         Rule rule = new Rule(name, RequestMatcher.ALL, key, policy, null, 1, Rule.Mode.ENFORCE,
                 choice("on-store-failure", Rule.FailureMode.ALLOW), choice("on-missing-key", Rule.MissingKey.SKIP));
         note("limit", policy + " as rule \"" + name + "\", key " + key + ", on-store-failure "
-                + lower(rule.onStoreFailure()) + ", on-missing-key " + lower(rule.onMissingKey()), limit);
+                + lower(rule.onStoreFailure()) + ", on-missing-key " + lower(rule.onMissingKey()), limit, algorithm,
+                keyValue, nameValue, p.get("on-store-failure"), p.get("on-missing-key"));   // each that shaped it
         return rule;
     }
 

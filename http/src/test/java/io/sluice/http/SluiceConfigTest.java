@@ -51,7 +51,7 @@ class SluiceConfigTest {
 
         assertThat(c.description()).contains(
                 "limit = 10/1s (gcra) as rule \"per-header-x-api-key\", key header:X-Api-Key, on-store-failure allow, "
-                        + "on-missing-key skip (from limit (init-param))",
+                        + "on-missing-key skip (from limit (init-param), key (init-param))",
                 "store = redis://user:***@redis:6379 (from SLUICE_STORE (environment variable))",
                 "exclude = [/health, /static/**] (from exclude (init-param))",
                 "shadow = false (default)");
@@ -59,6 +59,18 @@ class SluiceConfigTest {
         assertThat(c.description()).contains("settings-interval = 1s (default)");
         assertThat(load(Map.of("limit", "10/s")).description()).as("nothing reads it on the memory store")
                 .noneMatch(line -> line.startsWith("settings-interval"));
+    }
+
+    /** Issue 30: the algorithm that SLUICE_ALGORITHM chose was credited to the limit parameter. */
+    @Test
+    void theLimitLineNamesEveryParameterThatShapedTheRuleWhereverItCameFrom() {
+        SluiceConfig c = load(Map.of("SLUICE_ALGORITHM", "fixed-window", "SLUICE_ON_STORE_FAILURE", "deny"),
+                Map.of("limit", "10/s", "name", "api"));
+
+        assertThat(c.limitRule().policy().algorithm()).isEqualTo(Algorithm.FIXED_WINDOW);
+        assertThat(c.description()).contains("limit = 10/1s (fixed-window) as rule \"api\", key ip, on-store-failure"
+                + " deny, on-missing-key skip (from limit (init-param), SLUICE_ALGORITHM (environment variable), name"
+                + " (init-param), SLUICE_ON_STORE_FAILURE (environment variable))");
     }
 
     @Test

@@ -45,6 +45,27 @@ abstract class RateLimitSuite {
         }
     }
 
+    /**
+     * The JAX-RS filter reads no request's content type (it neither enqueues nor reads bodies): whatever one is sent,
+     * the limit answers 429 as for any request, quoting none of it; never a 500. (A header the implementation will not
+     * read is its own 400, before any filter: {@code ;} on Jersey, an unknown charset too on RESTEasy.)
+     */
+    @Test
+    void aHostileContentTypeIsAnsweredByTheLimitAsAnyOther() throws Exception {
+        try (JaxrsServer server = start(new JaxrsServer.Setup().property("sluice.limit", "1/1m"))) {
+            server.client().get("/api/hello").then().statusCode(200);
+            for (String contentType : new String[] {"application/json; charset=bogus-9", ";", "application/yaml;;;;",
+                    "text/plain; charset=" + "x".repeat(5_000), "a/b/c; charset=\"\\"}) {
+                Response denied = server.client().contentType(contentType).get("/api/hello");
+                assertThat(denied.statusCode()).as(contentType).isIn(400, 429);  // 400: the implementation's own
+                if (denied.statusCode() == 429) {
+                    denied.then().body("error.code", equalTo("rate_limited"));
+                }
+                assertThat(denied.asString()).doesNotContain("xxxxx", "bogus");
+            }
+        }
+    }
+
     /** An application's CORS filter: every response allows one origin. */
     public static final class AppCors implements jakarta.ws.rs.container.ContainerResponseFilter {
         @Override

@@ -1,6 +1,8 @@
 package io.sluice.demo;
 
+import static io.restassured.RestAssured.given;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.hamcrest.Matchers.equalTo;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -19,7 +21,8 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * Issue 24: the quick start gave no {@code pom.xml}, and a minimal one failed on Maven 3.8 and Java 17 in the default
  * {@code maven-war-plugin} 2.2. This builds the README's "Minimal pom.xml" as shown, with a servlet of its own and
- * the README's {@code web.xml} lines, by running {@code mvn package} on it, and checks the WAR.
+ * the README's {@code web.xml} as shown (issue 30: it was a fragment, now the whole file), by running
+ * {@code mvn package} on it, checks the WAR's jars against the ones the README lists, and runs it in Jetty.
  *
  * <p>Sluice is not on Maven Central, and the local repository may hold stale builds of it: the build gets a local
  * repository of its own, whose {@code io/sluice} holds this reactor's jars and POMs and whose every other entry links
@@ -34,15 +37,16 @@ class ReadmePomIT {
     void theQuickStartsMinimalPomBuildsAWarWithTheFilter(@TempDir Path dir) throws Exception {
         List<String> readme = Files.readAllLines(ROOT.resolve("README.md"));
         String pom = block(readme, "Minimal pom.xml:");
-        String webXml = block(readme, "and five lines of `web.xml` limit every client IP to 100 requests a minute:");
+        String webXml = block(readme, "and this `web.xml`, the whole file (`src/main/webapp/WEB-INF/web.xml`), limits");
         assertThat(pom).contains("<packaging>war</packaging>", "<artifactId>sluice-filter</artifactId>",
                 "<artifactId>maven-war-plugin</artifactId>");
         String version = between(pom, "<artifactId>sluice-filter</artifactId>\n      <version>", "</version>");
 
         Path project = dir.resolve("my-app");
         write(project.resolve("pom.xml"), pom);
-        write(project.resolve("src/main/webapp/WEB-INF/web.xml"), "<web-app xmlns=\"https://jakarta.ee/xml/ns/jakartaee\""
-                + " version=\"6.0\">\n" + webXml + "</web-app>\n");
+        assertThat(webXml).as("the whole file").startsWith("<?xml").contains("<filter-class>io.sluice.filter"
+                + ".RateLimitFilter</filter-class>").endsWith("</web-app>\n");
+        write(project.resolve("src/main/webapp/WEB-INF/web.xml"), webXml);
         write(project.resolve("src/main/java/example/Hello.java"), """
                 package example;
 
@@ -60,33 +64,88 @@ class ReadmePomIT {
                     }
                 }
                 """);
-        Path repository = localRepository(dir.resolve("repository"), version);
+        List<String> entries = packaged(project, localRepository(dir.resolve("repository"), version), "my-app");
+        assertThat(entries).contains("WEB-INF/web.xml", "WEB-INF/classes/example/Hello.class");
+        assertThat(entries.stream().filter(e -> e.startsWith("WEB-INF/lib/") && e.endsWith(".jar"))
+                .map(e -> e.substring("WEB-INF/lib/".length()).replaceFirst("-[0-9].*\\.jar$", "")))
+                .as("the jars the README says the filter brings (and no servlet API: the container's)")
+                .containsExactlyInAnyOrder("sluice-filter", "sluice-http", "sluice-core", "sluice-cdi",
+                        "sluice-micrometer", "snakeyaml", "caffeine", "jspecify", "error_prone_annotations");
 
-        Path log = dir.resolve("build.log");
+        try (DemoServer app = DemoServer.start(project.resolve("target/my-app.war"), 0)) {    // the README's web.xml
+            given().get(app.baseUri() + "/hello").then().statusCode(200).body(equalTo("hello\n"))
+                    .header("RateLimit-Policy", "\"per-ip\";q=100;w=60").header("X-RateLimit-Remaining", "99");
+        }
+    }
+
+    /**
+     * Issue 30: no copy-paste {@code pom.xml} said which Jersey jars a WAR for Tomcat or Jetty needs. This builds the one
+     * docs/jaxrs.md shows, as shown, with an application and a limited resource of its own, and checks the WAR.
+     */
+    @Test
+    void theJaxrsGuidesPomBuildsAWarWithJerseyForAServletContainer(@TempDir Path dir) throws Exception {
+        String pom = block(Files.readAllLines(ROOT.resolve("docs/jaxrs.md")), "A complete `pom.xml`");
+        String version = between(pom, "<artifactId>sluice-jaxrs</artifactId>\n      <version>", "</version>");
+        String jersey = between(pom, "<jersey.version>", "</jersey.version>");
+        assertThat(jersey).as("the Jersey the build tests on").isEqualTo(between(Files.readString(ROOT.resolve(
+                "pom.xml")), "<jersey.version>", "</jersey.version>"));
+
+        Path project = dir.resolve("my-api");
+        write(project.resolve("pom.xml"), pom);
+        write(project.resolve("src/main/java/example/Api.java"), """
+                package example;
+
+                import io.sluice.jaxrs.RateLimit;
+                import jakarta.ws.rs.ApplicationPath;
+                import jakarta.ws.rs.GET;
+                import jakarta.ws.rs.Path;
+                import jakarta.ws.rs.core.Application;
+
+                @ApplicationPath("/api")
+                public class Api extends Application {
+                    @Path("/hello")
+                    public static class Hello {
+                        @GET
+                        @RateLimit("5/1m")
+                        public String get() {
+                            return "hello";
+                        }
+                    }
+                }
+                """);
+        List<String> entries = packaged(project, localRepository(dir.resolve("repository"), version), "my-api");
+
+        assertThat(entries).contains("WEB-INF/classes/example/Api.class", "WEB-INF/lib/sluice-jaxrs-" + version + ".jar",
+                "WEB-INF/lib/jersey-container-servlet-" + jersey + ".jar",
+                "WEB-INF/lib/jersey-container-servlet-core-" + jersey + ".jar", "WEB-INF/lib/jersey-server-" + jersey
+                        + ".jar", "WEB-INF/lib/jersey-common-" + jersey + ".jar", "WEB-INF/lib/jersey-hk2-" + jersey
+                        + ".jar", "WEB-INF/lib/jakarta.ws.rs-api-3.1.0.jar");
+        assertThat(entries).as("the container provides the servlet API")
+                .noneMatch(e -> e.startsWith("WEB-INF/lib/jakarta.servlet-api"));
+    }
+
+    /** @return the entries of the WAR {@code mvn package} makes of {@code project}, as {@code target/<name>.war} */
+    private static List<String> packaged(Path project, Path repository, String name) throws Exception {
+        Path log = project.resolveSibling(name + "-build.log");
         Process mvn = new ProcessBuilder("mvn", "-B", "-q", "-Dmaven.repo.local=" + repository, "package")
                 .directory(project.toFile()).redirectErrorStream(true).redirectOutput(log.toFile()).start();
         boolean done = mvn.waitFor(5, TimeUnit.MINUTES);
         if (!done) {
             mvn.destroyForcibly();
         }
-        assertThat(done && mvn.exitValue() == 0).as("mvn package of the README's pom:\n%s",
+        assertThat(done && mvn.exitValue() == 0).as("mvn package of the documented pom:\n%s",
                 Files.readString(log)).isTrue();
-
         List<String> entries = new ArrayList<>();
-        try (ZipFile war = new ZipFile(project.resolve("target/my-app.war").toFile())) {
+        try (ZipFile war = new ZipFile(project.resolve("target/" + name + ".war").toFile())) {
             Collections.list(war.entries()).stream().map(ZipEntry::getName).forEach(entries::add);
         }
-        assertThat(entries).contains("WEB-INF/web.xml", "WEB-INF/classes/example/Hello.class",
-                "WEB-INF/lib/sluice-filter-" + version + ".jar", "WEB-INF/lib/sluice-core-" + version + ".jar",
-                "WEB-INF/lib/sluice-http-" + version + ".jar");
-        assertThat(entries).as("the container provides the servlet API")
-                .noneMatch(e -> e.startsWith("WEB-INF/lib/jakarta.servlet-api"));
+        return entries;
     }
 
-    /** @return the fenced block that follows the line {@code intro} (the next line that opens a fence) */
+    /** @return the fenced block after the first line that holds {@code intro} (the next line that opens a fence) */
     private static String block(List<String> readme, String intro) {
-        int at = readme.indexOf(intro);
-        assertThat(at).as("README line \"%s\"", intro).isNotNegative();
+        int at = readme.stream().filter(l -> l.contains(intro)).findFirst().map(readme::indexOf).orElse(-1);
+        assertThat(at).as("a line \"%s\"", intro).isNotNegative();
         int open = at + 1;
         while (open < readme.size() && !readme.get(open).startsWith("```")) {
             open++;

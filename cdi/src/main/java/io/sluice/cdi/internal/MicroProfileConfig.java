@@ -14,7 +14,8 @@ public final class MicroProfileConfig {
 
     /** How errors and the start-up log name this layer: {@value}. */
     public static final String LABEL = "MicroProfile Config";
-    private static final String PROVIDER = "org.eclipse.microprofile.config.ConfigProvider";
+    /** The API class looked for: {@value}. */
+    static final String PROVIDER = "org.eclipse.microprofile.config.ConfigProvider";
 
     private MicroProfileConfig() {}
 

@@ -1,37 +1,62 @@
 package io.sluice.cdi.internal;
 
 import io.sluice.core.config.ConfigException;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Method;
+import java.util.Optional;
 import java.util.ServiceConfigurationError;
 import java.util.function.Function;
-import org.eclipse.microprofile.config.Config;
-import org.eclipse.microprofile.config.ConfigProvider;
 
-/** The one class that touches MicroProfile Config; loaded only when {@link MicroProfileConfig#present()}. */
+/**
+ * The one class that touches MicroProfile Config; used only when {@link MicroProfileConfig#present()}. It reaches the
+ * API's two methods ({@code ConfigProvider.getConfig()}, {@code Config.getOptionalValue(name, String.class)}) by
+ * reflection: the API's jar declares no module name (no {@code module-info}, no {@code Automatic-Module-Name}), so a
+ * {@code requires} of it would name a module after a file name, which a module path need not give it (and which the
+ * build warns of).
+ */
 final class MicroProfileLookup {
 
     private static final System.Logger LOG = System.getLogger(MicroProfileConfig.class.getName());
+    private static final String CONFIG = "org.eclipse.microprofile.config.Config";
 
     private MicroProfileLookup() {}
 
     /** @return a lookup of the application's configuration, or null when the API has no implementation */
     static Function<String, String> current() {
-        Config config;
+        Object config;
         try {
-            config = ConfigProvider.getConfig();
-        } catch (IllegalStateException | ServiceConfigurationError noImplementation) {
-            LOG.log(System.Logger.Level.DEBUG, "MicroProfile Config API without an implementation; not used");
-            return null;
+            config = Class.forName(MicroProfileConfig.PROVIDER, true, MicroProfileLookup.class.getClassLoader())
+                    .getMethod("getConfig").invoke(null);
+        } catch (InvocationTargetException e) {
+            if (e.getCause() instanceof IllegalStateException || e.getCause() instanceof ServiceConfigurationError) {
+                LOG.log(System.Logger.Level.DEBUG, "MicroProfile Config API without an implementation; not used");
+                return null;
+            }
+            throw new ConfigException("MicroProfile Config: ConfigProvider.getConfig() failed: " + e.getCause());
+        } catch (ReflectiveOperationException e) {
+            throw new ConfigException("MicroProfile Config: not an API of version 1 to 3: " + e);
         }
         return of(config);
     }
 
-    /** @return a lookup of {@code config}: the property's value, or null when unset */
-    static Function<String, String> of(Config config) {
+    /** @return a lookup of {@code config} (an {@code org.eclipse.microprofile.config.Config}): the value, or null */
+    static Function<String, String> of(Object config) {
+        Method getOptionalValue;
+        try {
+            getOptionalValue = Class.forName(CONFIG, false, MicroProfileLookup.class.getClassLoader())
+                    .getMethod("getOptionalValue", String.class, Class.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ConfigException("MicroProfile Config: not an API of version 1 to 3: " + e);
+        }
         return name -> {
             try {
-                return config.getOptionalValue(name, String.class).orElse(null);
-            } catch (RuntimeException e) {       // an expression that cannot be expanded (${missing}), a bad source
-                throw new ConfigException(name + " (MicroProfile Config): cannot be read: " + e.getMessage());
+                return ((Optional<?>) getOptionalValue.invoke(config, name, String.class)).map(String.class::cast)
+                        .orElse(null);
+            } catch (InvocationTargetException e) {  // an expression that cannot be expanded (${missing}), a bad source
+                throw new ConfigException(name + " (MicroProfile Config): cannot be read: "
+                        + e.getCause().getMessage());
+            } catch (IllegalAccessException e) {
+                throw new ConfigException(name + " (MicroProfile Config): cannot be read: " + e);
             }
         };
     }

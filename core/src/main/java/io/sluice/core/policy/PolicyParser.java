@@ -18,7 +18,7 @@ import java.util.regex.Pattern;
  * policy   := count "/" period option*          100/1m   10/s   5/10s burst 20   500/1h
  *           | count "concurrent" option*        20 concurrent   20 concurrent lease 30s
  *                                                 20 concurrent adaptive min 5 max 200 reserve 10
- * period   := [number] unit                      unit: ms s m h d
+ * period   := [number] unit                      unit: ms s m h d, or sec, minutes, ... (docs/configuration.md)
  * option   := burst N | min-interval DURATION | count-rejected | warm-up DURATION | cold-factor N
  *           | max-wait DURATION | delay N | lease DURATION | staggered | penalty DURATION | leased DURATION
  *           | adaptive | min N | max N | reserve N
@@ -60,6 +60,21 @@ public final class PolicyParser {
         OPTIONS.put(PENALTY.name(), PENALTY);
         OPTIONS.put(LEASED.name(), LEASED);
     }
+    /**
+     * Every spelling of a unit the notation accepts (read in any case, but {@code M}), each unit's spellings together.
+     * The unknown-unit error lists them all, and docs/configuration.md lists the same ({@code ReadmeReferenceTest}).
+     */
+    private static final Map<String, Duration> UNITS = new LinkedHashMap<>();
+
+    static {
+        spellings(Duration.ofMillis(1), "ms");
+        spellings(Duration.ofSeconds(1), "s", "sec", "second", "seconds");
+        spellings(Duration.ofMinutes(1), "m", "min", "minute", "minutes");
+        spellings(Duration.ofHours(1), "h", "hour", "hours");
+        spellings(Duration.ofDays(1), "d", "day", "days");
+    }
+
+    private static final String UNIT_LIST = unitList();
     /** A unit {@code M} on its own (after a number or a slash): minutes to this parser, months to many readers. */
     private static final Pattern MONTHS = Pattern.compile("[\\d/\\s]M(?![A-Za-z])");
 
@@ -327,14 +342,27 @@ public final class PolicyParser {
     }
 
     private static Duration unit(String parameter, String text, String unit) {
-        return switch (unit) {
-            case "ms" -> Duration.ofMillis(1);
-            case "s", "sec", "second", "seconds" -> Duration.ofSeconds(1);
-            case "m", "min", "minute", "minutes" -> Duration.ofMinutes(1);
-            case "h", "hour", "hours" -> Duration.ofHours(1);
-            case "d", "day", "days" -> Duration.ofDays(1);
-            default -> throw new ConfigException(parameter, text, "unknown unit \"" + unit
-                    + "\" (units: ms, s, m, h, d)");
-        };
+        Duration d = UNITS.get(unit);
+        if (d == null) {
+            throw new ConfigException(parameter, text, "unknown unit \"" + unit + "\" (units: " + UNIT_LIST + ")");
+        }
+        return d;
+    }
+
+    private static void spellings(Duration unit, String... names) {
+        for (String name : names) {
+            UNITS.put(name, unit);
+        }
+    }
+
+    /** @return the spellings of {@link #UNITS}, each unit's together: {@code ms; s, sec, second, seconds; ...} */
+    private static String unitList() {
+        StringBuilder b = new StringBuilder();
+        Duration last = null;
+        for (Map.Entry<String, Duration> u : UNITS.entrySet()) {
+            b.append(last == null ? "" : u.getValue().equals(last) ? ", " : "; ").append(u.getKey());
+            last = u.getValue();
+        }
+        return b.toString();
     }
 }

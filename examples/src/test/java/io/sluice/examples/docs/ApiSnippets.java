@@ -3,7 +3,6 @@ package io.sluice.examples.docs;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.sluice.core.Engine;
 import io.sluice.core.Limiter;
-import io.sluice.core.policy.Outcome;
 import io.sluice.core.policy.Policy;
 import io.sluice.core.store.Store;
 import io.sluice.micrometer.MicrometerMetrics;
@@ -14,7 +13,7 @@ import java.util.Set;
 import redis.clients.jedis.UnifiedJedis;
 
 /**
- * The programmatic snippets of docs/programmatic-api.md, docs/redis.md, docs/queueing-and-concurrency.md and
+ * The programmatic snippets of docs/redis.md, docs/queueing-and-concurrency.md and
  * docs/observability.md, one method each, with what the docs take as given (a registry, a store, a payload) as
  * parameters. Compiled, never called.
  */
@@ -26,27 +25,6 @@ final class ApiSnippets {
     }
 
     private ApiSnippets() {}
-
-    /** docs/programmatic-api.md, first block. */
-    static Engine programmaticApi() {
-        Engine engine = Engine.builder().store(RedisStore.builder().url("redis://localhost:6379").build()).build();
-
-        Outcome o = engine.tryAcquire("partner-api", "account-42", Policy.parse("100/1s"), 1);
-        if (!o.allowed()) {
-            // wait o.retryAfterMicros(), or fail fast
-        }
-        return engine;
-    }
-
-    /** docs/programmatic-api.md, "Limiter". */
-    static Duration limiter(Engine engine) throws InterruptedException {
-        Limiter partner = engine.limiter("partner-api", Policy.parse("100/1s"));
-        Duration waited = partner.acquire("account-42");          // or acquire("account-42", cost); KeyLimiter: acquire()
-        if (partner.tryAcquire("account-42", 1, Duration.ofMillis(200))) {
-            // taken within 200 ms; false at once when the store's retry time is further away than that
-        }
-        return waited;
-    }
 
     /** docs/redis.md, the builder. */
     static RedisStore redisStore(UnifiedJedis applicationsUnifiedJedis) {
