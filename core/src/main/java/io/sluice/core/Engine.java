@@ -17,6 +17,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.NoSuchElementException;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.function.Supplier;
 
 /**
  * Matches rules, resolves keys, evaluates every rule of a request in one store call, and returns a
@@ -54,8 +55,10 @@ public final class Engine implements AutoCloseable {
         this.rules = List.copyOf(b.rules);
         this.time = b.time;
         Store store = b.store != null ? b.store : MemoryStore.builder().timeSource(b.time).build();
+        List<Rule> own = rules;
+        Supplier<List<Rule>> inForce = b.rulesInForce != null ? b.rulesInForce : () -> own;
         this.guard = new StoreGuard(store, time, b.nodeCount, b.localMaximumKeys, b.failureThreshold,
-                b.coolDownMicros);
+                b.coolDownMicros, inForce);
         this.denials = new KnownDenials(b.denialCacheSize, time);
         this.shared = new SharedSide(store, this, time, denials, guard, b.settingsInterval);
         this.adaptive = new AdaptiveLimits(store.shared());
@@ -140,6 +143,16 @@ public final class Engine implements AutoCloseable {
     /** @return the state of the circuit breaker around the store */
     public CircuitBreaker.State storeCircuit() {
         return guard.state();
+    }
+
+    /**
+     * @return whether the store answers, and while it fails (from the opening of the circuit breaker until a call
+     *     succeeds again), since when and which rules answer by which failure mode: unlimited, refusing, or on this
+     *     node's share. What the engine logs at each such change (one ERROR line when the store begins to fail, one
+     *     INFO line when it answers again), and what the admin status, the metrics and a health check show.
+     */
+    public StoreHealth health() {
+        return guard.health();
     }
 
     /** @return the leases of failed store calls waiting to be released (tests) */
@@ -340,8 +353,20 @@ public final class Engine implements AutoCloseable {
         private int denialCacheSize = DenialCache.DEFAULT_SIZE;
         private Duration settingsInterval = Duration.ofMillis(SettingsWatcher.DEFAULT_INTERVAL_MILLIS);
         private final List<DecisionListener> listeners = new ArrayList<>();
+        private Supplier<List<Rule>> rulesInForce;
 
         Builder() {}
+
+        /**
+         * Where the engine reads the rules in force when they are not (only) the builder's: a front door's, which its
+         * rules file's reloads and the shared rules document change while the engine runs, and which it passes to
+         * {@link Engine#check(RequestView, List)}. Read when the store begins to fail, to name each rule by its failure
+         * mode in the log and in {@link Engine#health()}. Default: the builder's rules.
+         */
+        public Builder rulesInForce(Supplier<List<Rule>> rules) {
+            this.rulesInForce = required(rules, "rulesInForce");
+            return this;
+        }
 
         /**
          * The circuit breaker around the store: after {@code failures} consecutive failures (default
