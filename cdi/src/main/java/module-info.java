@@ -11,6 +11,7 @@ module io.sluice.cdi {
     requires static jakarta.inject;
     requires static jakarta.annotation;
     requires static microprofile.config.api;
+    requires static microprofile.health.api;
     requires static micrometer.core;
 
     exports io.sluice.cdi;
