@@ -55,10 +55,8 @@ public final class Engine implements AutoCloseable {
         this.rules = List.copyOf(b.rules);
         this.time = b.time;
         Store store = b.store != null ? b.store : MemoryStore.builder().timeSource(b.time).build();
-        List<Rule> own = rules;
-        Supplier<List<Rule>> inForce = b.rulesInForce != null ? b.rulesInForce : () -> own;
         this.guard = new StoreGuard(store, time, b.nodeCount, b.localMaximumKeys, b.failureThreshold,
-                b.coolDownMicros, inForce);
+                b.coolDownMicros, b.rulesInForce != null ? b.rulesInForce : this::rules);
         this.denials = new KnownDenials(b.denialCacheSize, time);
         this.shared = new SharedSide(store, this, time, denials, guard, b.settingsInterval);
         this.adaptive = new AdaptiveLimits(store.shared());
@@ -146,10 +144,8 @@ public final class Engine implements AutoCloseable {
     }
 
     /**
-     * @return whether the store answers, and while it fails (from the opening of the circuit breaker until a call
-     *     succeeds again), since when and which rules answer by which failure mode: unlimited, refusing, or on this
-     *     node's share. What the engine logs at each such change (one ERROR line when the store begins to fail, one
-     *     INFO line when it answers again), and what the admin status, the metrics and a health check show.
+     * @return whether the store answers, and while it fails, since when and which rules answer by which failure mode:
+     *     what the engine logs (one ERROR line as it begins, one INFO line as it ends) and every view shows
      */
     public StoreHealth health() {
         return guard.health();
@@ -358,10 +354,9 @@ public final class Engine implements AutoCloseable {
         Builder() {}
 
         /**
-         * Where the engine reads the rules in force when they are not (only) the builder's: a front door's, which its
-         * rules file's reloads and the shared rules document change while the engine runs, and which it passes to
-         * {@link Engine#check(RequestView, List)}. Read when the store begins to fail, to name each rule by its failure
-         * mode in the log and in {@link Engine#health()}. Default: the builder's rules.
+         * The rules in force when a caller passes its own to {@link Engine#check(RequestView, List)} (a front door's,
+         * reloaded): named by failure mode when the store begins to fail ({@link Engine#health()}). Default: the
+         * builder's.
          */
         public Builder rulesInForce(Supplier<List<Rule>> rules) {
             this.rulesInForce = required(rules, "rulesInForce");

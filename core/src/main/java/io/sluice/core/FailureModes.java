@@ -13,6 +13,7 @@ import java.util.Queue;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.function.Consumer;
 import java.util.function.Supplier;
 
 /**
@@ -53,7 +54,8 @@ final class FailureModes implements CircuitBreaker.Listener {
      * @param store names the store in the log, such as {@code RedisStore}
      * @param nodeCount the share of a rule that falls back locally is {@code limit / nodeCount}
      * @param coolDownMicros the breaker's cool-down: one probe each such time while the store fails
-     * @param inForce the rules in force, named when the store begins to fail
+     * @param inForce the rules in force, named when the store begins to fail (read on a request's thread, not under the
+     *     breaker's lock: a front door's may reload its rules file)
      */
     FailureModes(String store, int nodeCount, long coolDownMicros, Supplier<List<Rule>> inForce) {
         this.store = store;
@@ -71,7 +73,7 @@ final class FailureModes implements CircuitBreaker.Listener {
         final Map<String, Rule.FailureMode> named = new ConcurrentHashMap<>();
         /** The names in the order they were named. */
         final Queue<String> order = new ConcurrentLinkedQueue<>();
-        /** Names named after the outage was announced, not logged yet. */
+        /** The names named after the outage was announced, not logged yet. */
         final Queue<String> unlogged = new ConcurrentLinkedQueue<>();
         /** Whether its ERROR line was logged; guarded by this outage, read without it. */
         volatile boolean announced;
@@ -109,16 +111,12 @@ final class FailureModes implements CircuitBreaker.Listener {
     }
 
     /**
-     * The store begins to fail: names the rules in force. The ERROR line waits for the first decision answered by
-     * failure mode (the one whose call opened the breaker, most often), so that it names that decision's rules too.
+     * The store begins to fail. The ERROR line waits for the first decision answered by failure mode (the one whose
+     * call opened the breaker, most often), on its own thread: it names the rules in force then, and that decision's.
      */
     @Override
     public void opened(long nowMicros, int failures, Throwable cause) {
-        Outage o = new Outage(nowMicros, decisions.sum(), failures, cause);
-        for (Rule rule : inForce.get()) {
-            o.name(rule.name(), rule.onStoreFailure());
-        }
-        outage = o;
+        outage = new Outage(nowMicros, decisions.sum(), failures, cause);
     }
 
     @Override
@@ -145,14 +143,9 @@ final class FailureModes implements CircuitBreaker.Listener {
     void answered(List<Rule> applied, long nowMicros) {
         decisions.increment();
         Outage o = outage;
-        if (o == null) {
-            return;         // a single failed call: the store is not failing for it
+        if (o != null) {        // else a single failed call: the store is not failing for it
+            tell(o, nowMicros, outage -> applied.forEach(r -> outage.name(r.name(), r.onStoreFailure())));
         }
-        for (int i = 0; i < applied.size(); i++) {
-            Rule rule = applied.get(i);
-            o.name(rule.name(), rule.onStoreFailure());
-        }
-        tell(o, nowMicros);
     }
 
     /** Counts a call of the programmatic API answered by {@code mode}, and names its limit when not named yet. */
@@ -160,22 +153,29 @@ final class FailureModes implements CircuitBreaker.Listener {
         decisions.increment();
         Outage o = outage;
         if (o != null) {
-            o.name(limit, mode);
-            tell(o, nowMicros);
+            tell(o, nowMicros, outage -> outage.name(limit, mode));
         }
     }
 
-    /** Announces the outage once; then logs the names it did not name, at most one line a minute. */
-    private void tell(Outage o, long nowMicros) {
+    /**
+     * Announces the outage once, naming the rules in force and those {@code naming} names; after that, names them and
+     * logs the names not announced, at most one line a minute.
+     */
+    private void tell(Outage o, long nowMicros, Consumer<Outage> naming) {
         if (!o.announced) {
             synchronized (o) {
-                if (!o.announced && !o.over) {
-                    announce(o);
-                    o.announced = true;
+                if (!o.announced) {
+                    if (!o.over) {
+                        nameInForce(o);
+                        naming.accept(o);
+                        announce(o);
+                        o.announced = true;     // names named from now on are logged later
+                    }
+                    return;
                 }
             }
-            return;
         }
+        naming.accept(o);
         if (o.unlogged.isEmpty() || laterLines.pass(nowMicros) == null) {
             return;
         }
@@ -199,12 +199,24 @@ final class FailureModes implements CircuitBreaker.Listener {
                 + ") each rule answers by its on-store-failure mode: " + describe(o.byMode(null), false));
     }
 
+    /** Names the rules in force, first: the order of the lines and of {@link #health()}. */
+    private void nameInForce(Outage o) {
+        inForce.get().forEach(r -> o.name(r.name(), r.onStoreFailure()));
+    }
+
     /** @return where the store stands now */
     StoreHealth health() {
         Outage o = outage;
+        if (o != null && !o.announced) {
+            synchronized (o) {
+                if (!o.announced) {
+                    nameInForce(o);         // the breaker opened, and no decision was answered by failure mode yet
+                }
+            }
+        }
         long total = decisions.sum();
-        return o == null ? StoreHealth.up(total)
-                : StoreHealth.failing(o.sinceMicros, o.byMode(null), total - o.decisionsBefore, total);
+        return o == null ? StoreHealth.whenUp(total)
+                : StoreHealth.whenFailing(o.sinceMicros, o.byMode(null), total - o.decisionsBefore, total);
     }
 
     /** @return the names by mode, as a log line gives them: {@code unlimited (allow): a, b; refusing ...} */

@@ -38,14 +38,12 @@ public record StoreHealth(boolean up, long failingSinceMicros, Map<Rule.FailureM
     }
 
     /** @return the health of a store that answers, after {@code failureModeDecisions} answered by failure modes */
-    static StoreHealth up(long failureModeDecisions) {
+    static StoreHealth whenUp(long failureModeDecisions) {
         return new StoreHealth(true, -1, Map.of(), 0, failureModeDecisions);
     }
 
-    /**
-     * @return the health of a failing store: {@code failing}'s modes each present, {@code mode}'s names in order
-     */
-    static StoreHealth failing(long sinceMicros, Map<Rule.FailureMode, List<String>> failing, long outageDecisions,
+    /** @return the health of a failing store, every mode present in {@code failing}, each mode's names in order */
+    static StoreHealth whenFailing(long sinceMicros, Map<Rule.FailureMode, List<String>> failing, long outageDecisions,
             long failureModeDecisions) {
         Map<Rule.FailureMode, List<String>> all = new EnumMap<>(Rule.FailureMode.class);
         for (Rule.FailureMode mode : Rule.FailureMode.values()) {

@@ -188,11 +188,6 @@ public final class CircuitBreaker {
         }
     }
 
-    /** @return how long the breaker stays open before it lets a probe through, in µs */
-    public long coolDownMicros() {
-        return coolDownMicros;
-    }
-
     /** @return the current state */
     public State state() {
         return state.get();
