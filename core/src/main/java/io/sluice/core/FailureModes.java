@@ -29,8 +29,8 @@ import java.util.function.Supplier;
  * the store failed and how many decisions the failure modes answered meanwhile. Nothing is logged per request. Times
  * are the engine's clock's.
  *
- * <p>Thread-safe: the breaker reports its transitions one at a time, in their order; decisions are counted and rules
- * named without a lock.
+ * <p>Thread-safe: the breaker reports its transitions one at a time, in their order; a decision is counted without a
+ * lock, and each line of an outage is written once, under the outage's lock, never after the line that ends it.
  */
 final class FailureModes implements CircuitBreaker.Listener {
 
@@ -69,7 +69,8 @@ final class FailureModes implements CircuitBreaker.Listener {
         final long sinceMicros;
         final long decisionsBefore;
         final int failures;
-        final Throwable cause;
+        /** The last failure's {@link LogText#summary}. */
+        final String cause;
         final Map<String, Rule.FailureMode> named = new ConcurrentHashMap<>();
         /** The names in the order they were named. */
         final Queue<String> order = new ConcurrentLinkedQueue<>();
@@ -80,7 +81,7 @@ final class FailureModes implements CircuitBreaker.Listener {
         /** Whether the breaker closed; guarded by this outage. */
         boolean over;
 
-        Outage(long sinceMicros, long decisionsBefore, int failures, Throwable cause) {
+        Outage(long sinceMicros, long decisionsBefore, int failures, String cause) {
             this.sinceMicros = sinceMicros;
             this.decisionsBefore = decisionsBefore;
             this.failures = failures;
@@ -116,7 +117,7 @@ final class FailureModes implements CircuitBreaker.Listener {
      */
     @Override
     public void opened(long nowMicros, int failures, Throwable cause) {
-        outage = new Outage(nowMicros, decisions.sum(), failures, cause);
+        outage = new Outage(nowMicros, decisions.sum(), failures, LogText.summary(cause));
     }
 
     @Override
@@ -163,10 +164,11 @@ final class FailureModes implements CircuitBreaker.Listener {
      */
     private void tell(Outage o, long nowMicros, Consumer<Outage> naming) {
         if (!o.announced) {
+            List<Rule> rules = inForce.get();        // not under the lock: a front door's may reload its rules file
             synchronized (o) {
                 if (!o.announced) {
                     if (!o.over) {
-                        nameInForce(o);
+                        name(o, rules);
                         naming.accept(o);
                         announce(o);
                         o.announced = true;     // names named from now on are logged later
@@ -195,22 +197,23 @@ final class FailureModes implements CircuitBreaker.Listener {
     private void announce(Outage o) {
         LOG.log(Level.ERROR, "rate-limit store " + store + " failing since " + instant(o.sinceMicros) + " ("
                 + o.failures + " consecutive failure" + (o.failures == 1 ? "" : "s") + ", the last: "
-                + LogText.summary(o.cause) + "); until it answers again (one probe every " + duration(coolDownMicros)
+                + o.cause + "); until it answers again (one probe every " + duration(coolDownMicros)
                 + ") each rule answers by its on-store-failure mode: " + describe(o.byMode(null), false));
     }
 
-    /** Names the rules in force, first: the order of the lines and of {@link #health()}. */
-    private void nameInForce(Outage o) {
-        inForce.get().forEach(r -> o.name(r.name(), r.onStoreFailure()));
+    /** Names {@code rules} (those in force, named first: the order of the lines and of {@link #health()}). */
+    private static void name(Outage o, List<Rule> rules) {
+        rules.forEach(r -> o.name(r.name(), r.onStoreFailure()));
     }
 
     /** @return where the store stands now */
     StoreHealth health() {
         Outage o = outage;
         if (o != null && !o.announced) {
+            List<Rule> rules = inForce.get();
             synchronized (o) {
                 if (!o.announced) {
-                    nameInForce(o);         // the breaker opened, and no decision was answered by failure mode yet
+                    name(o, rules);         // the breaker opened, and no decision was answered by failure mode yet
                 }
             }
         }
