@@ -15,6 +15,7 @@ module io.sluice.cdi {
     requires static jakarta.cdi;
     requires static jakarta.inject;
     requires static jakarta.annotation;
+    requires static microprofile.health.api;
     requires static micrometer.core;
 
     exports io.sluice.cdi;

@@ -17,6 +17,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.NoSuchElementException;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.function.Supplier;
 
 /**
  * Matches rules, resolves keys, evaluates every rule of a request in one store call, and returns a
@@ -60,7 +61,7 @@ public final class Engine implements AutoCloseable {
         this.time = b.time;
         Store store = b.store != null ? b.store : MemoryStore.builder().timeSource(b.time).build();
         this.guard = new StoreGuard(store, time, b.nodeCount, b.localMaximumKeys, b.failureThreshold,
-                b.coolDownMicros);
+                b.coolDownMicros, b.rulesInForce != null ? b.rulesInForce : this::rules);
         this.denials = new KnownDenials(b.denialCacheSize, time);
         this.shared = new SharedSide(store, this, time, denials, guard, b.settingsInterval);
         this.adaptive = new AdaptiveLimits(store.shared());
@@ -145,6 +146,14 @@ public final class Engine implements AutoCloseable {
     /** @return the state of the circuit breaker around the store */
     public CircuitBreaker.State storeCircuit() {
         return guard.state();
+    }
+
+    /**
+     * @return whether the store answers, and while it fails, since when and which rules answer by which failure mode:
+     *     what the engine logs (one ERROR line as it begins, one INFO line as it ends) and every view shows
+     */
+    public StoreHealth health() {
+        return guard.health();
     }
 
     /** @return the leases of failed store calls waiting to be released (tests) */
@@ -355,8 +364,19 @@ public final class Engine implements AutoCloseable {
         private int denialCacheSize = DenialCache.DEFAULT_SIZE;
         private Duration settingsInterval = Duration.ofMillis(SettingsWatcher.DEFAULT_INTERVAL_MILLIS);
         private final List<DecisionListener> listeners = new ArrayList<>();
+        private Supplier<List<Rule>> rulesInForce;
 
         Builder() {}
+
+        /**
+         * The rules in force when a caller passes its own to {@link Engine#check(RequestView, List)} (a front door's,
+         * reloaded): named by failure mode when the store begins to fail ({@link Engine#health()}). Default: the
+         * builder's.
+         */
+        public Builder rulesInForce(Supplier<List<Rule>> rules) {
+            this.rulesInForce = required(rules, "rulesInForce");
+            return this;
+        }
 
         /**
          * The circuit breaker around the store: after {@code failures} consecutive failures (default

@@ -14,6 +14,7 @@ import io.sluice.core.time.TimeSource;
 import java.lang.System.Logger.Level;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.Supplier;
 
 /**
  * The configured store behind a circuit breaker, and what answers while it cannot: each rule's failure mode (or the
@@ -35,6 +36,8 @@ final class StoreGuard implements AutoCloseable {
     private final TimeSource time;
     private final int nodeCount;
     private final CircuitBreaker breaker;
+    /** Says when the rules answer by their failure modes, and counts their decisions. */
+    private final FailureModes failureModes;
     private final OrphanedLeases orphans = new OrphanedLeases();
     /** Failed releases and charges: logged at most once a minute. */
     private final LogThrottle failureLines = new LogThrottle(60_000_000);
@@ -44,14 +47,26 @@ final class StoreGuard implements AutoCloseable {
     /**
      * @param nodeCount how many nodes share the limits: a rule that falls back locally gets {@code limit / nodeCount}
      * @param localMaximumKeys the most keys the local fallback tracks
+     * @param inForce the rules in force, named in the log and {@link #health()} when the store begins to fail
      */
     StoreGuard(Store store, TimeSource time, int nodeCount, long localMaximumKeys, int failureThreshold,
-            long coolDownMicros) {
+            long coolDownMicros, Supplier<List<Rule>> inForce) {
         this.store = store.shared() ? new LeasedPermits(store, time) : store;
         this.time = time;
         this.nodeCount = nodeCount;
         this.local = MemoryStore.builder().maximumKeys(localMaximumKeys).timeSource(time).build();
-        this.breaker = new CircuitBreaker(store.getClass().getSimpleName(), failureThreshold, coolDownMicros, time);
+        String name = nameOf(store);
+        this.failureModes = new FailureModes(name, nodeCount, coolDownMicros, inForce);
+        this.breaker = new CircuitBreaker(name, failureThreshold, coolDownMicros, time, failureModes);
+    }
+
+    /** @return the simple name of the store's class, or of its nearest named superclass (an anonymous class has none) */
+    private static String nameOf(Store store) {
+        Class<?> c = store.getClass();
+        while (c.getSimpleName().isEmpty()) {
+            c = c.getSuperclass();
+        }
+        return c.getSimpleName();
     }
 
     /** @return the configured store, unguarded (admin calls, whose callers answer its failures themselves) */
@@ -67,6 +82,11 @@ final class StoreGuard implements AutoCloseable {
     /** @return the state of the breaker */
     CircuitBreaker.State state() {
         return breaker.state();
+    }
+
+    /** @return whether the store answers, and while it does not, which rules answer by which failure mode */
+    StoreHealth health() {
+        return failureModes.health();
     }
 
     /** {@link #evaluate(List, long, List, boolean[])} of checks no rule counts by outcome. */
@@ -165,6 +185,7 @@ final class StoreGuard implements AutoCloseable {
 
     /** Each rule's failure mode: allow, deny (503), or a local limit sized to this node's share. */
     Decision onStoreFailure(List<Rule> applied, List<Check> checks, long now) {
+        failureModes.answered(applied, now);
         int n = checks.size();
         Check[] shares = new Check[n];      // per check of a rule that falls back locally: its share, else null
         List<Rule> localRules = new ArrayList<>();
@@ -206,6 +227,7 @@ final class StoreGuard implements AutoCloseable {
      * rule. {@link Rule.FailureMode#LOCAL} asks the local fallback for this node's share.
      */
     Outcome onStoreFailure(Check c, Rule.FailureMode mode, long now) {
+        failureModes.answered(c.rule(), mode, now);
         return mode == Rule.FailureMode.LOCAL ? local.evaluate(List.of(localShare(c)), now, time).get(0)
                 : withoutStore(mode, c.policy());
     }

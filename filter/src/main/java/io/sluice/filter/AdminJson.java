@@ -1,5 +1,7 @@
 package io.sluice.filter;
 
+import io.sluice.core.Rule;
+import io.sluice.core.StoreHealth;
 import jakarta.servlet.http.HttpServletResponse;
 import java.io.BufferedWriter;
 import java.io.IOException;
@@ -7,6 +9,8 @@ import java.io.OutputStreamWriter;
 import java.io.Writer;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
+import java.util.List;
+import java.util.Locale;
 
 /** The admin endpoint's JSON: its answers, and strings escaped completely (or, when quoting a request, bounded). */
 final class AdminJson {
@@ -82,6 +86,31 @@ final class AdminJson {
     /** @return epoch milliseconds as an ISO-8601 instant, quoted; {@code null} for 0 (none) */
     static String instant(long millis) {
         return millis == 0 ? "null" : "\"" + Instant.ofEpochMilli(millis) + "\"";
+    }
+
+    /**
+     * @return the store's health as the status shows it: {@code {"state":"up"|"failing","since":instant|null,
+     *     "failingForMillis":n,"outageDecisions":n,"failureModeDecisions":n,"failing":{"allow":[...],"deny":[...],
+     *     "local":[...]}}}, the lists empty while the store is up
+     */
+    static String store(StoreHealth health, long nowMicros) {
+        StringBuilder failing = new StringBuilder("{");
+        for (Rule.FailureMode mode : Rule.FailureMode.values()) {
+            List<String> names = health.failing(mode);
+            failing.append(failing.length() > 1 ? "," : "").append(string(mode.name().toLowerCase(Locale.ROOT)))
+                    .append(":[");
+            for (int i = 0; i < names.size(); i++) {
+                failing.append(i == 0 ? "" : ",").append(string(names.get(i)));
+            }
+            failing.append(']');
+        }
+        failing.append('}');
+        long since = health.failingSinceMicros();
+        return "{\"state\":" + (health.up() ? "\"up\"" : "\"failing\"") + ",\"since\":"
+                + (health.up() ? "null" : "\"" + Instant.ofEpochMilli(Math.floorDiv(since, 1_000)) + "\"")
+                + ",\"failingForMillis\":" + (health.up() ? 0 : Math.max(0, nowMicros - since) / 1_000)
+                + ",\"outageDecisions\":" + health.outageDecisions() + ",\"failureModeDecisions\":"
+                + health.failureModeDecisions() + ",\"failing\":" + failing + "}";
     }
 
     private static void escape(String s, StringBuilder out, int max) {

@@ -1,6 +1,7 @@
 package io.sluice.filter;
 
 import io.sluice.core.Operations;
+import io.sluice.core.Rule;
 import io.sluice.core.config.ConfigException;
 import io.sluice.core.policy.PolicyParser;
 import io.sluice.core.store.AuditEntry;
@@ -21,6 +22,7 @@ import java.nio.charset.CharacterCodingException;
 import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -54,8 +56,9 @@ import java.util.regex.Pattern;
  *       {@code at} (ISO-8601), {@code who}, {@code action} ({@link AuditEntry.Action}: {@code RULES_REPLACED},
  *       {@code OVERRIDE_SET}, {@code OVERRIDE_REMOVED}, {@code KEY_RESET}), {@code rule}, {@code key} (as kept at
  *       rest), {@code value}, {@code previous} (a replaced document's whole text).</li>
- *   <li>{@code GET /status}: this node's {@link Operations.Status}, and the rules in force with where each comes
- *       from.</li>
+ *   <li>{@code GET /status}: this node's {@link Operations.Status}; the rules in force with where each comes from
+ *       and its failure mode; and the store's {@link io.sluice.core.StoreHealth}: up, or failing since when, with the
+ *       rules answering by each failure mode.</li>
  * </ul>
  *
  * <p>Each change is recorded in the audit trail with the caller's principal. A {@code StoreException} goes up to the
@@ -294,15 +297,20 @@ final class AdminSettings {
 
     static void status(FrontDoor door, HttpServletResponse response) throws IOException {
         Operations.Status s = door.admin().status();
+        Map<String, Rule.FailureMode> modes = new HashMap<>();
+        door.admin().rulesInForce().forEach(r -> modes.put(r.name(), r.onStoreFailure()));
         StringBuilder rules = new StringBuilder("[");
         for (Map.Entry<String, RuleOrigin> r : door.admin().ruleOrigins().entrySet()) {
+            Rule.FailureMode mode = modes.get(r.getKey());
             rules.append(rules.length() > 1 ? "," : "").append("{\"name\":").append(AdminJson.string(r.getKey()))
-                    .append(",\"origin\":").append(AdminJson.string(r.getValue().id())).append('}');
+                    .append(",\"origin\":").append(AdminJson.string(r.getValue().id())).append(",\"onStoreFailure\":")
+                    .append(mode == null ? "null" : AdminJson.string(mode.name().toLowerCase(Locale.ROOT))).append('}');
         }
         AdminJson.send(response, 200, "{\"version\":" + s.version() + ",\"documentVersion\":" + s.documentVersion()
                 + ",\"rejectedVersion\":" + s.rejectedVersion() + ",\"rejection\":" + AdminJson.string(s.rejection())
                 + ",\"rejections\":" + s.rejections() + ",\"overrides\":" + s.overrides() + ",\"rules\":" + rules
-                + "]}");
+                + "],\"store\":" + AdminJson.store(door.admin().storeHealth(), door.engine().timeSource().nowMicros())
+                + "}");
     }
 
     private static String json(KeyOverride o) {

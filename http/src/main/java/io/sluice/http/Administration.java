@@ -3,6 +3,7 @@ package io.sluice.http;
 import io.sluice.core.Engine;
 import io.sluice.core.Operations;
 import io.sluice.core.Rule;
+import io.sluice.core.StoreHealth;
 import io.sluice.core.config.ConfigException;
 import io.sluice.core.store.AuditEntry;
 import io.sluice.core.store.KeyOverride;
@@ -123,6 +124,19 @@ public final class Administration {
     /** @return where this node stands with the shared settings: versions in force, the last rejection, overrides */
     public Operations.Status status() {
         return engine.operations().status();
+    }
+
+    /**
+     * @return whether the store answers, and while it fails, since when and which rules answer by which failure mode
+     *     ({@link Engine#health()})
+     */
+    public StoreHealth storeHealth() {
+        return engine.health();
+    }
+
+    /** @return the rules in force, in order */
+    public List<Rule> rulesInForce() {
+        return rules.get().rules();
     }
 
     /** @return the names of the rules in force, in order, with where each comes from */

@@ -130,6 +130,7 @@ public final class FrontDoor implements AutoCloseable {
                 .nodeCount(config.nodeCount())
                 .localMaximumKeys(config.maxKeys())
                 .settingsInterval(Duration.ofNanos(Math.multiplyExact(config.settingsIntervalMicros(), 1_000)))
+                .rulesInForce(() -> rules.get().rules())        // named when the store fails
                 .listener(new ShadowReport(time));
         listeners.forEach(engine::listener);
         List<PathGlob> exclude = config.exclude().stream().map(RequestMatcher::glob).toList();

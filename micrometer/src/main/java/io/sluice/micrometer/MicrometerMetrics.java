@@ -35,9 +35,12 @@ import java.util.concurrent.TimeUnit;
  *       shadow_denied, fallback): one per rule per decision; {@code near_limit} is allowed with at most
  *       {@value #NEAR_LIMIT_PERCENT}% of the limit remaining</li>
  *   <li>{@code sluice.denial.cache.hits} (counter): denials answered from the local cache, without a store call</li>
- *   <li>{@code sluice.store.failures} (counter): decisions answered by failure modes (store down or circuit open)</li>
+ *   <li>{@code sluice.store.failures} (counter; tags {@code rule}, {@code mode} = allow, deny, local): one per rule per
+ *       decision answered by the rule's failure mode (the store failed, or its circuit is open)</li>
  *   <li>{@code sluice.store.latency} (timer): each store call, through {@link #instrument(Store)}</li>
- *   <li>{@code sluice.store.circuit} (gauge; 0 closed, 1 half-open, 2 open), through {@link #bindCircuit(Engine)}</li>
+ *   <li>{@code sluice.store.circuit} (gauge; 0 closed, 1 half-open, 2 open) and {@code sluice.store.up} (gauge; 1 the
+ *       store answers, 0 it fails and the rules answer by their failure modes: {@link Engine#health()}), through
+ *       {@link #bindCircuit(Engine)}</li>
  *   <li>{@code sluice.leased.decisions}, {@code sluice.leased.takes}, {@code sluice.leased.permits} (function
  *       counters): what leased permits did, through {@link #bindLeases(Engine)}</li>
  *   <li>{@code sluice.adaptive.limit} (gauge; tag {@code rule}): the current limit of each adaptive concurrency rule
@@ -66,7 +69,6 @@ public final class MicrometerMetrics implements DecisionListener {
 
     private final MeterRegistry registry;
     private final Counter cacheHits;
-    private final Counter storeFailures;
     private final Timer storeLatency;
     /**
      * The rules reloads removed, by name, the very rule objects: a decision under one of them (made just before its
@@ -80,8 +82,6 @@ public final class MicrometerMetrics implements DecisionListener {
         this.registry = registry;
         this.cacheHits = Counter.builder("sluice.denial.cache.hits")
                 .description("Denials answered from the local cache without a store call").register(registry);
-        this.storeFailures = Counter.builder("sluice.store.failures")
-                .description("Decisions answered by failure modes: store down or circuit open").register(registry);
         this.storeLatency = Timer.builder("sluice.store.latency").description("Store calls")
                 .publishPercentiles(0.5, 0.99).register(registry);
     }
@@ -90,8 +90,6 @@ public final class MicrometerMetrics implements DecisionListener {
     public void onDecision(RequestView request, Decision decision, Event event) {
         if (event == Event.DENIED_FROM_CACHE) {
             cacheHits.increment();
-        } else if (event == Event.STORE_FAILURE) {
-            storeFailures.increment();
         }
         Map<String, Rule> removed = retired;
         for (RuleOutcome o : decision.outcomes()) {
@@ -99,6 +97,11 @@ public final class MicrometerMetrics implements DecisionListener {
                 continue;
             }
             registry.counter("sluice.decisions", "rule", o.rule().name(), "outcome", outcome(o)).increment();
+            if (o.source() != RuleOutcome.Source.STORE) {
+                Counter.builder("sluice.store.failures").tags("rule", o.rule().name(), "mode", mode(o.source()))
+                        .description("Decisions answered by a rule's failure mode: store down or circuit open")
+                        .register(registry).increment();
+            }
         }
         if (retired != removed) {
             removeRetiredMeters(decision);       // a reload removed a rule meanwhile: it may have been after the count
@@ -138,9 +141,20 @@ public final class MicrometerMetrics implements DecisionListener {
     }
 
     private void removeMeters(String rule) {
-        for (Meter m : registry.find("sluice.decisions").tag("rule", rule).meters()) {
-            registry.remove(m);
+        for (String name : List.of("sluice.decisions", "sluice.store.failures")) {
+            for (Meter m : registry.find(name).tag("rule", rule).meters()) {
+                registry.remove(m);
+            }
         }
+    }
+
+    /** @return the {@code mode} tag of an outcome a failure mode answered */
+    private static String mode(RuleOutcome.Source source) {
+        return switch (source) {
+            case FAILURE_ALLOWED -> "allow";
+            case FAILURE_DENIED -> "deny";
+            default -> "local";
+        };
     }
 
     private static String outcome(RuleOutcome o) {
@@ -245,8 +259,15 @@ public final class MicrometerMetrics implements DecisionListener {
                 .description("Shared rules documents this node could not use, keeping its rules").register(registry);
     }
 
-    /** Publishes the engine's circuit state as {@code sluice.store.circuit}: 0 closed, 1 half-open, 2 open. */
+    /**
+     * Publishes the engine's circuit state as {@code sluice.store.circuit} (0 closed, 1 half-open, 2 open), and whether
+     * its store answers as {@code sluice.store.up}: 1, or 0 from the opening of the circuit until a call succeeds again,
+     * while the rules answer by their failure modes ({@link Engine#health()}; alert on it).
+     */
     public void bindCircuit(Engine engine) {
+        Gauge.builder("sluice.store.up", engine, e -> e.health().up() ? 1 : 0)
+                .description("Whether the store answers (1), or the rules answer by their failure modes (0)")
+                .register(registry);
         Gauge.builder("sluice.store.circuit", engine, e -> switch (e.storeCircuit()) {
             case CLOSED -> 0;
             case HALF_OPEN -> 1;

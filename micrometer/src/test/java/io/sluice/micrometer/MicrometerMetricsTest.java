@@ -66,6 +66,55 @@ class MicrometerMetricsTest {
         assertThat(registry.getMeters()).extracting(Meter::getId).isNotEmpty();
     }
 
+    /**
+     * Fail-open is loud in the metrics too: each rule answered by its failure mode counts under its mode, and
+     * {@code sluice.store.up} is 0 from the breaker's opening until the store answers again; a rule the rules in force
+     * no longer have loses those meters.
+     */
+    @Test
+    void countsEachRuleAnsweredByItsFailureModeAndWhetherTheStoreIsUp() {
+        ManualTimeSource time = new ManualTimeSource();
+        SimpleMeterRegistry registry = new SimpleMeterRegistry();
+        MicrometerMetrics metrics = new MicrometerMetrics(registry);
+        AtomicBoolean down = new AtomicBoolean();
+        ForwardingStore switchable = new ForwardingStore(MemoryStore.builder().timeSource(time).build()) {
+            @Override
+            protected void beforeEvaluate(List<io.sluice.core.store.Check> checks) {
+                if (down.get()) {
+                    throw new io.sluice.core.store.StoreException("connection refused");
+                }
+            }
+        };
+        Rule site = Rule.builder("site").policy("100/1m").key(RequestView::remoteAddress).build();
+        Rule login = Rule.builder("login").policy("100/1m").key(RequestView::remoteAddress)
+                .onStoreFailure(Rule.FailureMode.DENY).build();
+        Engine engine = Engine.builder().timeSource(time).store(switchable).rule(site).rule(login).listener(metrics)
+                .build();
+        metrics.bindCircuit(engine);
+        RequestView request = RequestView.builder("GET", "/").remoteAddress("203.0.113.9").build();
+        engine.check(request);
+        assertThat(registry.get("sluice.store.up").gauge().value()).isEqualTo(1);
+
+        down.set(true);
+        for (int i = 0; i < 5; i++) {
+            engine.check(request);
+        }
+        assertThat(registry.get("sluice.store.up").gauge().value()).as("the breaker is open").isZero();
+        assertThat(registry.get("sluice.store.failures").tags("rule", "site", "mode", "allow").counter().count())
+                .isEqualTo(5);
+        assertThat(registry.get("sluice.store.failures").tags("rule", "login", "mode", "deny").counter().count())
+                .isEqualTo(5);
+
+        down.set(false);
+        time.advanceMicros(1_000_000);
+        engine.check(request);
+        assertThat(registry.get("sluice.store.up").gauge().value()).as("back on the store").isEqualTo(1);
+
+        metrics.onRulesChanged(List.of(site, login), List.of(site));
+        assertThat(registry.find("sluice.store.failures").meters()).extracting(m -> m.getId().getTag("rule"))
+                .containsExactly("site");
+    }
+
     /** A shared store (Redis in production; here a memory store that says it is shared) and a rule that leases. */
     @Test
     void countsLeasedAndStoreDecisions() {

@@ -25,6 +25,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
 
 /**
  * Sluice's beans in a CDI application, registered by {@link SluiceExtension}. Reads what the application produces:
@@ -73,6 +74,8 @@ public class SluiceBeans implements CdiIntegration {
     private boolean storeResolved;
     /** The metrics of the produced registry, shared by every front door: asked for once, when found. */
     private CdiMetrics metrics;
+    /** Every front door opened here, for the readiness check; they end with the application. */
+    private final List<FrontDoor> opened = new CopyOnWriteArrayList<>();
 
     @Override
     public synchronized FrontDoor sharedFrontDoor() {
@@ -109,13 +112,20 @@ public class SluiceBeans implements CdiIntegration {
     public FrontDoor open(SluiceConfig config, TimeSource time) {
         Store produced = store();
         CdiMetrics published = metrics();
+        FrontDoor door;
         if (published == null) {
-            return FrontDoor.open(config, time, produced, List.of(events()));
+            door = FrontDoor.open(config, time, produced, List.of(events()));
+        } else {
+            door = FrontDoor.open(config, time, produced, List.of(events(), published.listener()), published::around);
+            published.bind(door.engine());
         }
-        FrontDoor door = FrontDoor.open(config, time, produced, List.of(events(), published.listener()),
-                published::around);
-        published.bind(door.engine());
+        opened.add(door);
         return door;
+    }
+
+    /** @return the engines of the front doors opened so far (the shared one, the filters' own, the programmatic one) */
+    List<Engine> engines() {
+        return opened.stream().map(FrontDoor::engine).toList();
     }
 
     @Override
@@ -193,6 +203,7 @@ public class SluiceBeans implements CdiIntegration {
             Parameters parameters = MicroProfileConfig.addTo(Parameters.of(Parameters.DEFAULT_PREFIX, Map.of(), "CDI"));
             programmatic = FrontDoor.open(SluiceConfig.loadWithoutRules(parameters, WebApps.rulesSources(),
                     keyResolvers()), clock(), store(), List.of(events()));
+            opened.add(programmatic);
         }
         return programmatic;
     }

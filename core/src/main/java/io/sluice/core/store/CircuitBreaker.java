@@ -21,6 +21,10 @@ import java.util.concurrent.atomic.AtomicReference;
  * its cause, whether or not it opens the breaker: failures too few in a row to open it are each answered by the
  * fallback too (a 503 for a rule that denies meanwhile), and would otherwise go unexplained. A failure is logged as its
  * {@link LogText#summary summary}: a store's message may quote a key, which a client chose.
+ *
+ * <p>A {@link Listener} given to the constructor is told of the same two transitions instead of their log lines (the
+ * engine's says which rules answer by which failure mode meanwhile): once each, in the order they happen, whatever
+ * the number of threads that fail or succeed together.
  */
 public final class CircuitBreaker {
 
@@ -33,6 +37,32 @@ public final class CircuitBreaker {
 
     /** The breaker's state. */
     public enum State { CLOSED, OPEN, HALF_OPEN }
+
+    /**
+     * Told when the breaker opens from closed and when it closes again: each transition once, opened and closed in
+     * turn, never two at a time. Called on the thread whose call made the transition, holding the breaker's lock for
+     * transitions (not the one of its calls): keep it short, and do not call the breaker from it.
+     */
+    public interface Listener {
+
+        /**
+         * The breaker opened from closed: the store is not called until the cool-down has passed.
+         *
+         * @param nowMicros when, on the breaker's clock
+         * @param failures the consecutive failures that opened it (1 for a failed probe of a breaker that another
+         *     thread closed meanwhile)
+         * @param cause the last failure's cause
+         */
+        void opened(long nowMicros, int failures, Throwable cause);
+
+        /**
+         * The breaker closed again: a call succeeded.
+         *
+         * @param nowMicros when, on the breaker's clock
+         * @param openedAtMicros when it opened, as {@link #opened} was told
+         */
+        void closed(long nowMicros, long openedAtMicros);
+    }
 
     private final String name;
     private final int failureThreshold;
@@ -47,8 +77,19 @@ public final class CircuitBreaker {
     private volatile Throwable lastFailure;
     /** When the breaker last opened from closed: the start of the outage its "recovered" line reports. */
     private volatile long outageStartedMicros;
+    /** Told of the transitions instead of the log; null: they are logged here. */
+    private final Listener listener;
+    /** Held while the state goes from closed to open or back, so that the listener hears them in their order. */
+    private final Object transitions = new Object();
 
     public CircuitBreaker(String name, int failureThreshold, long coolDownMicros, TimeSource time) {
+        this(name, failureThreshold, coolDownMicros, time, null);
+    }
+
+    /**
+     * @param listener told when the breaker opens and closes, instead of the two log lines; null: they are logged
+     */
+    public CircuitBreaker(String name, int failureThreshold, long coolDownMicros, TimeSource time, Listener listener) {
         if (failureThreshold < 1 || coolDownMicros < 1) {
             throw new io.sluice.core.config.ConfigException("circuit breaker " + name
                     + ": failure threshold and cool-down must be positive, got " + failureThreshold + " and "
@@ -58,6 +99,7 @@ public final class CircuitBreaker {
         this.failureThreshold = failureThreshold;
         this.coolDownMicros = coolDownMicros;
         this.time = time;
+        this.listener = listener;
     }
 
     /** @return whether a call may go to the store now; when true, report its result with {@link #onSuccess}/{@link #onFailure} */
@@ -92,9 +134,16 @@ public final class CircuitBreaker {
         if (state.get() == State.CLOSED) {
             return;
         }
-        State before = state.getAndSet(State.CLOSED);
-        if (before != State.CLOSED) {
-            long open = time.nowMicros() - outageStartedMicros;
+        synchronized (transitions) {
+            if (state.getAndSet(State.CLOSED) == State.CLOSED) {
+                return;             // another thread closed it first, and said so
+            }
+            long now = time.nowMicros();
+            if (listener != null) {
+                listener.closed(now, outageStartedMicros);
+                return;
+            }
+            long open = now - outageStartedMicros;
             LOG.log(Level.INFO, "rate-limit store " + name + ": recovered, circuit closed after "
                     + (open >= 10_000_000 ? open / 1_000_000 + " s" : open / 1_000 + " ms") + " open");
         }
@@ -108,16 +157,34 @@ public final class CircuitBreaker {
         boolean wasProbe = probing.getAndSet(false);
         if (wasProbe || consecutiveFailures.incrementAndGet() >= failureThreshold) {
             openedAtMicros.set(now);
-            State before = state.getAndSet(State.OPEN);
-            if (before == State.CLOSED) {
-                outageStartedMicros = now;
-                LOG.log(Level.WARNING, "rate-limit store " + name + ": circuit open after " + failureThreshold
-                        + " consecutive failures, probing every " + coolDownMicros / 1000 + " ms until a call succeeds"
-                        + " (failures are summarized once a minute): " + LogText.summary(cause));
-            } else if (before == State.HALF_OPEN) {
+            State before = open(now, wasProbe ? 1 : failureThreshold, cause);
+            if (before == State.HALF_OPEN) {
                 LOG.log(Level.DEBUG, "rate-limit store " + name + ": probe failed, circuit open for "
                         + coolDownMicros / 1000 + " ms: " + LogText.summary(cause));
             }
+        }
+    }
+
+    /**
+     * Opens the breaker; from closed, that is the start of an outage, logged or told to the listener.
+     *
+     * @return the state before
+     */
+    private State open(long now, int failures, Throwable cause) {
+        synchronized (transitions) {
+            State before = state.getAndSet(State.OPEN);
+            if (before != State.CLOSED) {
+                return before;
+            }
+            outageStartedMicros = now;
+            if (listener != null) {
+                listener.opened(now, failures, cause);
+            } else {
+                LOG.log(Level.WARNING, "rate-limit store " + name + ": circuit open after " + failureThreshold
+                        + " consecutive failures, probing every " + coolDownMicros / 1000 + " ms until a call succeeds"
+                        + " (failures are summarized once a minute): " + LogText.summary(cause));
+            }
+            return before;
         }
     }
 

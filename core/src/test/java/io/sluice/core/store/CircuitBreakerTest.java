@@ -5,7 +5,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.sluice.core.testing.LogCapture;
 import io.sluice.core.testing.ManualTimeSource;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
 class CircuitBreakerTest {
@@ -114,5 +119,59 @@ class CircuitBreakerTest {
                     .as("its end, with its length: %s", lines).hasSize(1);
             assertThat(lines).as("nothing per probe").hasSizeLessThanOrEqualTo(3);
         }
+    }
+
+    /**
+     * The engine names the rules by failure mode when the breaker opens and says they are back when it closes: with
+     * many threads failing and succeeding at once, it must hear each transition once, opened and closed in turn, and
+     * end where the breaker is.
+     */
+    @Test
+    void aListenerHearsEachOpeningAndClosingOnceAndInTurnWhateverTheThreads() throws Exception {
+        List<String> heard = Collections.synchronizedList(new ArrayList<>());
+        CircuitBreaker listened = new CircuitBreaker("redis", 1, 500_000, time, new CircuitBreaker.Listener() {
+            @Override
+            public void opened(long nowMicros, int failures, Throwable cause) {
+                heard.add("opened");
+            }
+
+            @Override
+            public void closed(long nowMicros, long openedAtMicros) {
+                heard.add("closed");
+            }
+        });
+        int threads = 8;
+        CountDownLatch start = new CountDownLatch(1);
+        CountDownLatch done = new CountDownLatch(threads);
+        for (int t = 0; t < threads; t++) {
+            Thread thread = new Thread(() -> {
+                try {
+                    start.await();
+                    ThreadLocalRandom random = ThreadLocalRandom.current();
+                    for (int i = 0; i < 20_000; i++) {
+                        if (random.nextBoolean()) {
+                            listened.onFailure(down);
+                        } else {
+                            listened.onSuccess();
+                        }
+                    }
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                } finally {
+                    done.countDown();
+                }
+            }, "breaker-test-" + t);
+            thread.setDaemon(true);
+            thread.start();
+        }
+        start.countDown();
+        assertThat(done.await(60, TimeUnit.SECONDS)).as("the threads ended").isTrue();
+
+        assertThat(heard).as("transitions happened").hasSizeGreaterThan(10);
+        for (int i = 0; i < heard.size(); i++) {
+            assertThat(heard.get(i)).as("transition %d of %d", i, heard.size()).isEqualTo(i % 2 == 0 ? "opened" : "closed");
+        }
+        assertThat(listened.state() == CircuitBreaker.State.CLOSED).as("the last heard is where it is")
+                .isEqualTo(heard.get(heard.size() - 1).equals("closed"));
     }
 }

@@ -65,7 +65,17 @@ public final class LogCapture implements AutoCloseable {
 
     /** @return the messages of the {@code WARNING} records so far, as logged */
     public List<String> warnings() {
-        return records.stream().filter(r -> r.getLevel() == Level.WARNING).map(LogRecord::getMessage).toList();
+        return at(Level.WARNING);
+    }
+
+    /** @return the messages of the {@code SEVERE} records so far ({@code System.Logger}'s ERROR), as logged */
+    public List<String> errors() {
+        return at(Level.SEVERE);
+    }
+
+    /** @return the messages of the records at {@code level} so far, as logged */
+    public List<String> at(Level level) {
+        return records.stream().filter(r -> r.getLevel() == level).map(LogRecord::getMessage).toList();
     }
 
     @Override
