@@ -138,8 +138,9 @@ enum Fault {
     }
 
     /**
-     * @return whether every call fails from the injection to the heal: the rules answer by their failure modes then,
-     *     which a test may look at while the fault lasts (a pause ends by itself, and a flush fails no call)
+     * @return whether every decision's call fails from the injection to the heal (out of memory: every write), so that
+     *     the rules answer by their failure modes, which a test may look at while the fault lasts (a pause ends by
+     *     itself, and a flush fails no call)
      */
     boolean failsEveryCall() {
         return this == KILLED || this == RESTARTED_EMPTY || this == OUT_OF_MEMORY || this == DOWN_AT_START_UP;

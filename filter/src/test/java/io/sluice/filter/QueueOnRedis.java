@@ -1,6 +1,7 @@
 package io.sluice.filter;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.hamcrest.Matchers.equalTo;
 
 import io.sluice.core.Engine;
 import io.sluice.core.policy.Policy;
@@ -156,7 +157,7 @@ final class QueueOnRedis implements Capability {
         }
         String last = kept.get(kept.size() - 1);
         server.client().get("/sluice-jobs/jobs/" + last).then().statusCode(200)
-                .body("status", org.hamcrest.Matchers.equalTo("DONE"));
+                .body("status", equalTo("DONE"));
         long gone = lost.stream().filter(id -> status(id).isEmpty()).count();
         return new Held(0, accepted.size() + " jobs accepted, " + kept.size() + " DONE"
                 + (fault.losesData() ? ", " + lost.size() + " held by the emptied Redis (" + gone + " gone with it)"
