@@ -18,8 +18,8 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Supplier;
 
 /**
- * Sustained load on a {@link FilterServer} while a test breaks its Redis ({@link RedisFailureIT}, {@link RedisOutageIT}):
- * threads sending requests until closed, counting statuses and timing answers.
+ * Sustained load on a {@link FilterServer} while a test breaks its Redis ({@link FaultMatrixIT},
+ * {@link RedisOutageIT}): threads sending requests until closed, counting statuses and timing answers.
  */
 final class HttpLoad implements AutoCloseable {
 
@@ -63,11 +63,16 @@ final class HttpLoad implements AutoCloseable {
     }
 
     HttpLoad(FilterServer server, String path, int threadCount, Supplier<String> keys) {
+        this(threadCount, () -> get(server, path, keys.get()));
+    }
+
+    /** @param request sends one request and says how it was answered; called by each thread until closed */
+    HttpLoad(int threadCount, Supplier<Answer> request) {
         threads = Executors.newFixedThreadPool(threadCount);
         for (int i = 0; i < threadCount; i++) {
             threads.submit(() -> {
                 while (running.get()) {
-                    Answer a = get(server, path, keys.get());
+                    Answer a = request.get();
                     statuses.computeIfAbsent(a.status(), s -> new AtomicLong()).incrementAndGet();
                     slowestMillis.accumulateAndGet(a.millis(), Math::max);
                     if (a.millis() >= WAITED_FOR_STORE_MILLIS) {
@@ -78,6 +83,34 @@ final class HttpLoad implements AutoCloseable {
                 return null;
             });
         }
+    }
+
+    /**
+     * Redis decides again, exactly: a burst of {@code limit + 3} requests on a fresh key ({@code client-0},
+     * {@code client-1}...) of a {@code limit}/1h rule keyed by {@code X-Client} gets exactly {@code limit}. Polls
+     * (bounded) while the breaker still cools down or probes, each time with a new key.
+     */
+    static void awaitExactLimits(FilterServer server, String path, String client, int limit) {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        for (int attempt = 0; ; attempt++) {
+            int allowed = allowed(server, path, client + "-" + attempt, limit + 3);
+            if (allowed == limit) {
+                return;
+            }
+            assertThat(System.nanoTime()).as("exact limits again (last burst: %d of %d allowed)", allowed, limit + 3)
+                    .isLessThan(deadline);
+        }
+    }
+
+    /** @return how many of {@code requests} requests to {@code path} as {@code client}, one by one, got a 200 */
+    static int allowed(FilterServer server, String path, String client, int requests) {
+        int allowed = 0;
+        for (int i = 0; i < requests; i++) {
+            int status = get(server, path, client).status();
+            assertThat(status).as("answer to %s", client).isIn(200, 429, 503);
+            allowed += status == 200 ? 1 : 0;
+        }
+        return allowed;
     }
 
     /** Waits (bounded) until {@code n} more requests have been answered. */

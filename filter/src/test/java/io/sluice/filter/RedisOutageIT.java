@@ -1,5 +1,6 @@
 package io.sluice.filter;
 
+import static io.sluice.filter.HttpLoad.awaitExactLimits;
 import static io.sluice.filter.HttpLoad.get;
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -11,8 +12,6 @@ import jakarta.servlet.AsyncContext;
 import java.net.URI;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
@@ -26,9 +25,10 @@ import org.junit.jupiter.api.Test;
 import redis.clients.jedis.RedisClient;
 
 /**
- * Losing Redis in the ways {@link RedisFailureIT} does not: a real redis-server hung ({@code SIGSTOP}), restarted empty
- * with a pool of connections to its old self, restarted while leases are held, out of memory, asking for a password
- * the configuration lacks, and too slow for more requests than the pool has connections. The filter runs on the system
+ * Losing Redis in the ways the cells of {@link FaultMatrixIT} do not measure: a real redis-server hung ({@code SIGSTOP}),
+ * restarted empty at once with a pool of connections to its old self, restarted while concurrency leases are held,
+ * refusing writes now and then for lack of memory, asking for a password the configuration lacks, and too slow for more
+ * requests than the pool has connections. The filter runs on the system
  * clock, so the circuit breaker cools down and probes by itself as in production. Every answer is timed: the budget is
  * 50 ms per Redis call; the bounds below are generous for a loaded two-core machine.
  */
@@ -39,27 +39,6 @@ class RedisOutageIT {
 
     private static Map<String, String> limit(RedisProcess redis, String limit, String onFailure) {
         return Map.of("limit", limit, "key", "header:X-Client", "store", redis.url(), "on-store-failure", onFailure);
-    }
-
-    /**
-     * Redis decides again, exactly: a burst of 8 on a fresh key of a 5/1h rule gets exactly 5. Polls (bounded) while the
-     * breaker still cools down or probes, each time with a new key.
-     */
-    private static void awaitExactLimits(FilterServer server, String path) {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        for (int attempt = 0; ; attempt++) {
-            int allowed = 0;
-            for (int i = 0; i < 8; i++) {
-                int status = get(server, path, "probe-" + attempt).status();
-                assertThat(status).as("probe answer").isIn(200, 429, 503);
-                allowed += status == 200 ? 1 : 0;
-            }
-            if (allowed == 5) {
-                return;
-            }
-            assertThat(System.nanoTime()).as("exact limits again (last burst: %d of 8 allowed)", allowed)
-                    .isLessThan(deadline);
-        }
     }
 
     // 1. Hung, not dead
@@ -81,7 +60,7 @@ class RedisOutageIT {
             }
             assertThat(load.statuses.keySet()).as("statuses seen: %s", load.statuses).containsOnly(200);
             assertThat(load.slowestMillis.get()).as("slowest answer (ms)").isLessThan(SLOWEST_MILLIS);
-            awaitExactLimits(server, "/");
+            awaitExactLimits(server, "/", "probe", 5);
         }
     }
 
@@ -270,54 +249,6 @@ class RedisOutageIT {
     // 4. Out of memory
 
     @Test
-    void aRedisOutOfMemoryFollowsEachRulesFailureModeAndSaysWhy() throws Exception {
-        Path rules = Files.createTempFile("sluice-oom", ".yaml");
-        Files.writeString(rules, """
-                defaults:
-                  key: header:X-Client
-                rules:
-                  - name: open
-                    paths: [/open/**]
-                    limit: 5/1h
-                    on-store-failure: allow
-                  - name: closed
-                    paths: [/closed/**]
-                    limit: 5/1h
-                    on-store-failure: deny
-                  - name: shared
-                    paths: [/shared/**]
-                    limit: 5/1h
-                    on-store-failure: local
-                """);
-        try (RedisProcess redis = RedisProcess.start("--maxmemory-policy", "noeviction");
-                FilterServer server = FilterServer.startOnSystemClock(Map.of("rules", rules.toString(),
-                        "store", redis.url()));
-                RedisClient admin = RedisClient.create(redis.url());
-                LogCapture log = new LogCapture("io.sluice")) {
-            assertThat(get(server, "/open/x", "warm").status()).isEqualTo(200);
-            admin.configSet("maxmemory", "1");          // every write is refused: OOM
-
-            Map<String, Map<Integer, Integer>> seen = new HashMap<>();
-            long slowest = 0;
-            for (String path : List.of("/open/x", "/closed/x", "/shared/x")) {
-                for (int i = 0; i < 8; i++) {
-                    Answer a = get(server, path, "oom");
-                    seen.computeIfAbsent(path, p -> new HashMap<>()).merge(a.status(), 1, Integer::sum);
-                    slowest = Math.max(slowest, a.millis());
-                }
-            }
-            assertThat(seen.get("/open/x")).as("allow").isEqualTo(Map.of(200, 8));
-            assertThat(seen.get("/closed/x")).as("deny: 503").isEqualTo(Map.of(503, 8));
-            assertThat(seen.get("/shared/x")).as("local: this node's share, 5").isEqualTo(Map.of(200, 5, 429, 3));
-            assertThat(slowest).isLessThan(SLOWEST_MILLIS);
-            assertThat(log.messages()).as("the log says why").anyMatch(m -> m.contains("OOM"));
-
-            admin.configSet("maxmemory", "0");
-            awaitExactLimits(server, "/closed/x");
-        }
-    }
-
-    @Test
     void writesRefusedNowAndThenForLackOfMemoryAreLoggedWithTheirCause() throws Exception {
         try (RedisProcess redis = RedisProcess.start("--maxmemory-policy", "noeviction");
                 FilterServer server = FilterServer.start(limit(redis, "5/1h", "deny"));
@@ -414,7 +345,7 @@ class RedisOutageIT {
             } finally {
                 pool.shutdownNow();
             }
-            awaitExactLimits(server, "/");
+            awaitExactLimits(server, "/", "probe", 5);
         }
     }
 
