@@ -2,8 +2,8 @@
 -- them together). One mode per operation; each call is atomic, and a write records its audit entry in the same step.
 -- Uses no command newer than Redis 6.2.
 --
--- KEYS[1] the version counter (a string: INCR), KEYS[2] the rules document (a hash: version, text, who, at; no text
---   when the document was removed), KEYS[3] the overrides (a hash: rule .. '\0' .. key id -> an override as
+-- KEYS[1] the version counter (a string: INCR, created as bump says), KEYS[2] the rules document (a hash: version,
+--   text, who, at; no text when the document was removed), KEYS[3] the overrides (a hash: rule .. '\0' .. key id -> an override as
 --   RedisSettings.encode writes it: until '|' at '|' policy '\0' who), KEYS[4] the audit trail (a stream of entries
 --   who, at, action, rule, key, value, previous)
 -- ARGV[1] the mode, ARGV[2] the audit trail's length (XADD MAXLEN ~), then the mode's:
@@ -21,6 +21,16 @@ local mode = A[1]
 local function audit(at, who, action, rule, key, value, previous)
   return redis.call('XADD', KEYS[4], 'MAXLEN', '~', A[2], '*', 'who', who, 'at', at, 'action', action, 'rule', rule,
     'key', key, 'value', value, 'previous', previous)
+end
+
+-- one more version: every write's. A counter created (the first write, or the first after Redis lost its data) starts
+-- at Redis's time in seconds times a million, so that it never gives again a version a node may still hold from the
+-- counter lost (that would take a million changes a second); LocalSettings, which loses nothing, starts at 0.
+local function bump()
+  if redis.call('EXISTS', KEYS[1]) == 0 then
+    redis.call('SET', KEYS[1], redis.call('TIME')[1] .. '000000')
+  end
+  redis.call('INCR', KEYS[1])
 end
 
 -- an override as the audit trail shows it (LocalSettings.describe): its policy, and its end when it has one
@@ -48,7 +58,7 @@ if mode == 'document' then
     redis.call('HDEL', KEYS[2], 'text')
     redis.call('HSET', KEYS[2], 'version', v, 'who', A[6], 'at', A[7])
   end
-  redis.call('INCR', KEYS[1])
+  bump()
   audit(A[7], A[6], 'RULES_REPLACED', '', '', A[4] == '1' and ('version ' .. v) or '', previous)
   return {1, v}
 end
@@ -65,11 +75,11 @@ if mode == 'put' then
       dropped = true
     end
   end
-  if dropped then redis.call('INCR', KEYS[1]) end
+  if dropped then bump() end
   local previous = redis.call('HGET', KEYS[3], A[3])
   if not previous and redis.call('HLEN', KEYS[3]) >= tonumber(A[10]) then return {0} end
   redis.call('HSET', KEYS[3], A[3], A[4])
-  redis.call('INCR', KEYS[1])
+  bump()
   audit(A[7], A[6], 'OVERRIDE_SET', A[8], A[9], A[5], previous and shown(previous) or '')
   return {1, previous}
 end
@@ -78,7 +88,7 @@ if mode == 'remove' then
   local previous = redis.call('HGET', KEYS[3], A[3])
   if not previous then return false end
   redis.call('HDEL', KEYS[3], A[3])
-  redis.call('INCR', KEYS[1])
+  bump()
   audit(A[5], A[4], 'OVERRIDE_REMOVED', A[6], A[7], '', shown(previous))
   return previous
 end
