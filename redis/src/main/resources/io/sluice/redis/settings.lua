@@ -2,7 +2,7 @@
 -- them together). One mode per operation; each call is atomic, and a write records its audit entry in the same step.
 -- Uses no command newer than Redis 6.2.
 --
--- KEYS[1] the version counter (a string: INCR, created as bump says), KEYS[2] the rules document (a hash: version,
+-- KEYS[1] the version counter (a string: INCR; created as bump says), KEYS[2] the rules document (a hash: version,
 --   text, who, at; no text when the document was removed), KEYS[3] the overrides (a hash: rule .. '\0' .. key id -> an override as
 --   RedisSettings.encode writes it: until '|' at '|' policy '\0' who), KEYS[4] the audit trail (a stream of entries
 --   who, at, action, rule, key, value, previous)
@@ -24,11 +24,12 @@ local function audit(at, who, action, rule, key, value, previous)
 end
 
 -- one more version: every write's. A counter created (the first write, or the first after Redis lost its data) starts
--- at Redis's time in seconds times a million, so that it never gives again a version a node may still hold from the
--- counter lost (that would take a million changes a second); LocalSettings, which loses nothing, starts at 0.
+-- at Redis's time in microseconds, so that it never gives again a version a node may still hold from a counter lost
+-- (that would take more than one change a microsecond); LocalSettings, which loses nothing, starts at 0.
 local function bump()
   if redis.call('EXISTS', KEYS[1]) == 0 then
-    redis.call('SET', KEYS[1], redis.call('TIME')[1] .. '000000')
+    local now = redis.call('TIME')
+    redis.call('SET', KEYS[1], now[1] .. string.format('%06d', tonumber(now[2])))
   end
   redis.call('INCR', KEYS[1])
 end
