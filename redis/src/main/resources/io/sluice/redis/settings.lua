@@ -3,9 +3,9 @@
 -- Uses no command newer than Redis 6.2.
 --
 -- KEYS[1] the version counter (a string: INCR; created as bump says), KEYS[2] the rules document (a hash: version,
---   text, who, at; no text when the document was removed), KEYS[3] the overrides (a hash: rule .. '\0' .. key id -> an override as
---   RedisSettings.encode writes it: until '|' at '|' policy '\0' who), KEYS[4] the audit trail (a stream of entries
---   who, at, action, rule, key, value, previous)
+--   text, who, at; no text when the document was removed), KEYS[3] the overrides (a hash: rule .. '\0' .. key id ->
+--   an override as RedisSettings.encode writes it: until '|' at '|' policy '\0' who), KEYS[4] the audit trail (a
+--   stream of entries who, at, action, rule, key, value, previous)
 -- ARGV[1] the mode, ARGV[2] the audit trail's length (XADD MAXLEN ~), then the mode's:
 --   'read'                                     -> {version, the document's fields and values, the overrides'}
 --   'document' expected, present, text, who, at -> {1, the new document version} or {0, the document version there}:
@@ -43,6 +43,7 @@ local function shown(value)
 end
 
 if mode == 'read' then
+  -- the counter is below 2^53 (microseconds since 1970, and changes) until the year 2255: exact as a Lua number
   return {tonumber(redis.call('GET', KEYS[1]) or '0'), redis.call('HGETALL', KEYS[2]),
     redis.call('HGETALL', KEYS[3])}
 end
