@@ -86,8 +86,10 @@ public final class Operations {
     private volatile Runnable readSoon = this::refreshLogged;
     private DocumentReader reader;
     private long version = -1;
-    private long documentVersion;
-    private long rejectedVersion;
+    /** The document last put in force: {@link SharedDocument#NONE} (the local rules alone) until one is. */
+    private SharedDocument inForce = SharedDocument.NONE;
+    /** The last document this node could not use, null when none since the one in force. */
+    private SharedDocument rejected;
     private String rejection = "";
     private long rejections;
 
@@ -242,8 +244,8 @@ public final class Operations {
 
     /** @return where this node stands */
     public synchronized Status status() {
-        return new Status(Math.max(version, 0), documentVersion, rejectedVersion, rejection, rejections,
-                overrides.size());
+        return new Status(Math.max(version, 0), inForce.version(), rejected == null ? 0 : rejected.version(),
+                rejection, rejections, overrides.size());
     }
 
     /**
@@ -281,21 +283,26 @@ public final class Operations {
         }
     }
 
+    /**
+     * Puts {@code d} in force unless it is the document in force or the one refused last: the whole document compared,
+     * not its version, as a store that lost its data numbers its documents from 1 again ({@link SharedDocument#NONE}
+     * then: the local rules alone).
+     */
     private void applyDocument(SharedDocument d) {
-        if (reader == null || d.version() == documentVersion || d.version() == rejectedVersion) {
+        if (reader == null || d.equals(inForce) || d.equals(rejected)) {
             return;
         }
         try {
             reader.apply(d);
-            documentVersion = d.version();
-            rejectedVersion = 0;
+            inForce = d;
+            rejected = null;
             rejection = "";
         } catch (RuntimeException e) {      // a reader's bug must not stop the overrides either
-            rejectedVersion = d.version();
+            rejected = d;
             rejection = String.valueOf(e.getMessage());
             rejections++;
             LOG.log(Level.WARNING, "Sluice: shared rules document version " + d.version() + " cannot be used on "
-                    + "this node; keeping the rules in force (document version " + documentVersion + "): "
+                    + "this node; keeping the rules in force (document version " + inForce.version() + "): "
                     + rejection);
         }
     }

@@ -11,6 +11,7 @@ import io.sluice.core.store.KeyOverride;
 import io.sluice.core.store.MemoryStore;
 import io.sluice.core.store.SharedDocument;
 import io.sluice.core.store.SharedSettings;
+import io.sluice.core.store.SharedSnapshot;
 import io.sluice.core.store.StaleVersionException;
 import io.sluice.core.testing.ManualTimeSource;
 import java.time.Duration;
@@ -167,6 +168,33 @@ class OperationsTest {
                 .extracting(KeyOverride::key).containsExactly("k2");
     }
 
+    /**
+     * A store that lost its data (Redis restarted empty): the document is gone, so every node returns to its local
+     * rules, and the next document is numbered 1 again, yet put in force where document 1 was before.
+     */
+    @Test
+    void afterTheStoreLostItsSettingsTheLocalRulesAndThenTheNextDocumentAreInForce() {
+        LosingSettings settings = new LosingSettings();
+        Operations node = new Operations(settings, new Overrides(settings, time), engine, time, () -> {});
+        Reader reader = new Reader();
+        node.readDocumentsWith(reader);
+        node.replaceRules("good 3/1h", 0, "alice");
+        node.override(api, "acme", "5/1h", null, "alice");
+        assertThat(reader.applied).extracting(SharedDocument::text).containsExactly("good 3/1h");
+
+        settings.lose();
+        assertThat(node.refresh()).isTrue();
+        assertThat(reader.applied).as("no document in the store: the local rules alone").last()
+                .isEqualTo(SharedDocument.NONE);
+        assertThat(node.status()).extracting(Operations.Status::documentVersion, Operations.Status::overrides)
+                .containsExactly(0L, 0);
+
+        SharedDocument next = node.replaceRules("good 7/1h", 0, "bob");
+        assertThat(next.version()).as("numbered anew").isEqualTo(1);
+        assertThat(reader.applied).as("in force, though document 1 was before").last().isEqualTo(next);
+        assertThat(node.status().documentVersion()).isEqualTo(1);
+    }
+
     private int allowed(String key, int requests) {
         int n = 0;
         for (int i = 0; i < requests; i++) {
@@ -199,6 +227,62 @@ class OperationsTest {
                 throw new ConfigException("cannot use " + document.text() + " here");
             }
             applied.add(document);
+        }
+    }
+
+    /**
+     * This node's settings, shared in name, that {@link #lose()} their data as a store restarted empty does: what was
+     * written is gone, the document is numbered from 1 again, and the version counter starts again higher, as
+     * {@code RedisSettings}'s does (a store's version never gives again one it gave before).
+     */
+    private static final class LosingSettings implements SharedSettings {
+        private SharedSettings local = SharedSettings.local();
+        private long start;
+
+        void lose() {
+            local = SharedSettings.local();
+            start += 1_000_000;
+        }
+
+        @Override
+        public long version() {
+            return local.version() == 0 ? 0 : start + local.version();
+        }
+
+        @Override
+        public SharedSnapshot read() {
+            SharedSnapshot s = local.read();
+            return new SharedSnapshot(s.version() == 0 ? 0 : start + s.version(), s.document(), s.overrides());
+        }
+
+        @Override
+        public SharedDocument replaceDocument(String text, long expectedVersion, String who, long nowMillis) {
+            return local.replaceDocument(text, expectedVersion, who, nowMillis);
+        }
+
+        @Override
+        public KeyOverride putOverride(KeyOverride override) {
+            return local.putOverride(override);
+        }
+
+        @Override
+        public KeyOverride removeOverride(String rule, String key, String who, long nowMillis) {
+            return local.removeOverride(rule, key, who, nowMillis);
+        }
+
+        @Override
+        public void record(AuditEntry entry) {
+            local.record(entry);
+        }
+
+        @Override
+        public List<AuditEntry> audit(int max) {
+            return local.audit(max);
+        }
+
+        @Override
+        public boolean shared() {
+            return true;
         }
     }
 }

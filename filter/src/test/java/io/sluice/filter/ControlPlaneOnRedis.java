@@ -25,8 +25,9 @@ import java.util.concurrent.atomic.AtomicLong;
  * its override again.
  *
  * <p>While Redis fails, each node keeps the settings it has in force. When Redis comes back empty, the document and the
- * overrides are gone with the data, and every node returns to its local rules at its next version check (the settings'
- * version reads 0 again): what is in force follows what Redis holds, as a node started then would have it.
+ * overrides are gone with the data, and every node returns to its local rules at its next version check: what is in
+ * force follows what Redis holds, as a node started then would have it. A document written then ({@code 7/1h}),
+ * numbered 1 again, is in force on both nodes.
  */
 final class ControlPlaneOnRedis implements Capability {
 
@@ -39,8 +40,8 @@ final class ControlPlaneOnRedis implements Capability {
 
     private static final InForce LOCAL = new InForce(0, 0, 2, 2);
     private static final InForce SHARED = new InForce(1, 1, 3, 5);
-    /** After Redis lost the settings: the document kept, the override gone. */
-    private static final InForce DOCUMENT_KEPT = new InForce(1, 0, 3, 3);
+    /** The document written after Redis lost the settings: version 1 again, no override. */
+    private static final InForce REWRITTEN = new InForce(1, 0, 7, 7);
 
     private final FaultyRedis redis;
     private final FilterServer a;
@@ -88,7 +89,7 @@ final class ControlPlaneOnRedis implements Capability {
     @Override
     public void awaitRecovered(Fault fault) {
         if (fault.losesData()) {
-            expected = DOCUMENT_KEPT;
+            expected = LOCAL;
         }
         awaitInForce();
     }
@@ -127,10 +128,14 @@ final class ControlPlaneOnRedis implements Capability {
         assertThat(overrides).as("the overrides node B lists").hasSize(expected.overrides());
         if (fault.losesData()) {
             as(b, "ops").get("/sluice-admin/rules").then().statusCode(404);
+            yaml(as(a, "alice"), "rules: [{name: " + RULE + ", key: \"header:X-Client\", limit: 7/1h}]\n")
+                    .put("/sluice-admin/rules").then().statusCode(200).body("version", equalTo(1));
+            expected = REWRITTEN;
+            awaitInForce();
         }
         return new Held(0, (expected == SHARED ? "document v1 and 1 override in force on both nodes"
-                : "both nodes keep document v1 (Redis has none), the override gone with the data")
-                + ", resets heard");
+                : "both nodes on their local rules (Redis has no document), the override gone with the data; the"
+                + " document written then (v1, 7/1h) in force on both") + ", resets heard");
     }
 
     @Override

@@ -27,7 +27,9 @@ import redis.clients.jedis.resps.StreamEntry;
  * The settings a fleet shares ({@link SharedSettings}) in Redis, as {@code LocalSettings} keeps them in memory, in four
  * keys of one Cluster slot (the hash tag {@code {prefix}}, whether or not the store's own keys carry it):
  * <ul>
- * <li>{@code {prefix}:_settings:version}, a counter: one more at every change (the periodic check's one read);
+ * <li>{@code {prefix}:_settings:version}, a counter: one more at every change (the periodic check's one read),
+ * created at Redis's time in microseconds, so that a counter created again after Redis lost its data never gives a
+ * version a node still holds;
  * <li>{@code {prefix}:_settings:doc}, a hash: the rules document's {@code version}, {@code text}, {@code who},
  * {@code at} (no {@code text} once it was removed);
  * <li>{@code {prefix}:_settings:overrides}, a hash: rule, {@code \0} and key id to the override ({@link #encode});

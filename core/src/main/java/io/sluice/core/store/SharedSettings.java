@@ -21,7 +21,8 @@ public interface SharedSettings {
     int AUDIT_LENGTH = 1_000;
 
     /**
-     * @return a number that changes whenever the document or an override changes: the one read of the periodic check
+     * @return a number that changes whenever the document or an override changes, and never gives again a number it
+     *     gave before the store lost its data (a node may still hold that one): the one read of the periodic check
      * @throws StoreException when the store cannot answer
      */
     long version();
