@@ -6,6 +6,7 @@ import java.io.IOException;
 import java.lang.System.Logger.Level;
 import java.time.Duration;
 import java.util.Iterator;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import redis.clients.jedis.Connection;
 import redis.clients.jedis.JedisCluster;
@@ -235,11 +236,16 @@ final class FleetSubscription {
         return true;
     }
 
-    private void pause() {
+    /** Waits {@code RETRY_MILLIS} before the next attempt, or less: {@link #close()} wakes it. */
+    private synchronized void pause() {
+        long end = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(RETRY_MILLIS);
         try {
-            Thread.sleep(RETRY_MILLIS);
+            for (long left = RETRY_MILLIS; !closed && left > 0;
+                    left = TimeUnit.NANOSECONDS.toMillis(end - System.nanoTime())) {
+                wait(left);
+            }
         } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();     // close() interrupts: the loop sees it closed
+            Thread.currentThread().interrupt();     // the loop sees it closed
         }
     }
 
