@@ -3,14 +3,11 @@ package io.sluice.core;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.sluice.core.policy.Policy;
-import io.sluice.core.store.AuditEntry;
 import io.sluice.core.store.FleetChannel;
 import io.sluice.core.store.FleetMessage;
-import io.sluice.core.store.KeyOverride;
 import io.sluice.core.store.MemoryStore;
-import io.sluice.core.store.SharedDocument;
 import io.sluice.core.store.SharedSettings;
-import io.sluice.core.store.SharedSnapshot;
+import io.sluice.core.testing.SharedLocalSettings;
 import io.sluice.core.testing.ForwardingStore;
 import io.sluice.core.testing.ManualTimeSource;
 import java.time.Duration;
@@ -63,48 +60,7 @@ class EngineDetachTest {
 
     /** The memory store's settings, posing as shared, so that the engine watches them. */
     private static SharedSettings sharedSettings() {
-        SharedSettings local = SharedSettings.local();
-        return new SharedSettings() {
-            @Override
-            public long version() {
-                return local.version();
-            }
-
-            @Override
-            public SharedSnapshot read() {
-                return local.read();
-            }
-
-            @Override
-            public SharedDocument replaceDocument(String text, long expectedVersion, String who, long nowMillis) {
-                return local.replaceDocument(text, expectedVersion, who, nowMillis);
-            }
-
-            @Override
-            public KeyOverride putOverride(KeyOverride override) {
-                return local.putOverride(override);
-            }
-
-            @Override
-            public KeyOverride removeOverride(String rule, String key, String who, long nowMillis) {
-                return local.removeOverride(rule, key, who, nowMillis);
-            }
-
-            @Override
-            public void record(AuditEntry entry) {
-                local.record(entry);
-            }
-
-            @Override
-            public List<AuditEntry> audit(int max) {
-                return local.audit(max);
-            }
-
-            @Override
-            public boolean shared() {
-                return true;
-            }
-        };
+        return new SharedLocalSettings();
     }
 
     private ForwardingStore applicationStore() {

@@ -4,18 +4,15 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.sluice.core.key.KeyResolvers;
 import io.sluice.core.request.RequestView;
-import io.sluice.core.store.AuditEntry;
 import io.sluice.core.store.KeyOverride;
 import io.sluice.core.store.MemoryStore;
-import io.sluice.core.store.SharedDocument;
 import io.sluice.core.store.SharedSettings;
-import io.sluice.core.store.SharedSnapshot;
+import io.sluice.core.testing.SharedLocalSettings;
 import io.sluice.core.testing.Await;
 import io.sluice.core.testing.ForwardingStore;
 import io.sluice.core.testing.ManualTimeSource;
 import io.sluice.core.testing.TestThreads;
 import java.time.Duration;
-import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -44,8 +41,7 @@ class EngineStartUpTest {
     }
 
     /** The memory store's settings, posing as shared, whose reads wait until {@link #release()}. */
-    private static final class HeldSettings implements SharedSettings {
-        private final SharedSettings local = SharedSettings.local();
+    private static final class HeldSettings extends SharedLocalSettings {
         private final CountDownLatch released = new CountDownLatch(1);
         private final AtomicBoolean entered = new AtomicBoolean();
         private final AtomicBoolean interrupted = new AtomicBoolean();
@@ -69,44 +65,9 @@ class EngineStartUpTest {
         @Override
         public long version() {
             hold();
-            long v = local.version();
+            long v = local().version();
             returned.set(true);
             return v;
-        }
-
-        @Override
-        public SharedSnapshot read() {
-            return local.read();
-        }
-
-        @Override
-        public SharedDocument replaceDocument(String text, long expectedVersion, String who, long nowMillis) {
-            return local.replaceDocument(text, expectedVersion, who, nowMillis);
-        }
-
-        @Override
-        public KeyOverride putOverride(KeyOverride override) {
-            return local.putOverride(override);
-        }
-
-        @Override
-        public KeyOverride removeOverride(String rule, String key, String who, long nowMillis) {
-            return local.removeOverride(rule, key, who, nowMillis);
-        }
-
-        @Override
-        public void record(AuditEntry entry) {
-            local.record(entry);
-        }
-
-        @Override
-        public List<AuditEntry> audit(int max) {
-            return local.audit(max);
-        }
-
-        @Override
-        public boolean shared() {
-            return true;
         }
     }
 
@@ -141,7 +102,7 @@ class EngineStartUpTest {
 
     @Test
     void theFirstAnswerWaitsForTheFirstReadAndAppliesItsOverrides() {
-        settings.local.putOverride(new KeyOverride("api", "acme", "1/1h", 0, "alice", 0));
+        settings.local().putOverride(new KeyOverride("api", "acme", "1/1h", 0, "alice", 0));
         CompletableFuture<Engine> built = buildElsewhere();
         Await.until("the engine built", WITHIN, built::isDone);
         Engine engine = built.join();

@@ -11,6 +11,7 @@ import io.sluice.core.store.KeyOverride;
 import io.sluice.core.store.MemoryStore;
 import io.sluice.core.store.SharedDocument;
 import io.sluice.core.store.SharedSettings;
+import io.sluice.core.testing.SharedLocalSettings;
 import io.sluice.core.store.SharedSnapshot;
 import io.sluice.core.store.StaleVersionException;
 import io.sluice.core.testing.ManualTimeSource;
@@ -235,54 +236,23 @@ class OperationsTest {
      * written is gone, the document is numbered from 1 again, and the version counter starts again higher, as
      * {@code RedisSettings}'s does (a store's version never gives again one it gave before).
      */
-    private static final class LosingSettings implements SharedSettings {
-        private SharedSettings local = SharedSettings.local();
+    private static final class LosingSettings extends SharedLocalSettings {
         private long start;
 
         void lose() {
-            local = SharedSettings.local();
+            replaceLocal();
             start += 1_000_000;
         }
 
         @Override
         public long version() {
-            return local.version() == 0 ? 0 : start + local.version();
+            return local().version() == 0 ? 0 : start + local().version();
         }
 
         @Override
         public SharedSnapshot read() {
-            SharedSnapshot s = local.read();
+            SharedSnapshot s = local().read();
             return new SharedSnapshot(s.version() == 0 ? 0 : start + s.version(), s.document(), s.overrides());
-        }
-
-        @Override
-        public SharedDocument replaceDocument(String text, long expectedVersion, String who, long nowMillis) {
-            return local.replaceDocument(text, expectedVersion, who, nowMillis);
-        }
-
-        @Override
-        public KeyOverride putOverride(KeyOverride override) {
-            return local.putOverride(override);
-        }
-
-        @Override
-        public KeyOverride removeOverride(String rule, String key, String who, long nowMillis) {
-            return local.removeOverride(rule, key, who, nowMillis);
-        }
-
-        @Override
-        public void record(AuditEntry entry) {
-            local.record(entry);
-        }
-
-        @Override
-        public List<AuditEntry> audit(int max) {
-            return local.audit(max);
-        }
-
-        @Override
-        public boolean shared() {
-            return true;
         }
     }
 }
