@@ -12,6 +12,7 @@ import jakarta.ws.rs.client.Client;
 import jakarta.ws.rs.client.ClientBuilder;
 import jakarta.ws.rs.client.Entity;
 import jakarta.ws.rs.core.Response;
+import java.lang.reflect.Method;
 import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -198,6 +199,37 @@ class OutboundJaxRsIT {
             denying.close();
             allowing.close();
             api = null;
+        }
+    }
+
+    /** A client interface as a MicroProfile Rest Client declares it: a limit for the API, one method's its own. */
+    @OutboundRateLimit(name = "partner", limit = "100/1h", maxWait = "0s")
+    interface PartnerApi {
+        String orders();
+
+        @OutboundRateLimit(name = "partner-search", limit = "1/1h", maxWait = "0s")
+        String search();
+    }
+
+    @Test
+    void aClientInterfacesAnnotationsPickEachCallsLimitByTheInvokedMethod() throws Exception {
+        api = new RemoteApi("100/1h");
+        nodes = new TwoNodes(redis.url());
+        clientA = ClientBuilder.newClient().register(SluiceClientFilter.forInterface(nodes.a, PartnerApi.class));
+        Method search = PartnerApi.class.getMethod("search");
+        Method orders = PartnerApi.class.getMethod("orders");
+        // the property a Rest Client implementation sets on each request it makes for an interface method
+        assertThat(call(search)).isEqualTo(200);
+        ProcessingException e = catchThrowableOfType(ProcessingException.class, () -> call(search));
+        assertThat(((RateLimitExceededException) e.getCause()).limitName()).isEqualTo("partner-search");
+        assertThat(call(orders)).isEqualTo(200);
+        assertThat(api.scriptedCalls.get()).isEqualTo(2);
+    }
+
+    private int call(Method m) {
+        try (Response r = clientA.target(api.uri("/scripted")).request()
+                .property(SluiceClientFilter.INVOKED_METHOD, m).get()) {
+            return r.getStatus();
         }
     }
 }
