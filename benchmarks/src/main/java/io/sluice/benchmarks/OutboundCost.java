@@ -17,6 +17,7 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -31,8 +32,8 @@ import org.eclipse.jetty.server.ServerConnector;
  * client without it, and a {@code java.net.http.HttpClient} wrapped in {@link SluiceHttpClient} against the bare one,
  * on an in-memory limit that no load reaches ({@code 1000000/1s}), one caller, calling a trivial servlet of an embedded
  * Jetty in the same JVM that answers the {@code RateLimit} and {@code RateLimit-Policy} fields a Sluice remote sends (so
- * each answer is read, as in use). Rows interleaved, the order rotated each round, so that the shared machine's load
- * moves them together: the figure is each round's ratio of time per call.
+ * each answer is read, as in use). The rows are interleaved call by call, the first rotated each turn, so that the
+ * shared machine's load meets them alike: the figure is each round's ratio of the median time per call.
  *
  * <p>{@code C OutboundCost <seconds per row> <rounds>}.
  */
@@ -75,36 +76,55 @@ public final class OutboundCost {
 
     private static void run(Map<String, Caller> rows, double seconds, int rounds) throws Exception {
         List<String> names = new ArrayList<>(rows.keySet());
-        for (String name : names) {
-            measure(rows.get(name), 1.0);       // warm-up
-        }
-        System.out.println("round,row,us_per_call_or_ratio");
+        List<Caller> callers = names.stream().map(rows::get).toList();
+        measure(callers, 2.0);          // warm-up
+        System.out.println("round,row,median_us,mean_us,calls");
         for (int round = 1; round <= rounds; round++) {
-            Map<String, Double> micros = new LinkedHashMap<>();
+            long[][] nanos = measure(callers, seconds);
+            double[] median = new double[names.size()];
             for (int k = 0; k < names.size(); k++) {
-                String name = names.get((k + round - 1) % names.size());
-                micros.put(name, measure(rows.get(name), seconds));
+                long[] t = nanos[k];
+                median[k] = t[t.length / 2] / 1000.0;
+                System.out.printf(Locale.ROOT, "%d,%s,%.1f,%.1f,%d%n", round, names.get(k), median[k],
+                        Arrays.stream(t).average().orElse(0) / 1000.0, t.length);
             }
-            for (String name : names) {
-                System.out.printf(Locale.ROOT, "%d,%s,%.2f%n", round, name, micros.get(name));
-            }
-            System.out.printf(Locale.ROOT, "%d,ratio jaxrs-sluice/jaxrs-plain,%.3f%n", round,
-                    micros.get("jaxrs-sluice") / micros.get("jaxrs-plain"));
-            System.out.printf(Locale.ROOT, "%d,ratio httpclient-sluice/httpclient-plain,%.3f%n", round,
-                    micros.get("httpclient-sluice") / micros.get("httpclient-plain"));
+            System.out.printf(Locale.ROOT, "%d,ratio jaxrs-sluice/jaxrs-plain (median),%.3f%n", round,
+                    median[1] / median[0]);
+            System.out.printf(Locale.ROOT, "%d,ratio httpclient-sluice/httpclient-plain (median),%.3f%n", round,
+                    median[3] / median[2]);
         }
     }
 
-    /** @return µs per call over {@code seconds} of calls */
-    private static double measure(Caller caller, double seconds) throws Exception {
+    /**
+     * Calls every row once in turn, the first one rotated each turn, for {@code seconds}: neighbouring calls of the
+     * rows meet the same load.
+     *
+     * @return each row's call times, ns, sorted
+     */
+    private static long[][] measure(List<Caller> callers, double seconds) throws Exception {
+        int n = callers.size();
+        long[][] times = new long[n][1024];
+        int calls = 0;
         long end = System.nanoTime() + (long) (seconds * 1e9);
-        long start = System.nanoTime();
-        long calls = 0;
-        while (System.nanoTime() < end) {
-            caller.call();
+        for (int turn = 0; System.nanoTime() < end; turn++) {
+            if (calls == times[0].length) {
+                for (int k = 0; k < n; k++) {
+                    times[k] = Arrays.copyOf(times[k], calls * 2);
+                }
+            }
+            for (int j = 0; j < n; j++) {
+                int k = (j + turn) % n;
+                long t0 = System.nanoTime();
+                callers.get(k).call();
+                times[k][calls] = System.nanoTime() - t0;
+            }
             calls++;
         }
-        return (System.nanoTime() - start) / 1000.0 / calls;
+        for (int k = 0; k < n; k++) {
+            times[k] = Arrays.copyOf(times[k], calls);
+            Arrays.sort(times[k]);
+        }
+        return times;
     }
 
     /** A trivial servlet on a free port that answers as a Sluice remote with room to spare does. */

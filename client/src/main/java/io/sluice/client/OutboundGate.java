@@ -87,6 +87,9 @@ final class OutboundGate {
         Limiter l = limiter;
         Outcome o = l.tryAcquire(limit.key(), limit.cost());
         if (o.allowed()) {
+            if (o.delayMicros() > 0) {      // queue mode (max-wait): the permits are taken, after this delay
+                waitUntil(time.nowMicros() + o.delayMicros());
+            }
             return;
         }
         if (o.never() || o.retryAfterMicros() > left

@@ -3,7 +3,6 @@ package io.sluice.client;
 import io.sluice.core.Engine;
 import io.sluice.core.RateLimitExceededException;
 import io.sluice.core.config.ConfigException;
-import jakarta.ws.rs.ProcessingException;
 import jakarta.ws.rs.client.ClientRequestContext;
 import jakarta.ws.rs.client.ClientRequestFilter;
 import jakarta.ws.rs.client.ClientResponseContext;
@@ -48,7 +47,7 @@ public final class SluiceClientFilter implements ClientRequestFilter, ClientResp
     private static final String GATE = "io.sluice.client.gate";
     /** The request property that holds when the first attempt of a call began, µs. */
     private static final String STARTED = "io.sluice.client.started";
-    /** The request property of a retry: the time it may wait to enter, µs. */
+    /** The request property that marks a retry, which its call's filter sends and reads. */
     private static final String RETRY = "io.sluice.client.retry";
 
     /** The gate of calls whose method has no limit of its own; null when there is none. */
@@ -93,17 +92,16 @@ public final class SluiceClientFilter implements ClientRequestFilter, ClientResp
 
     @Override
     public void filter(ClientRequestContext request) throws IOException {
+        if (request.getProperty(RETRY) != null) {
+            return;             // a retry: its call's filter entered the gate for it, and reads its answer
+        }
         OutboundGate gate = gateOf(request);
         if (gate == null) {
             return;
         }
+        request.setProperty(STARTED, gate.time().nowMicros());
         try {
-            if (request.getProperty(RETRY) instanceof Long timeout) {
-                gate.enter(timeout);
-            } else {
-                request.setProperty(STARTED, gate.time().nowMicros());
-                gate.enter();
-            }
+            gate.enter();
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new InterruptedIOException("interrupted while waiting for outbound limit \""
@@ -114,16 +112,12 @@ public final class SluiceClientFilter implements ClientRequestFilter, ClientResp
 
     @Override
     public void filter(ClientRequestContext request, ClientResponseContext response) throws IOException {
-        if (!(request.getProperty(GATE) instanceof OutboundGate gate)) {
+        if (request.getProperty(RETRY) != null || !(request.getProperty(GATE) instanceof OutboundGate gate)) {
             return;
         }
-        gate.learn(response.getStatus(), name -> {
-            String v = response.getHeaderString(name);
-            return v == null ? List.of() : List.of(v);
-        });
-        if (request.getProperty(RETRY) != null || response.getStatus() != 429
-                || !gate.limit().retries(request.getMethod())) {
-            return;                     // a retry's answer is read by the first call's filter
+        gate.learn(response.getStatus(), name -> values(response.getHeaderString(name)));
+        if (response.getStatus() != 429 || !gate.limit().retries(request.getMethod())) {
+            return;
         }
         long started = request.getProperty(STARTED) instanceof Long s ? s : gate.time().nowMicros();
         Response last;
@@ -141,9 +135,6 @@ public final class SluiceClientFilter implements ClientRequestFilter, ClientResp
     }
 
     private OutboundGate gateOf(ClientRequestContext request) {
-        if (request.getProperty(GATE) instanceof OutboundGate g) {
-            return g;           // a retry: the gate of its call
-        }
         if (request.getProperty(INVOKED_METHOD) instanceof Method m) {
             OutboundGate g = byMethod.get(m);
             if (g != null) {
@@ -153,25 +144,30 @@ public final class SluiceClientFilter implements ClientRequestFilter, ClientResp
         return every;
     }
 
-    /** Sends {@code request} again through its client, marked as a retry that may wait {@code timeout} µs to enter. */
-    private static Response resend(ClientRequestContext request, OutboundGate gate, long timeout) {
-        Invocation.Builder b = request.getClient().target(request.getUri()).request()
-                .property(GATE, gate).property(RETRY, timeout);
+    private static List<String> values(String field) {
+        return field == null ? List.of() : List.of(field);
+    }
+
+    /**
+     * Sends {@code request} again through its client once the gate lets it in within {@code timeout} µs, marked as a
+     * retry (so that this filter, if it is on that path, lets it be), and learns from the answer.
+     *
+     * @throws RateLimitExceededException when the gate cannot let it in in time
+     */
+    private static Response resend(ClientRequestContext request, OutboundGate gate, long timeout)
+            throws InterruptedException {
+        gate.enter(timeout);
+        Invocation.Builder b = request.getClient().target(request.getUri()).request().property(RETRY, Boolean.TRUE);
         request.getHeaders().forEach((name, values) -> {
             if (!HttpHeaders.CONTENT_LENGTH.equalsIgnoreCase(name)) {
                 values.forEach(v -> b.header(name, v));
             }
         });
-        try {
-            return request.hasEntity()
-                    ? b.method(request.getMethod(), Entity.entity(request.getEntity(), request.getMediaType()))
-                    : b.method(request.getMethod());
-        } catch (ProcessingException e) {
-            if (e.getCause() instanceof RateLimitExceededException denied) {
-                throw denied;           // no permit in time: the first answer stands
-            }
-            throw e;
-        }
+        Response r = request.hasEntity()
+                ? b.method(request.getMethod(), Entity.entity(request.getEntity(), request.getMediaType()))
+                : b.method(request.getMethod());
+        gate.learn(r.getStatus(), name -> values(r.getHeaderString(name)));
+        return r;
     }
 
     /** Puts a retry's answer in place of the first one's. */
