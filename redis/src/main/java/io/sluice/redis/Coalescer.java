@@ -192,7 +192,7 @@ final class Coalescer {
     /** Decides {@code requests} in one call of the script's batch mode, one after the other: each one's outcomes. */
     static List<List<Outcome>> together(Call call, List<ScriptCodec.Request> requests, List<List<Check>> checks) {
         ScriptCodec.Batch encoded = ScriptCodec.batch(requests);
-        return ScriptCodec.outcomes(call.run(encoded.keys(), encoded.params()), requests, checks);
+        return ScriptCodec.outcomes(call.run(encoded.keys(), encoded.params()), encoded, checks);
     }
 
     private Lane lane(int slot) {

@@ -91,7 +91,7 @@ final class ScriptCodec {
     }
 
     /** @param fast whether a request of one check may take its algorithm's fast mode (not inside a batch) */
-    private byte[][] params(List<Check> checks, List<Integer> group, byte[][] keys, byte[] now, byte[] requestId,
+    byte[][] params(List<Check> checks, List<Integer> group, byte[][] keys, byte[] now, byte[] requestId,
             boolean fast) {
         int n = group == null ? checks.size() : group.size();
         if (n == 1 && fast) {
@@ -127,47 +127,108 @@ final class ScriptCodec {
     }
 
     /**
-     * A request as part of a batch ({@link Coalescer}): its keys and the arguments of its call alone, never in a fast
-     * mode; {@code bytes} counts both.
+     * A request as part of a batch ({@link Coalescer}): its keys, and either its fast mode's argument (one enforced
+     * check of cost 1 of an algorithm with a fast mode: the fast batch, mode {@code B}) or the arguments of its call
+     * alone in the general mode, made when a batch needs them; {@code bytes} counts both, about.
      */
-    record Request(byte[][] keys, byte[][] args, int bytes) {
-        /** @return whether the request needs the script's library (mode {@code E}), which costs Redis more */
-        boolean library() {
-            return args[0][0] == 'E';
+    static final class Request {
+        private final ScriptCodec codec;
+        private final List<Check> checks;
+        private final byte[][] keys;
+        private final byte[] now;
+        private final byte[] requestId;
+        /** The fast mode's one argument ({@code g1000:1000}), or null where the request has no fast mode. */
+        private final byte[] fast;
+        private final int bytes;
+        private byte[][] args;
+
+        Request(ScriptCodec codec, List<Check> checks, byte[][] keys, byte[] now, byte[] requestId, byte[] fast) {
+            this.codec = codec;
+            this.checks = checks;
+            this.keys = keys;
+            this.now = now;
+            this.requestId = requestId;
+            this.fast = fast;
+            int b = 24 + now.length + (fast == null ? 16 * checks.size() : fast.length);
+            for (byte[] k : keys) {
+                b += k.length + 8;      // and about what RESP adds per argument
+            }
+            this.bytes = b;
         }
 
-        /** @return the arguments of a call of this request alone, keys first */
+        byte[][] keys() {
+            return keys;
+        }
+
+        int bytes() {
+            return bytes;
+        }
+
+        /** @return whether the request needs the script's library (mode {@code E}), which costs Redis more */
+        boolean library() {
+            return fast == null && args()[0][0] == 'E';
+        }
+
+        /** @return the arguments of its call alone in the general mode (its mode, its time, its checks...) */
+        byte[][] args() {
+            if (args == null) {
+                byte[][] params = codec.params(checks, null, keys, now, requestId, false);
+                args = Arrays.copyOfRange(params, keys.length, params.length);
+            }
+            return args;
+        }
+
+        /** @return the arguments of a call of this request alone, keys first (in its fast mode where it has one) */
         byte[][] single() {
-            byte[][] params = Arrays.copyOf(keys, keys.length + args.length);
-            System.arraycopy(args, 0, params, keys.length, args.length);
+            if (fast != null) {
+                return now.length == 0 ? new byte[][] {keys[0], fast} : new byte[][] {keys[0], fast, now};
+            }
+            byte[][] a = args();
+            byte[][] params = Arrays.copyOf(keys, keys.length + a.length);
+            System.arraycopy(a, 0, params, keys.length, a.length);
             return params;
         }
     }
 
-    /** The arguments of one script call for several requests: how many of them are keys, and all of them. */
-    record Batch(int keys, byte[][] params) {}
+    /**
+     * The arguments of one script call for several requests: how many of them are keys, and all of them; {@code fast}
+     * whether it is the fast batch (mode {@code B}), whose reply is decoded otherwise.
+     */
+    record Batch(int keys, byte[][] params, boolean fast) {}
 
     /**
      * @param keys the checks' keys, already encoded; null to encode them here
-     * @return a request's arguments for a batch: as {@link #params} gives them, in the general mode
+     * @return a request's arguments for a batch
      */
     Request request(List<Check> checks, byte[][] keys, byte[] now, byte[] requestId) {
-        byte[][] params = params(checks, null, keys, now, requestId, false);
-        int n = checks.size();
-        int bytes = 0;
-        for (byte[] b : params) {
-            bytes += b.length + 8;      // and about what RESP adds per argument
+        byte[][] encoded = new byte[checks.size()][];
+        for (int i = 0; i < encoded.length; i++) {
+            encoded[i] = keys != null ? keys[i] : this.keys.bytes(checks.get(i).rule(), checks.get(i).key());
         }
-        return new Request(Arrays.copyOf(params, n), Arrays.copyOfRange(params, n, params.length), bytes);
+        byte[] fast = null;
+        if (encoded.length == 1) {
+            Check c = checks.get(0);
+            if (c.cost() == 1 && !c.shadow() && Algorithms.definition(c.policy().algorithm()).fast()) {
+                fast = spec(c.policy()).fast();
+            }
+        }
+        return new Request(this, checks, encoded, now, requestId, fast);
     }
 
     /**
-     * The script's batch mode: every request's keys, in order, then the mode {@code b} (with the first request's time
-     * when the application's is passed, so that the script reads no {@code TIME}), then per request the number
-     * of its checks followed by the arguments of its call alone (its mode, with its own time when the application's
-     * is passed, and what follows it).
+     * The script's batch mode: the fast batch ({@link FastBatch}) where every request has a fast mode; else every
+     * request's keys, in order, then the mode {@code b} (with the first request's time when the application's is
+     * passed, so that the script reads no {@code TIME}), then per request the number of its checks followed by the
+     * arguments of its call alone (its mode, with its own time when the application's is passed, and what follows it).
      */
     static Batch batch(List<Request> requests) {
+        boolean fast = true;
+        for (Request r : requests) {
+            fast &= r.fast != null;
+        }
+        if (fast) {
+            return FastBatch.encode(requests);
+        }
         int keys = 0;
         int size = 1;
         for (Request r : requests) {
@@ -186,7 +247,17 @@ final class ScriptCodec {
             System.arraycopy(r.args(), 0, params, a, r.args().length);
             a += r.args().length;
         }
-        return new Batch(keys, params);
+        return new Batch(keys, params, false);
+    }
+
+    /** @return the request's fast mode argument (for {@link FastBatch}) */
+    static byte[] fast(Request r) {
+        return r.fast;
+    }
+
+    /** @return the request's time argument, empty where Redis's time is read (for {@link FastBatch}) */
+    static byte[] now(Request r) {
+        return r.now;
     }
 
     /**
@@ -336,9 +407,12 @@ final class ScriptCodec {
     }
 
     /** Each request's outcomes from the reply of a batch: 4 integers per check, request after request. */
-    static List<List<Outcome>> outcomes(Object reply, List<Request> requests, List<List<Check>> checks) {
+    static List<List<Outcome>> outcomes(Object reply, Batch batch, List<List<Check>> checks) {
         List<?> all = (List<?>) reply;
-        List<List<Outcome>> out = new ArrayList<>(requests.size());
+        if (batch.fast()) {
+            return FastBatch.outcomes(all, checks);
+        }
+        List<List<Outcome>> out = new ArrayList<>(checks.size());
         int at = 0;
         for (List<Check> request : checks) {
             Outcome[] outcomes = new Outcome[request.size()];
@@ -370,7 +444,11 @@ final class ScriptCodec {
      * reset-after, retry-after. (One check admitted at once may be one integer instead: see {@link #admitted}.)
      */
     private static Outcome outcome(List<?> reply, int k, Policy p) {
-        int at = 4 * k;
+        return outcomeAt(reply, 4 * k, p);
+    }
+
+    /** @return the outcome whose 4 integers start at {@code at} in {@code reply} */
+    static Outcome outcomeAt(List<?> reply, int at, Policy p) {
         long allowed = ((Number) reply.get(at)).longValue();
         long retry = ((Number) reply.get(at + 3)).longValue();
         return new Outcome(allowed > 0, limit(p), ((Number) reply.get(at + 1)).longValue(),
@@ -381,22 +459,22 @@ final class ScriptCodec {
      * One check admitted at once, in the script's packed form: reset-after x (limit + 1) + remaining (packed only when
      * below 2^53, so exact in Lua's doubles).
      */
-    private static Outcome admitted(long packed, Policy p) {
+    static Outcome admitted(long packed, Policy p) {
         long limit = limit(p);
         return Outcome.allow(limit, packed % (limit + 1), packed / (limit + 1));
     }
 
-    private static long limit(Policy p) {
+    static long limit(Policy p) {
         return Algorithms.definition(p.algorithm()).limit(p);
     }
 
-    private static byte[] concat(byte[] a, byte[] b) {
+    static byte[] concat(byte[] a, byte[] b) {
         byte[] out = Arrays.copyOf(a, a.length + b.length);
         System.arraycopy(b, 0, out, a.length, b.length);
         return out;
     }
 
-    private static byte[] number(long n) {
+    static byte[] number(long n) {
         return n >= 0 && n < NUMBERS.length ? NUMBERS[(int) n] : Long.toString(n).getBytes(StandardCharsets.US_ASCII);
     }
 }
