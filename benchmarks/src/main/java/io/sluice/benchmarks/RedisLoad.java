@@ -88,7 +88,7 @@ public final class RedisLoad {
      * The same decisions with each distinct key read once (one {@code MGET}) and written once, at the end: the floor
      * of a batch that reads and writes per key instead of per request.
      */
-    private static final String BARE_GCRA_BATCH_ONCE = """
+    static final String BARE_GCRA_BATCH_ONCE = """
             local t = redis.call('TIME')
             local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
             local v = redis.call('MGET', unpack(KEYS))
