@@ -49,7 +49,7 @@ public final class RedisLoad {
      * The same for every key it is given (read with one {@code MGET}, each written with its own TTL): the floor for a
      * request of several rules while every rule's state is a key of its own with its own TTL, as Sluice keeps it.
      */
-    private static final String BARE_GCRA_KEYS = """
+    static final String BARE_GCRA_KEYS = """
             local t = redis.call('TIME')
             local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
             local v = redis.call('MGET', unpack(KEYS))

@@ -31,7 +31,8 @@ import redis.clients.jedis.Jedis;
  * which is also what the coalescer sends for a lone request; then Sluice's batch calls (the coalescer's, made on
  * demand by {@link StoreBatches}) of 8, 32 and 64 requests of one rule and of four rules; and the floor of a batch that
  * keeps a key and a TTL per rule, the bare script batched 32 per call with each key read once (one {@code MGET}) and
- * written once ({@link RedisLoad#BARE_GCRA_BATCH_ONCE}). Every row is called before
+ * written once ({@link RedisLoad#BARE_GCRA_BATCH_ONCE}); and the floor of four rules, the bare script over four keys per
+ * call ({@link RedisLoad#BARE_GCRA_KEYS}). Every row is called before
  * any is measured, so that each Lua state holds all it will hold. Sluice's rows go through {@link RedisStore} (raw
  * keys), so they measure the arguments it sends.
  *
@@ -131,6 +132,11 @@ public final class ScriptInstructions {
         }
         rows.add(new Named("Sluice, one rule, alone, EVALSHA, " + space, 1, hot,
                 (keys, at) -> evalsha.evaluate(List.of(Check.of("e", key(keys, at), POLICY, 1)), 0)));
+        String fourKeys = jedis.scriptLoad(RedisLoad.BARE_GCRA_KEYS);
+        rows.add(new Named("bare four-key script, per call, " + space, 1, hot, (keys, at) -> {
+            String key = key(keys, at);
+            jedis.evalsha(fourKeys, List.of("b41:" + key, "b42:" + key, "b43:" + key, "b44:" + key), List.of());
+        }));
         if (functions) {
             rows.add(new Named("Sluice, four rules, alone, FCALL, " + space, 1, hot,
                     (keys, at) -> fcall.evaluate(four("f4", key(keys, at)), 0)));
