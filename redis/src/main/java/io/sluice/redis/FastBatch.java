@@ -22,20 +22,20 @@ final class FastBatch {
 
     private FastBatch() {}
 
-    /** @param requests requests that each have a fast mode ({@link ScriptCodec#fast(ScriptCodec.Request)}) */
-    static ScriptCodec.Batch encode(List<ScriptCodec.Request> requests) {
+    /** @param requests requests that each have a fast mode ({@link BatchRequest#fast()}) */
+    static ScriptCodec.Batch encode(List<BatchRequest> requests) {
         int n = requests.size();
         List<byte[]> keys = new ArrayList<>(n);
         List<byte[]> args = new ArrayList<>(8);
-        byte[] now = ScriptCodec.now(requests.get(0));
+        byte[] now = requests.get(0).now();
         args.add(now.length == 0 ? MODE : ScriptCodec.concat(MODE, now));
         byte[] policy = null;
         int singles = 0;
         for (int i = 0; i < n; ) {
-            ScriptCodec.Request r = requests.get(i);
+            BatchRequest r = requests.get(i);
             byte[] key = r.keys()[0];
-            byte[] fast = ScriptCodec.fast(r);
-            byte[] time = ScriptCodec.now(r);
+            byte[] fast = r.fast();
+            byte[] time = r.now();
             int j = i + 1;
             while (j < n && same(requests.get(j), key, fast, time)) {
                 j++;
@@ -75,9 +75,9 @@ final class FastBatch {
         return new ScriptCodec.Batch(keys.size(), params, true);
     }
 
-    private static boolean same(ScriptCodec.Request r, byte[] key, byte[] fast, byte[] time) {
-        return Arrays.equals(r.keys()[0], key) && Arrays.equals(ScriptCodec.fast(r), fast)
-                && Arrays.equals(ScriptCodec.now(r), time);
+    private static boolean same(BatchRequest r, byte[] key, byte[] fast, byte[] time) {
+        return Arrays.equals(r.keys()[0], key) && Arrays.equals(r.fast(), fast)
+                && Arrays.equals(r.now(), time);
     }
 
     /**

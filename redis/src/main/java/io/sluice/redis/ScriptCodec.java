@@ -127,70 +127,6 @@ final class ScriptCodec {
     }
 
     /**
-     * A request as part of a batch ({@link Coalescer}): its keys, and either its fast mode's argument (one enforced
-     * check of cost 1 of an algorithm with a fast mode: the fast batch, mode {@code B}) or the arguments of its call
-     * alone in the general mode, made when a batch needs them; {@code bytes} counts both, about.
-     */
-    static final class Request {
-        private final ScriptCodec codec;
-        private final List<Check> checks;
-        private final byte[][] keys;
-        private final byte[] now;
-        private final byte[] requestId;
-        /** The fast mode's one argument ({@code g1000:1000}), or null where the request has no fast mode. */
-        private final byte[] fast;
-        private final int bytes;
-        private byte[][] args;
-
-        Request(ScriptCodec codec, List<Check> checks, byte[][] keys, byte[] now, byte[] requestId, byte[] fast) {
-            this.codec = codec;
-            this.checks = checks;
-            this.keys = keys;
-            this.now = now;
-            this.requestId = requestId;
-            this.fast = fast;
-            int b = 24 + now.length + (fast == null ? 16 * checks.size() : fast.length);
-            for (byte[] k : keys) {
-                b += k.length + 8;      // and about what RESP adds per argument
-            }
-            this.bytes = b;
-        }
-
-        byte[][] keys() {
-            return keys;
-        }
-
-        int bytes() {
-            return bytes;
-        }
-
-        /** @return whether the request needs the script's library (mode {@code E}), which costs Redis more */
-        boolean library() {
-            return fast == null && args()[0][0] == 'E';
-        }
-
-        /** @return the arguments of its call alone in the general mode (its mode, its time, its checks...) */
-        byte[][] args() {
-            if (args == null) {
-                byte[][] params = codec.params(checks, null, keys, now, requestId, false);
-                args = Arrays.copyOfRange(params, keys.length, params.length);
-            }
-            return args;
-        }
-
-        /** @return the arguments of a call of this request alone, keys first (in its fast mode where it has one) */
-        byte[][] single() {
-            if (fast != null) {
-                return now.length == 0 ? new byte[][] {keys[0], fast} : new byte[][] {keys[0], fast, now};
-            }
-            byte[][] a = args();
-            byte[][] params = Arrays.copyOf(keys, keys.length + a.length);
-            System.arraycopy(a, 0, params, keys.length, a.length);
-            return params;
-        }
-    }
-
-    /**
      * The arguments of one script call for several requests: how many of them are keys, and all of them; {@code fast}
      * whether it is the fast batch (mode {@code B}), whose reply is decoded otherwise.
      */
@@ -200,7 +136,7 @@ final class ScriptCodec {
      * @param keys the checks' keys, already encoded; null to encode them here
      * @return a request's arguments for a batch
      */
-    Request request(List<Check> checks, byte[][] keys, byte[] now, byte[] requestId) {
+    BatchRequest request(List<Check> checks, byte[][] keys, byte[] now, byte[] requestId) {
         byte[][] encoded = new byte[checks.size()][];
         for (int i = 0; i < encoded.length; i++) {
             encoded[i] = keys != null ? keys[i] : this.keys.bytes(checks.get(i).rule(), checks.get(i).key());
@@ -212,7 +148,7 @@ final class ScriptCodec {
                 fast = spec(c.policy()).fast();
             }
         }
-        return new Request(this, checks, encoded, now, requestId, fast);
+        return new BatchRequest(this, checks, encoded, now, requestId, fast);
     }
 
     /**
@@ -221,17 +157,17 @@ final class ScriptCodec {
      * passed, so that the script reads no {@code TIME}), then per request the number of its checks followed by the
      * arguments of its call alone (its mode, with its own time when the application's is passed, and what follows it).
      */
-    static Batch batch(List<Request> requests) {
+    static Batch batch(List<BatchRequest> requests) {
         boolean fast = true;
-        for (Request r : requests) {
-            fast &= r.fast != null;
+        for (BatchRequest r : requests) {
+            fast &= r.fast() != null;
         }
         if (fast) {
             return FastBatch.encode(requests);
         }
         int keys = 0;
         int size = 1;
-        for (Request r : requests) {
+        for (BatchRequest r : requests) {
             keys += r.keys().length;
             size += 1 + r.args().length;
         }
@@ -240,7 +176,7 @@ final class ScriptCodec {
         int a = keys;
         byte[] first = requests.get(0).args()[0];      // its mode, with the application's time when it is passed
         params[a++] = first.length == 1 ? BATCH : concat(BATCH, Arrays.copyOfRange(first, 1, first.length));
-        for (Request r : requests) {
+        for (BatchRequest r : requests) {
             System.arraycopy(r.keys(), 0, params, k, r.keys().length);
             k += r.keys().length;
             params[a++] = number(r.keys().length);
@@ -248,16 +184,6 @@ final class ScriptCodec {
             a += r.args().length;
         }
         return new Batch(keys, params, false);
-    }
-
-    /** @return the request's fast mode argument (for {@link FastBatch}) */
-    static byte[] fast(Request r) {
-        return r.fast;
-    }
-
-    /** @return the request's time argument, empty where Redis's time is read (for {@link FastBatch}) */
-    static byte[] now(Request r) {
-        return r.now;
     }
 
     /**
