@@ -23,5 +23,5 @@ for _ in $(seq 1 60); do
   sleep 0.2
 done
 echo "Redis on core ${REDIS_CPU:-0}, the load generator on core ${LOAD_CPU:-1}"
-SLUICE_REDIS_URL="redis://127.0.0.1:$port" taskset -c "${LOAD_CPU:-1}" java -cp benchmarks/target/benchmarks.jar \
+SLUICE_REDIS_URL="redis://127.0.0.1:$port" taskset -c "${LOAD_CPU:-1}" java -Dsluice.bench.each=true -cp benchmarks/target/benchmarks.jar \
     io.sluice.benchmarks.RedisLoad "$seconds" "$rounds" "$row" "$contenders"
