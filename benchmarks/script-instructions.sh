@@ -1,14 +1,15 @@
 #!/usr/bin/env bash
-# Instructions Redis executes per decision of one rule: Sluice's fast mode (FCALL, and EVALSHA, Redis 6.2's path)
-# against the bare one-key script, counted by valgrind's callgrind around a redis-server with hz 1 (issue 21, "a
-# lighter script"; see ScriptInstructions and RESULTS.md). Needs valgrind (callgrind_control) and redis-server.
-# Usage: benchmarks/script-instructions.sh [calls-per-row [rounds]]
+# Instructions Redis executes per decision: Sluice alone (FCALL, and EVALSHA, Redis 6.2's path) and in the
+# coalescer's batches of 8, 32 and 64 requests, one rule and four, on a hot key and on 100,000 keys, against the bare
+# one-key script per call, counted by valgrind's callgrind around a redis-server with hz 1 (issues 21 and 31; see
+# ScriptInstructions and RESULTS.md). Needs valgrind (callgrind_control) and redis-server.
+# Usage: benchmarks/script-instructions.sh [decisions-per-row [rounds]]
 #   REDIS_SERVER: the redis-server binary (default: the one on the PATH); SKIP_BUILD=1 uses the built jar;
 #   CP: the class path to run (default benchmarks/target/benchmarks.jar). Another version of Sluice, measured with
 #   this harness: CP=/path/to/its/benchmarks.jar:benchmarks/target/classes (its classes first, the harness after).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-calls=${1:-5000}
+decisions=${1:-6400}
 rounds=${2:-1}
 server=${REDIS_SERVER:-redis-server}
 command -v callgrind_control >/dev/null || { echo "valgrind is needed: apt-get install -y valgrind" >&2; exit 1; }
@@ -26,5 +27,5 @@ for _ in $(seq 1 120); do
   redis-cli -p "$port" ping >/dev/null 2>&1 && break
   sleep 0.5
 done
-java -cp "$cp" io.sluice.benchmarks.ScriptInstructions "$port" "$pid" "$dir" "$calls" "$rounds"
+java -cp "$cp" io.sluice.benchmarks.ScriptInstructions "$port" "$pid" "$dir" "$decisions" "$rounds"
 echo "dumps: $dir (callgrind_annotate --inclusive=yes $dir/callgrind.out.N)"

@@ -25,6 +25,10 @@ import redis.clients.jedis.RedisClient;
  * hot key and on 100,000 keys. Then Redis memory per key ({@code MEMORY USAGE}) for each algorithm. Starts its own
  * redis-server (as the tests do) unless {@code SLUICE_REDIS_URL} is set.
  *
+ * <p>Columns per decision: {@code srv µs} the time {@code INFO commandstats} counts, {@code srvCPU µs} Redis's CPU
+ * time ({@code INFO cpu}, user and system, over the window), {@code cliCPU µs} this JVM's (its process CPU time over
+ * the window). With {@code -Dsluice.bench.each=true}, each round's figures follow the medians.
+ *
  * <p>{@code java -cp benchmarks/target/benchmarks.jar io.sluice.benchmarks.RedisLoad [seconds [rounds [row
  * [contender,...]]]]}
  */
@@ -49,7 +53,7 @@ public final class RedisLoad {
      * The same for every key it is given (read with one {@code MGET}, each written with its own TTL): the floor for a
      * request of several rules while every rule's state is a key of its own with its own TTL, as Sluice keeps it.
      */
-    private static final String BARE_GCRA_KEYS = """
+    static final String BARE_GCRA_KEYS = """
             local t = redis.call('TIME')
             local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
             local v = redis.call('MGET', unpack(KEYS))
@@ -88,7 +92,7 @@ public final class RedisLoad {
      * The same decisions with each distinct key read once (one {@code MGET}) and written once, at the end: the floor
      * of a batch that reads and writes per key instead of per request.
      */
-    private static final String BARE_GCRA_BATCH_ONCE = """
+    static final String BARE_GCRA_BATCH_ONCE = """
             local t = redis.call('TIME')
             local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
             local v = redis.call('MGET', unpack(KEYS))
@@ -252,11 +256,21 @@ public final class RedisLoad {
             }
         }
         for (int c = 0; c < calls.size(); c++) {
-            Result r = median(perContender.get(c));
-            System.out.printf(Locale.ROOT, "%-26s %-13s %7d %11.0f %10.1f %10.1f %9.2f %9.2f %9.2f%n",
-                    r.name, r.keys, r.threads, r.perSecond, r.p50Micros, r.p99Micros, r.serverMicros,
-                    r.serverCpuMicros, r.clientCpuMicros);
+            print(median(perContender.get(c)), "");
         }
+        if (Boolean.getBoolean("sluice.bench.each")) {      // each round's figures, for the spread of a ratio
+            for (int round = 0; round < rounds; round++) {
+                for (int c = 0; c < calls.size(); c++) {
+                    print(perContender.get(c).get(round), "  round " + (round + 1) + " ");
+                }
+            }
+        }
+    }
+
+    private static void print(Result r, String prefix) {
+        System.out.printf(Locale.ROOT, "%-26s %-13s %7d %11.0f %10.1f %10.1f %9.2f %9.2f %9.2f%n",
+                prefix + r.name, r.keys, r.threads, r.perSecond, r.p50Micros, r.p99Micros, r.serverMicros,
+                r.serverCpuMicros, r.clientCpuMicros);
     }
 
     private static Result median(List<Result> rounds) {

@@ -70,7 +70,7 @@ final class Coalescer {
      * @param request the request as part of a batch, built only when it waits
      */
     List<Outcome> evaluate(int slot, List<Check> checks, Supplier<Object> alone,
-            Supplier<ScriptCodec.Request> request) {
+            Supplier<BatchRequest> request) {
         Lane lane = lane(slot);
         if (lane.tryAcquire(maxInFlight)) {
             try {
@@ -170,7 +170,7 @@ final class Coalescer {
                 p.complete(ScriptCodec.outcomes(call.run(p.request.keys().length, p.request.single()), p.checks), null);
                 return;
             }
-            List<ScriptCodec.Request> requests = new ArrayList<>(batch.size());
+            List<BatchRequest> requests = new ArrayList<>(batch.size());
             List<List<Check>> checks = new ArrayList<>(batch.size());
             for (Pending p : batch) {
                 requests.add(p.request);
@@ -190,9 +190,9 @@ final class Coalescer {
     }
 
     /** Decides {@code requests} in one call of the script's batch mode, one after the other: each one's outcomes. */
-    static List<List<Outcome>> together(Call call, List<ScriptCodec.Request> requests, List<List<Check>> checks) {
+    static List<List<Outcome>> together(Call call, List<BatchRequest> requests, List<List<Check>> checks) {
         ScriptCodec.Batch encoded = ScriptCodec.batch(requests);
-        return ScriptCodec.outcomes(call.run(encoded.keys(), encoded.params()), requests, checks);
+        return ScriptCodec.outcomes(call.run(encoded.keys(), encoded.params()), encoded, checks);
     }
 
     private Lane lane(int slot) {
@@ -248,7 +248,7 @@ final class Coalescer {
     /** One waiting request and, once its call returned, its outcomes or the call's failure. */
     private static final class Pending {
         final List<Check> checks;
-        final ScriptCodec.Request request;
+        final BatchRequest request;
         final Thread owner = Thread.currentThread();
         /** Whether its thread was interrupted while it waited (only that thread reads and writes it). */
         boolean interrupted;
@@ -256,7 +256,7 @@ final class Coalescer {
         private Throwable failure;
         volatile boolean done;
 
-        Pending(List<Check> checks, ScriptCodec.Request request) {
+        Pending(List<Check> checks, BatchRequest request) {
             this.checks = checks;
             this.request = request;
         }

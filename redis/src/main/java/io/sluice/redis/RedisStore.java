@@ -149,7 +149,7 @@ public final class RedisStore implements Store {
      * hash tag (a batch never crosses slots).
      */
     List<List<Outcome>> evaluateTogether(List<List<Check>> requests, long[] nowMicros) {
-        List<ScriptCodec.Request> encoded = new ArrayList<>(requests.size());
+        List<BatchRequest> encoded = new ArrayList<>(requests.size());
         for (int i = 0; i < requests.size(); i++) {
             List<Check> checks = requests.get(i);
             encoded.add(codec.request(checks, null, codec.now(nowMicros[i]), codec.requestId(checks)));

@@ -18,6 +18,8 @@ import java.util.regex.Pattern;
  * string), its line {@code --@ fast step} that algorithm's {@code step}, the same text as in the loop, so that each
  * algorithm's decision is written once. Then every {@code ${...}} is replaced by its value ({@code ${FAST}}: the test
  * that {@code fast} is a fast mode's code), so the script tests plain values, as fast as one written by hand. What
+ * The lines from {@code --@ batch} to {@code --@ batch end} are such a template too, for the fast batch (mode
+ * {@code B}), whose step reads its policy's numbers as {@code P[k]} in both texts. What
  * differs between the script and the body of the Redis function ({@link RedisScript}) is in the skeleton's blocks
  * {@code --@ script} and {@code --@ function}, up to {@code --@ shared}: each text keeps its own.
  */
@@ -27,6 +29,7 @@ final class ScriptAssembly {
     private static final String FAST = MARKER + "fast";
     private static final String FAST_STEP = MARKER + "fast step";
     private static final String FAST_END = MARKER + "fast end";
+    private static final String BATCH_END = MARKER + "batch end";
     /** The template's line that sets {@code a} to 1 and the cost: {@link #folded} reads {@code A[a + k]} so. */
     private static final String FAST_ARGUMENTS = "  local a, cost = 1, 1";
     private static final Pattern ARGUMENT = Pattern.compile("\\bA\\[a \\+ \\d{1,3}]");
@@ -75,15 +78,17 @@ final class ScriptAssembly {
                 throw new IllegalStateException("sluice.lua: section " + line + " inside the " + block + " block");
             }
             switch (section) {
-                case "fast" -> {
+                case "fast", "batch" -> {
+                    String last = section.equals("fast") ? FAST_END : BATCH_END;
                     int end = i + 1;
-                    while (end < lines.length && !lines[end].trim().equals(FAST_END)) {
+                    while (end < lines.length && !lines[end].trim().equals(last)) {
                         end++;
                     }
                     if (end == lines.length) {
-                        throw new IllegalStateException("sluice.lua: " + FAST + " without " + FAST_END);
+                        throw new IllegalStateException("sluice.lua: " + line.trim() + " without " + last);
                     }
-                    fast(out, sections, List.of(lines).subList(i + 1, end), function);
+                    // the batch mode reads its policies' numbers as P[k] in the script too: it parses them per call
+                    fast(out, sections, List.of(lines).subList(i + 1, end), function || section.equals("batch"));
                     i = end;
                 }
                 case "library" -> append(out, sections, "library");

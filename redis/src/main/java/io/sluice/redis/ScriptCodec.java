@@ -91,7 +91,7 @@ final class ScriptCodec {
     }
 
     /** @param fast whether a request of one check may take its algorithm's fast mode (not inside a batch) */
-    private byte[][] params(List<Check> checks, List<Integer> group, byte[][] keys, byte[] now, byte[] requestId,
+    byte[][] params(List<Check> checks, List<Integer> group, byte[][] keys, byte[] now, byte[] requestId,
             boolean fast) {
         int n = group == null ? checks.size() : group.size();
         if (n == 1 && fast) {
@@ -127,50 +127,47 @@ final class ScriptCodec {
     }
 
     /**
-     * A request as part of a batch ({@link Coalescer}): its keys and the arguments of its call alone, never in a fast
-     * mode; {@code bytes} counts both.
+     * The arguments of one script call for several requests: how many of them are keys, and all of them; {@code fast}
+     * whether it is the fast batch (mode {@code B}), whose reply is decoded otherwise.
      */
-    record Request(byte[][] keys, byte[][] args, int bytes) {
-        /** @return whether the request needs the script's library (mode {@code E}), which costs Redis more */
-        boolean library() {
-            return args[0][0] == 'E';
-        }
-
-        /** @return the arguments of a call of this request alone, keys first */
-        byte[][] single() {
-            byte[][] params = Arrays.copyOf(keys, keys.length + args.length);
-            System.arraycopy(args, 0, params, keys.length, args.length);
-            return params;
-        }
-    }
-
-    /** The arguments of one script call for several requests: how many of them are keys, and all of them. */
-    record Batch(int keys, byte[][] params) {}
+    record Batch(int keys, byte[][] params, boolean fast) {}
 
     /**
      * @param keys the checks' keys, already encoded; null to encode them here
-     * @return a request's arguments for a batch: as {@link #params} gives them, in the general mode
+     * @return a request's arguments for a batch
      */
-    Request request(List<Check> checks, byte[][] keys, byte[] now, byte[] requestId) {
-        byte[][] params = params(checks, null, keys, now, requestId, false);
-        int n = checks.size();
-        int bytes = 0;
-        for (byte[] b : params) {
-            bytes += b.length + 8;      // and about what RESP adds per argument
+    BatchRequest request(List<Check> checks, byte[][] keys, byte[] now, byte[] requestId) {
+        byte[][] encoded = new byte[checks.size()][];
+        for (int i = 0; i < encoded.length; i++) {
+            encoded[i] = keys != null ? keys[i] : this.keys.bytes(checks.get(i).rule(), checks.get(i).key());
         }
-        return new Request(Arrays.copyOf(params, n), Arrays.copyOfRange(params, n, params.length), bytes);
+        byte[] fast = null;
+        if (encoded.length == 1) {
+            Check c = checks.get(0);
+            if (c.cost() == 1 && !c.shadow() && Algorithms.definition(c.policy().algorithm()).fast()) {
+                fast = spec(c.policy()).fast();
+            }
+        }
+        return new BatchRequest(this, checks, encoded, now, requestId, fast);
     }
 
     /**
-     * The script's batch mode: every request's keys, in order, then the mode {@code b} (with the first request's time
-     * when the application's is passed, so that the script reads no {@code TIME}), then per request the number
-     * of its checks followed by the arguments of its call alone (its mode, with its own time when the application's
-     * is passed, and what follows it).
+     * The script's batch mode: the fast batch ({@link FastBatch}) where every request has a fast mode; else every
+     * request's keys, in order, then the mode {@code b} (with the first request's time when the application's is
+     * passed, so that the script reads no {@code TIME}), then per request the number of its checks followed by the
+     * arguments of its call alone (its mode, with its own time when the application's is passed, and what follows it).
      */
-    static Batch batch(List<Request> requests) {
+    static Batch batch(List<BatchRequest> requests) {
+        boolean fast = true;
+        for (BatchRequest r : requests) {
+            fast &= r.fast() != null;
+        }
+        if (fast) {
+            return FastBatch.encode(requests);
+        }
         int keys = 0;
         int size = 1;
-        for (Request r : requests) {
+        for (BatchRequest r : requests) {
             keys += r.keys().length;
             size += 1 + r.args().length;
         }
@@ -179,14 +176,14 @@ final class ScriptCodec {
         int a = keys;
         byte[] first = requests.get(0).args()[0];      // its mode, with the application's time when it is passed
         params[a++] = first.length == 1 ? BATCH : concat(BATCH, Arrays.copyOfRange(first, 1, first.length));
-        for (Request r : requests) {
+        for (BatchRequest r : requests) {
             System.arraycopy(r.keys(), 0, params, k, r.keys().length);
             k += r.keys().length;
             params[a++] = number(r.keys().length);
             System.arraycopy(r.args(), 0, params, a, r.args().length);
             a += r.args().length;
         }
-        return new Batch(keys, params);
+        return new Batch(keys, params, false);
     }
 
     /**
@@ -336,9 +333,12 @@ final class ScriptCodec {
     }
 
     /** Each request's outcomes from the reply of a batch: 4 integers per check, request after request. */
-    static List<List<Outcome>> outcomes(Object reply, List<Request> requests, List<List<Check>> checks) {
+    static List<List<Outcome>> outcomes(Object reply, Batch batch, List<List<Check>> checks) {
         List<?> all = (List<?>) reply;
-        List<List<Outcome>> out = new ArrayList<>(requests.size());
+        if (batch.fast()) {
+            return FastBatch.outcomes(all, checks);
+        }
+        List<List<Outcome>> out = new ArrayList<>(checks.size());
         int at = 0;
         for (List<Check> request : checks) {
             Outcome[] outcomes = new Outcome[request.size()];
@@ -370,7 +370,11 @@ final class ScriptCodec {
      * reset-after, retry-after. (One check admitted at once may be one integer instead: see {@link #admitted}.)
      */
     private static Outcome outcome(List<?> reply, int k, Policy p) {
-        int at = 4 * k;
+        return outcomeAt(reply, 4 * k, p);
+    }
+
+    /** @return the outcome whose 4 integers start at {@code at} in {@code reply} */
+    static Outcome outcomeAt(List<?> reply, int at, Policy p) {
         long allowed = ((Number) reply.get(at)).longValue();
         long retry = ((Number) reply.get(at + 3)).longValue();
         return new Outcome(allowed > 0, limit(p), ((Number) reply.get(at + 1)).longValue(),
@@ -381,22 +385,22 @@ final class ScriptCodec {
      * One check admitted at once, in the script's packed form: reset-after x (limit + 1) + remaining (packed only when
      * below 2^53, so exact in Lua's doubles).
      */
-    private static Outcome admitted(long packed, Policy p) {
+    static Outcome admitted(long packed, Policy p) {
         long limit = limit(p);
         return Outcome.allow(limit, packed % (limit + 1), packed / (limit + 1));
     }
 
-    private static long limit(Policy p) {
+    static long limit(Policy p) {
         return Algorithms.definition(p.algorithm()).limit(p);
     }
 
-    private static byte[] concat(byte[] a, byte[] b) {
+    static byte[] concat(byte[] a, byte[] b) {
         byte[] out = Arrays.copyOf(a, a.length + b.length);
         System.arraycopy(b, 0, out, a.length, b.length);
         return out;
     }
 
-    private static byte[] number(long n) {
+    static byte[] number(long n) {
         return n >= 0 && n < NUMBERS.length ? NUMBERS[(int) n] : Long.toString(n).getBytes(StandardCharsets.US_ASCII);
     }
 }

@@ -1,0 +1,141 @@
+package io.sluice.redis;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.sluice.core.algorithm.Algorithms;
+import io.sluice.core.policy.Algorithm;
+import io.sluice.core.policy.Outcome;
+import io.sluice.core.policy.Policy;
+import io.sluice.core.store.Check;
+import io.sluice.core.store.MemoryStore;
+import io.sluice.core.testing.ManualTimeSource;
+import io.sluice.core.testing.RedisProcess;
+import java.net.URI;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.TreeMap;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import redis.clients.jedis.Jedis;
+
+/**
+ * The script's fast batch (mode {@code B}, {@link FastBatch}): a batch of requests of one enforced check of cost 1
+ * each reads each distinct key once and writes it once, whatever the number of its requests, and decides exactly as
+ * the memory store decides the same requests one after the other (keys and policies shared, times going back).
+ */
+class FastBatchIT {
+
+    private static final List<RedisProcess> started = new ArrayList<>();
+    private static final List<String> urls = new ArrayList<>();
+
+    @BeforeAll
+    static void startRedis() throws Exception {
+        urls.addAll(RedisProcess.everyVersion(started));
+    }
+
+    @AfterAll
+    static void stopRedis() throws Exception {
+        for (RedisProcess redis : started) {
+            redis.close();
+        }
+    }
+
+    @Test
+    void aHotKeyIsReadOnceAndWrittenOncePerBatch() {
+        Policy policy = Policy.parse("1000/10d");        // a permit per 864 s: none comes back during the test
+        for (String url : urls) {
+            try (RedisStore store = RedisStore.builder().url(url).prefix("hot-" + System.nanoTime()).build()) {
+                List<List<Check>> batch = new ArrayList<>();
+                for (int i = 0; i < 32; i++) {
+                    batch.add(List.of(Check.of("r", "hot", policy, 1)));
+                }
+                Map<String, Long> counted = commands(url, () -> assertThat(store.evaluateTogether(batch, new long[32]))
+                        .hasSize(32).allSatisfy(o -> assertThat(o.get(0).allowed()).isTrue()));
+                assertThat(counted).as("Redis %s", RedisProcess.version(url)).containsEntry("get", 1L)
+                        .containsEntry("psetex", 1L).doesNotContainKey("mget").doesNotContainKey("set");
+                assertThat(store.evaluate(List.of(Check.of("r", "hot", policy, 1)), 0).get(0).remaining())
+                        .as("the one write holds the batch's 32 decisions").isEqualTo(1_000 - 33);
+            }
+        }
+    }
+
+    @Test
+    void interleavedKeysAreEachReadOnceAndWrittenOnce() {
+        Policy policy = Policy.parse("1000/1s");
+        String url = urls.get(urls.size() - 1);
+        try (RedisStore store = RedisStore.builder().url(url).prefix("two-" + System.nanoTime()).build()) {
+            List<List<Check>> batch = new ArrayList<>();
+            for (int i = 0; i < 12; i++) {
+                batch.add(List.of(Check.of("r", i % 3 == 0 ? "a" : i % 3 == 1 ? "b" : "c", policy, 1)));
+            }
+            Map<String, Long> counted = commands(url, () -> store.evaluateTogether(batch, new long[12]));
+            assertThat(counted).as("one read of the three keys, one write of each").containsEntry("mget", 1L)
+                    .doesNotContainKey("get").containsEntry("psetex", 3L);
+        }
+    }
+
+    /**
+     * Batches of one to 64 requests over three keys and two GCRA policies, each request at its own time (the
+     * application's; now and then one that went back), against the memory store deciding them in the same order.
+     */
+    @Test
+    void aFastBatchDecidesAsTheMemoryStoreDoesOneRequestAfterTheOther() {
+        long seed = Long.getLong("sluice.seed", System.nanoTime());
+        for (String url : urls) {
+            Random random = new Random(seed);
+            try (RedisStore store = RedisStore.builder().url(url).applicationTime(true)
+                    .prefix("diff-" + System.nanoTime()).timeout(Duration.ofSeconds(5)).build()) {
+                ManualTimeSource clock = new ManualTimeSource();
+                MemoryStore memory = MemoryStore.builder().timeSource(clock).build();
+                List<Policy> policies = List.of(RedisDifferentialIT.policy(random, Algorithm.GCRA),
+                        RedisDifferentialIT.policy(random, Algorithm.GCRA));
+                assertThat(policies).allMatch(p -> Algorithms.definition(p.algorithm()).fast());
+                long now = ManualTimeSource.START_MICROS + random.nextInt(1_000_000_000);
+                for (int step = 0; step < 80; step++) {
+                    now += random.nextInt(4) == 0 ? policies.get(0).periodMicros() / 3 : random.nextInt(50_000);
+                    int size = 1 + random.nextInt(random.nextBoolean() ? 8 : 64);
+                    List<List<Check>> batch = new ArrayList<>();
+                    List<List<Outcome>> expected = new ArrayList<>();
+                    long[] times = new long[size];
+                    long at = now;
+                    for (int r = 0; r < size; r++) {
+                        // runs of one time, as several requests of one instant, or a time per request
+                        at = random.nextInt(3) == 0 ? at : now + random.nextInt(3_000)
+                                - (random.nextInt(10) == 0 ? 5_000 : 0);
+                        times[r] = at;
+                        clock.set(at);
+                        int p = random.nextInt(4) == 0 ? 1 : 0;
+                        String key = "k" + random.nextInt(3);
+                        List<Check> checks = List.of(Check.of("rule" + p, key, policies.get(p), 1));
+                        batch.add(checks);
+                        expected.add(memory.evaluate(checks, at));
+                    }
+                    assertThat(store.evaluateTogether(batch, times)).as("Redis %s, seed %d (-Dsluice.seed=%d), step %d:"
+                            + " %s", RedisProcess.version(url), seed, seed, step, batch).isEqualTo(expected);
+                }
+            }
+        }
+    }
+
+    /** @return the commands Redis counted while {@code work} ran, the script's own calls ({@code GET}...) included */
+    private static Map<String, Long> commands(String url, Runnable work) {
+        try (Jedis jedis = new Jedis(URI.create(url))) {
+            jedis.configResetStat();
+            work.run();
+            Map<String, Long> calls = new TreeMap<>();
+            for (String line : jedis.info("commandstats").split("\r?\n")) {
+                if (line.startsWith("cmdstat_")) {
+                    String name = line.substring("cmdstat_".length(), line.indexOf(':'));
+                    String count = line.substring(line.indexOf("calls=") + 6, line.indexOf(',', line.indexOf("calls=")));
+                    calls.put(name, Long.parseLong(count));
+                }
+            }
+            return Collections.unmodifiableMap(calls);
+        }
+    }
+}
