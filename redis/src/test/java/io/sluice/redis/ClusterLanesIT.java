@@ -43,7 +43,6 @@ class ClusterLanesIT {
 
     @Test
     void requestsOfKeysInDistinctSlotsAreBatchedPerNodeAndCountedExactly() throws Exception {
-        assumeThat(functions()).as("functions (Redis 7): scripts on 6.2 keep a lane per slot").isTrue();
         Policy policy = Policy.parse("3/366d burst 3");
         try (RedisStore redis = store("distinct")) {
             int threads = 32;
@@ -60,7 +59,11 @@ class ClusterLanesIT {
             });
             assertThat(admitted.get()).as("3 of 5 per key, %d keys", threads * 24).isEqualTo(threads * 24 * 3);
             // with a lane per slot no two of these requests could share a batch: each key is asked by one thread
-            assertThat(redis.coalesced()[0]).as("batch calls").isPositive();
+            if (functions()) {
+                assertThat(redis.coalesced()[0]).as("batch calls").isPositive();
+            } else {
+                assertThat(redis.coalesced()[0]).as("batch calls: Redis 6.2 keeps a lane per slot").isZero();
+            }
         }
     }
 
