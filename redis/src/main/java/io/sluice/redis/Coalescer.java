@@ -208,22 +208,27 @@ final class Coalescer {
                 p.complete(ScriptCodec.outcomes(call.run(p.request.keys().length, p.request.single()), p.checks), null);
                 return;
             }
-            List<BatchRequest> requests = new ArrayList<>(batch.size());
-            List<List<Check>> checks = new ArrayList<>(batch.size());
-            for (Pending p : batch) {
-                requests.add(p.request);
-                checks.add(p.checks);
-            }
-            List<List<Outcome>> outcomes = together(call, requests, checks);
-            batches.incrementAndGet();
-            batched.addAndGet(batch.size());
-            for (int i = 0; i < batch.size(); i++) {
-                batch.get(i).complete(outcomes.get(i), null);
-            }
+            sendTogether(batch, false);
         } catch (RuntimeException | Error e) {
             for (Pending p : batch) {
                 p.complete(null, e);        // each request's thread throws it; this one goes on serving the lane
             }
+        }
+    }
+
+    /** Sends {@code batch} in one call of the script's batch mode, and answers its requests. */
+    private void sendTogether(List<Pending> batch, boolean across) {
+        List<BatchRequest> requests = new ArrayList<>(batch.size());
+        List<List<Check>> checks = new ArrayList<>(batch.size());
+        for (Pending p : batch) {
+            requests.add(p.request);
+            checks.add(p.checks);
+        }
+        List<List<Outcome>> outcomes = together(call, requests, checks, across);
+        batches.incrementAndGet();
+        batched.addAndGet(batch.size());
+        for (int i = 0; i < batch.size(); i++) {
+            batch.get(i).complete(outcomes.get(i), null);
         }
     }
 
@@ -240,18 +245,7 @@ final class Coalescer {
         }
         if (bySlot.size() > 1 && fast) {
             try {
-                List<BatchRequest> requests = new ArrayList<>(batch.size());
-                List<List<Check>> checks = new ArrayList<>(batch.size());
-                for (Pending p : batch) {
-                    requests.add(p.request);
-                    checks.add(p.checks);
-                }
-                List<List<Outcome>> outcomes = together(call, requests, checks, true);
-                batches.incrementAndGet();
-                batched.addAndGet(batch.size());
-                for (int i = 0; i < batch.size(); i++) {
-                    batch.get(i).complete(outcomes.get(i), null);
-                }
+                sendTogether(batch, true);
                 return;
             } catch (RedisScript.Misrouted e) {
                 rerouted.incrementAndGet();
