@@ -164,9 +164,9 @@ public class RateLimitFilter implements Filter {
         String name = config.getFilterName();
         String jobsPath = own.remove(Enqueuing.JOBS_PATH_PARAMETER);       // the filter's own, not the front door's
         Integrations runtime = Integrations.find();
-        RuntimeIntegration cdi = runtime.integration();
+        RuntimeIntegration integration = runtime.integration();
         try {
-            FrontDoor shared = cdi == null ? null : cdi.sharedFrontDoor();
+            FrontDoor shared = integration == null ? null : integration.sharedFrontDoor();
             if (shared != null) {
                 door = shared;
                 enqueuing(config.getServletContext(), jobsPath);
@@ -179,9 +179,9 @@ public class RateLimitFilter implements Filter {
             Parameters parameters = runtime.addSources(parameters(Parameters.of(
                     own.getOrDefault("config-prefix", Parameters.DEFAULT_PREFIX).trim(), own, "init-param")));
             SluiceConfig sluice = SluiceConfig.load(parameters, value -> rulesSource(config.getServletContext(), value),
-                    cdi == null ? Map.of() : cdi.keyResolvers());
-            door = cdi == null ? FrontDoor.open(sluice, time)
-                    : cdi.open(sluice, time);
+                    integration == null ? Map.of() : integration.keyResolvers());
+            door = integration == null ? FrontDoor.open(sluice, time)
+                    : integration.open(sluice, time);
             ownsDoor = true;
             try {
                 enqueuing(config.getServletContext(), jobsPath);
@@ -191,7 +191,8 @@ public class RateLimitFilter implements Filter {
             }
             config.getServletContext().setAttribute(contextAttribute(name), door);
             LOG.log(Level.INFO, "Sluice rate limiting (filter " + name + "): " + door.rules().summary() + "\n  "
-                    + String.join("\n  ", cdi == null ? sluice.description() : cdi.description(sluice)));
+                    + String.join("\n  ", integration == null ? sluice.description()
+                            : integration.description(sluice)));
         } catch (ConfigException e) {
             throw new ServletException("Sluice rate limiting (filter " + name + "): invalid configuration: "
                     + e.getMessage(), e);

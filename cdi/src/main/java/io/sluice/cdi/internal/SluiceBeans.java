@@ -29,8 +29,8 @@ import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 
 /**
- * Sluice's beans in a CDI application, registered by {@link SluiceExtension}: the front doors' {@link RuntimeIntegration}
- * (found through {@link CdiIntegrationProvider}). Reads what the application produces:
+ * Sluice's beans in a CDI application, registered by {@link SluiceExtension}: the front doors'
+ * {@link RuntimeIntegration} (found through {@link CdiIntegrationProvider}). Reads what the application produces:
  *
  * <ul>
  *   <li>a {@link SluiceConfig}: one front door is built from it and shared by the servlet filter, the JAX-RS filter

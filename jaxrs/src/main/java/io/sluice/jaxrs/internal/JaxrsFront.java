@@ -97,19 +97,20 @@ public final class JaxrsFront {
      */
     public static JaxrsFront open(SluiceConfig explicit, Configuration configuration, TimeSource time) {
         Integrations runtime = Integrations.find();
-        RuntimeIntegration cdi = runtime.integration();
-        Map<String, KeyResolver> named = cdi == null ? Map.of() : cdi.keyResolvers();
-        FrontDoor shared = explicit == null && cdi != null ? cdi.sharedFrontDoor() : null;
+        RuntimeIntegration integration = runtime.integration();
+        Map<String, KeyResolver> named = integration == null ? Map.of() : integration.keyResolvers();
+        FrontDoor shared = explicit == null && integration != null ? integration.sharedFrontDoor() : null;
         if (shared != null) {
             LOG.log(Level.INFO, "Sluice rate limiting (JAX-RS): " + shared.rules().summary()
                     + " and @RateLimit annotations, from the application's produced SluiceConfig");
             return new JaxrsFront(shared, false, named, runtime.lookup());
         }
         SluiceConfig config = explicit != null ? explicit : config(configuration, named, runtime);
-        FrontDoor door = cdi == null ? FrontDoor.open(config, time)
-                : cdi.open(config, time);
+        FrontDoor door = integration == null ? FrontDoor.open(config, time)
+                : integration.open(config, time);
         LOG.log(Level.INFO, "Sluice rate limiting (JAX-RS): " + door.rules().summary() + " and @RateLimit annotations\n  "
-                + String.join("\n  ", cdi == null ? config.description() : cdi.description(config)));
+                + String.join("\n  ", integration == null ? config.description()
+                        : integration.description(config)));
         return new JaxrsFront(door, true, named, runtime.lookup());
     }
 
