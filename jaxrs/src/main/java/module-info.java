@@ -5,7 +5,6 @@
  */
 module io.sluice.jaxrs {
     requires io.sluice.http;
-    requires io.sluice.cdi;
     requires static jakarta.ws.rs;
     requires static jakarta.servlet;
     requires static jakarta.annotation;

@@ -14,7 +14,8 @@ import org.junit.jupiter.api.Test;
 /**
  * The JAX-RS module's packages, read from its main classes (no jar, no test class): the API ({@code RateLimit},
  * {@code RateLimitFeature}, ...) builds on {@code internal}, which names no type of the API; the annotations reach it
- * as plain values, the priorities and the logger's name as its own constants.
+ * as plain values, the priorities and the logger's name as its own constants. CDI and MicroProfile Config are reached
+ * only through {@code io.sluice.http.spi}, which {@code sluice-cdi} implements.
  */
 class ArchitectureTest {
 
@@ -37,6 +38,14 @@ class ArchitectureTest {
     void theInternalsNameNoTypeOfTheApi() {
         noClasses().that().resideInAPackage("io.sluice.jaxrs.internal..")
                 .should().dependOnClassesThat().resideInAPackage("io.sluice.jaxrs").check(classes);
+    }
+
+    @Test
+    void theModuleNamesNoTypeOfTheCdiModuleNorOfCdiOrMicroProfile() {
+        noClasses().that().resideInAPackage("io.sluice.jaxrs..").should().dependOnClassesThat()
+                .resideInAnyPackage("io.sluice.cdi..", "jakarta.enterprise..", "jakarta.inject..",
+                        "org.eclipse.microprofile..")
+                .check(classes);
     }
 
     @Test
