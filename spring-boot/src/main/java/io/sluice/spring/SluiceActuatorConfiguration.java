@@ -26,7 +26,7 @@ class SluiceActuatorConfiguration {
 
     /** {@link SluiceEndpoint}, with Actuator ({@code spring-boot-actuator}). */
     @Configuration(proxyBeanMethods = false)
-    @ConditionalOnClass(name = "org.springframework.boot.actuate.endpoint.annotation.Endpoint")
+    @ConditionalOnClass(name = "org.springframework.boot.actuate.endpoint.web.annotation.WebEndpoint")
     static class Endpoint {
 
         /** @return the endpoint {@code sluice} */

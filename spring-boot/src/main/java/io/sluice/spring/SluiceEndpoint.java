@@ -14,12 +14,13 @@ import java.util.Locale;
 import java.util.Map;
 import org.jspecify.annotations.Nullable;
 import org.springframework.boot.actuate.endpoint.annotation.DeleteOperation;
-import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
 import org.springframework.boot.actuate.endpoint.annotation.Selector;
+import org.springframework.boot.actuate.endpoint.web.WebEndpointResponse;
+import org.springframework.boot.actuate.endpoint.web.annotation.WebEndpoint;
 
 /**
- * The Actuator endpoint {@code /actuator/sluice}, over {@link Administration}: exposed, and secured, as the
+ * The Actuator web endpoint {@code /actuator/sluice}, over {@link Administration}: exposed, and secured, as the
  * application's Actuator exposes and secures its endpoints ({@code management.endpoints.web.exposure.include}; with
  * Spring Security, its rules for {@code EndpointRequest.to("sluice")}).
  *
@@ -32,7 +33,7 @@ import org.springframework.boot.actuate.endpoint.annotation.Selector;
  *       records it in the audit trail with the caller's principal (404 for a rule not in force).</li>
  * </ul>
  */
-@Endpoint(id = "sluice")
+@WebEndpoint(id = "sluice")
 public final class SluiceEndpoint {
 
     private final FrontDoor door;
@@ -92,14 +93,14 @@ public final class SluiceEndpoint {
         return out;
     }
 
-    /** @return what was reset; null (404) when no rule has that name */
+    /** @return what was reset; 404 when no rule has that name */
     @DeleteOperation
-    public @Nullable Map<String, Object> reset(@Selector String rule, @Selector String key,
+    public WebEndpointResponse<Map<String, Object>> reset(@Selector String rule, @Selector String key,
             @Nullable Principal principal) {
         String who = principal == null ? "anonymous (actuator)" : principal.getName() + " (actuator)";
         if (!door.admin().reset(rule, key, who)) {
-            return null;
+            return new WebEndpointResponse<>(WebEndpointResponse.STATUS_NOT_FOUND);
         }
-        return Map.of("rule", rule, "key", key, "reset", true);
+        return new WebEndpointResponse<>(Map.of("rule", rule, "key", key, "reset", true));
     }
 }

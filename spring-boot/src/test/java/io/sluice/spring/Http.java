@@ -19,6 +19,10 @@ final class Http {
         return send(HttpRequest.newBuilder(uri(port, path)).GET());
     }
 
+    static HttpResponse<String> get(int port, String path, String header, String value) {
+        return send(HttpRequest.newBuilder(uri(port, path)).header(header, value).GET());
+    }
+
     static HttpResponse<String> delete(int port, String path) {
         return send(HttpRequest.newBuilder(uri(port, path)).DELETE());
     }

@@ -1,0 +1,89 @@
+package io.sluice.spring;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.sluice.core.testing.RedisProcess;
+import io.sluice.redis.RedisStore;
+import io.sluice.http.FrontDoor;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.springframework.boot.builder.SpringApplicationBuilder;
+import org.springframework.boot.web.server.context.WebServerApplicationContext;
+import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.context.annotation.Bean;
+import redis.clients.jedis.RedisClient;
+
+/**
+ * The starter on a real redis-server: two applications (two Spring contexts, each its own server) sharing one Redis
+ * stay within one limit together, whether the store comes from {@code sluice.store} or from the application's Jedis
+ * client bean.
+ */
+class RedisIT {
+
+    private static RedisProcess redis;
+
+    @BeforeAll
+    static void startRedis() throws IOException {
+        redis = RedisProcess.start();
+    }
+
+    @AfterAll
+    static void stopRedis() throws IOException {
+        redis.close();
+    }
+
+    @Test
+    void twoApplicationsShareOneLimit() {
+        List<ConfigurableApplicationContext> apps = new ArrayList<>();
+        try {
+            apps.add(start("sluice.store=" + redis.url(), "sluice.limit=5/1h",
+                    "sluice.name=shared"));
+            apps.add(start("sluice.store=" + redis.url(), "sluice.limit=5/1h",
+                    "sluice.name=shared"));
+            int admitted = 0;
+            for (int i = 0; i < 20; i++) {
+                int status = Http.get(port(apps.get(i % 2)), "/hello").statusCode();
+                assertThat(status).isIn(200, 429);
+                admitted += status == 200 ? 1 : 0;
+            }
+            assertThat(admitted).as("both nodes together").isEqualTo(5);
+
+            // a third application, its store around its own Jedis client bean: the same counts
+            apps.add(start(List.of(ClientBean.class), "sluice.limit=5/1h", "sluice.name=shared"));
+            assertThat(apps.get(2).getBean(FrontDoor.class).store()).isInstanceOf(RedisStore.class);
+            assertThat(Http.get(port(apps.get(2)), "/hello").statusCode()).isEqualTo(429);
+        } finally {
+            apps.forEach(ConfigurableApplicationContext::close);
+        }
+    }
+
+    /** A Jedis client bean, beside the test application (not annotated: no other test's component scan finds it). */
+    static class ClientBean {
+
+        @Bean(destroyMethod = "close")
+        RedisClient redisClient() {
+            return RedisClient.create(redis.url());
+        }
+    }
+
+    private static ConfigurableApplicationContext start(String... properties) {
+        return start(List.of(), properties);
+    }
+
+    private static ConfigurableApplicationContext start(List<Class<?>> beans, String... properties) {
+        List<Class<?>> sources = new ArrayList<>(beans);
+        sources.add(TestApplication.class);
+        List<String> all = new ArrayList<>(List.of(properties));
+        all.add("server.port=0");
+        return new SpringApplicationBuilder(sources.toArray(Class<?>[]::new)).properties(all.toArray(String[]::new))
+                .run();
+    }
+
+    private static int port(ConfigurableApplicationContext app) {
+        return ((WebServerApplicationContext) app).getWebServer().getPort();
+    }
+}
