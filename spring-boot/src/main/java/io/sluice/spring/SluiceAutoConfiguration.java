@@ -48,7 +48,8 @@ import org.springframework.core.io.ResourceLoader;
 @AutoConfiguration
 @ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.SERVLET)
 @ConditionalOnProperty(prefix = "sluice", name = "enabled", havingValue = "true", matchIfMissing = true)
-@Import({RedisClientConfiguration.class, MetricsConfiguration.class, SluiceActuatorConfiguration.class})
+@Import({RedisClientConfiguration.class, MetricsConfiguration.class, SluiceActuatorConfiguration.class,
+        SluiceWebMvcConfiguration.class})
 public class SluiceAutoConfiguration {
 
     /** The filter's order when {@code sluice.filter-order} is not set: {@value}, after Spring Security's (-100). */

@@ -1,10 +1,14 @@
 package io.sluice.spring;
 
+import io.sluice.jaxrs.RateLimit;
 import org.springframework.boot.autoconfigure.SpringBootApplication;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.RestController;
 
-/** The Spring Boot application of the tests: one endpoint, the starter auto-configured from the class path. */
+/**
+ * The Spring Boot application of the tests, the starter auto-configured from the class path: {@code /hello}, and
+ * {@code /reports} with {@code @RateLimit} annotations.
+ */
 @SpringBootApplication
 public class TestApplication {
 
@@ -14,6 +18,22 @@ public class TestApplication {
         @GetMapping("/hello")
         String hello() {
             return "hello";
+        }
+    }
+
+    @RestController
+    @RateLimit(value = "3/1h", name = "reports")
+    static class Reports {
+
+        @GetMapping("/reports")
+        String list() {
+            return "reports";
+        }
+
+        @GetMapping("/reports/export")
+        @RateLimit("1/1h")
+        String export() {
+            return "export";
         }
     }
 }
