@@ -40,6 +40,23 @@ class ConfigurationIT {
                 .hasMessageContaining("\"sometimes\"");
     }
 
+    @Test
+    void aRulesFileOnTheClassPathApplies() {
+        try (ConfigurableApplicationContext app = new SpringApplicationBuilder(TestApplication.class)
+                .properties("server.port=0", "sluice.rules=classpath:sluice-rules.yml").run()) {
+            int port = ((WebServerApplicationContext) app).getWebServer().getPort();
+            assertThat(Http.get(port, "/hello").statusCode()).isEqualTo(200);
+            assertThat(Http.get(port, "/hello").statusCode()).as("the file's rule").isEqualTo(429);
+        }
+    }
+
+    @Test
+    void aMissingRulesFileStopsStartUpNamingIt() {
+        assertThatThrownBy(() -> start("sluice.rules=classpath:no-such-rules.yml"))
+                .rootCause().hasMessageContaining("sluice.rules (Spring Environment)")
+                .hasMessageContaining("no-such-rules.yml");
+    }
+
     /**
      * application-relaxed.yml writes {@code sluice.trustedProxies} and {@code sluice.clientIpHeader}: read, each
      * forwarded client has a limit of its own; ignored, both would be 127.0.0.1 and share one.

@@ -2,10 +2,12 @@ package io.sluice.spring;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.sluice.core.testing.Await;
 import io.sluice.core.testing.RedisProcess;
 import io.sluice.redis.RedisStore;
 import io.sluice.http.FrontDoor;
 import java.io.IOException;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.AfterAll;
@@ -58,6 +60,29 @@ class RedisIT {
             assertThat(Http.get(port(apps.get(2)), "/hello").statusCode()).isEqualTo(429);
         } finally {
             apps.forEach(ConfigurableApplicationContext::close);
+        }
+    }
+
+    /**
+     * With {@code sluice.readiness-on-store-failure=down}, the health indicator turns DOWN once Redis is gone and the
+     * engine has seen it fail (the requests meanwhile answered by the rule's failure mode, allowed), and says which
+     * rules answer how.
+     */
+    @Test
+    void healthIsDownWhileRedisIsGoneWhenSoConfigured() throws Exception {
+        try (RedisProcess lost = RedisProcess.start();
+                ConfigurableApplicationContext app = start("sluice.store=" + lost.url(), "sluice.limit=5/1h",
+                        "sluice.readiness-on-store-failure=down", "sluice.exclude=/actuator/**",
+                        "management.endpoint.health.show-details=always")) {
+            int port = port(app);
+            assertThat(Http.get(port, "/actuator/health").statusCode()).isEqualTo(200);
+            lost.kill();
+            Await.until("the health DOWN", Duration.ofSeconds(60), () -> {     // after a few failed calls in a row
+                assertThat(Http.get(port, "/hello").statusCode()).as("on-store-failure allow").isEqualTo(200);
+                return Http.get(port, "/actuator/health").statusCode() == 503;
+            });
+            assertThat(Http.get(port, "/actuator/health").body()).contains("\"store\":\"failing\"",
+                    "\"allow\":\"per-ip\"");
         }
     }
 
