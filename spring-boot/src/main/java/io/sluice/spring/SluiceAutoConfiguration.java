@@ -39,7 +39,8 @@ import org.springframework.core.io.ResourceLoader;
  *       ({@link RedisClientConfiguration}), else {@code sluice.store} ({@code memory}, or a {@code redis://} URL);</li>
  *   <li>the application's {@code MeterRegistry} gets Sluice's metrics ({@link MicrometerBinding}), Actuator a
  *       {@code sluice} endpoint and health indicator ({@link SluiceActuatorConfiguration}), Spring MVC handler methods
- *       their {@code @RateLimit} annotations ({@link SluiceWebMvcConfiguration}), each when the application has it;</li>
+ *       their {@code @RateLimit} annotations ({@link SluiceWebMvcConfiguration}), each when the application has
+ *       it;</li>
  *   <li>{@code @Autowired FrontDoor} and {@code @Autowired Engine} give the programmatic API.</li>
  * </ul>
  *

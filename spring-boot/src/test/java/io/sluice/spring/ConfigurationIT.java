@@ -67,8 +67,10 @@ class ConfigurationIT {
                 .profiles("relaxed").properties("server.port=0").run()) {
             int port = ((WebServerApplicationContext) app).getWebServer().getPort();
             assertThat(Http.get(port, "/hello", "X-Forwarded-For", "203.0.113.1").statusCode()).isEqualTo(200);
-            assertThat(Http.get(port, "/hello", "X-Forwarded-For", "203.0.113.1").statusCode()).as("the profile's limit").isEqualTo(429);
-            assertThat(Http.get(port, "/hello", "X-Forwarded-For", "203.0.113.2").statusCode()).as("another client").isEqualTo(200);
+            assertThat(Http.get(port, "/hello", "X-Forwarded-For", "203.0.113.1").statusCode())
+                    .as("the profile's limit").isEqualTo(429);
+            assertThat(Http.get(port, "/hello", "X-Forwarded-For", "203.0.113.2").statusCode())
+                    .as("another client").isEqualTo(200);
         }
     }
 

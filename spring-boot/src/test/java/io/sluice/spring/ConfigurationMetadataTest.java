@@ -26,7 +26,8 @@ class ConfigurationMetadataTest {
     private static final Path TABLE = Path.of("../docs/configuration.md");
     /** The starter's own parameters: their types and descriptions (docs/spring-boot.md says the same). */
     private static final Map<String, String[]> STARTER = Map.of(
-            "enabled", new String[] {"java.lang.Boolean", "Whether the starter registers Sluice at all (default true)."},
+            "enabled", new String[] {"java.lang.Boolean",
+                    "Whether the starter registers Sluice at all (default true)."},
             "filter-order", new String[] {"java.lang.Integer", "The order of Sluice's servlet filter (default 0, after "
                     + "Spring Security's chain at -100, so that principal keys see the user)."},
             "readiness-on-store-failure", new String[] {"java.lang.String", "up (default): the sluice health indicator "

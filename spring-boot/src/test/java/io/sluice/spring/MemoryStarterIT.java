@@ -36,7 +36,8 @@ class MemoryStarterIT {
             HttpResponse<String> ok = Http.get(port, "/hello");
             assertThat(ok.statusCode()).isEqualTo(200);
             assertThat(ok.body()).isEqualTo("hello");
-            assertThat(ok.headers().firstValue("RateLimit-Policy")).hasValueSatisfying(v -> assertThat(v).contains("q=3"));
+            assertThat(ok.headers().firstValue("RateLimit-Policy"))
+                    .hasValueSatisfying(v -> assertThat(v).contains("q=3"));
         }
         HttpResponse<String> denied = Http.get(port, "/hello");
         assertThat(denied.statusCode()).isEqualTo(429);

@@ -6,8 +6,9 @@ import org.springframework.web.bind.annotation.PathVariable;
 import org.springframework.web.bind.annotation.RestController;
 
 /**
- * Every request is limited by {@code sluice.limit} in application.yml (5 per minute per client); {@code /greetings/{name}}
- * also by its own {@code @RateLimit}: 2 per minute per client, as on a JAX-RS resource method.
+ * Every request is limited by {@code sluice.limit} in application.yml (5 per minute per client);
+ * {@code /greetings/{name}} also by its own {@code @RateLimit}: 2 per minute per client, as on a JAX-RS resource
+ * method.
  */
 @RestController
 public class GreetingController {
