@@ -30,8 +30,8 @@ for port in 18091 18092; do
 done
 curl -sfI http://127.0.0.1:18091/greetings | grep -qi '^RateLimit' && { echo "plain has Sluice's headers" >&2; exit 1; }
 curl -sfI http://127.0.0.1:18092/greetings | grep -qi '^RateLimit-Policy' || { echo "no Sluice headers" >&2; exit 1; }
-wrk -t1 -c16 -d10s http://127.0.0.1:18091/greetings >/dev/null    # warm-up, both (the JIT compiles both alike)
-wrk -t1 -c16 -d10s http://127.0.0.1:18092/greetings >/dev/null
+wrk -t1 -c16 -d30s http://127.0.0.1:18091/greetings >/dev/null    # warm-up, both (the JIT compiles both alike;
+wrk -t1 -c16 -d30s http://127.0.0.1:18092/greetings >/dev/null    # on a loaded machine a shorter one left CPU/req falling)
 ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }     # a JVM's user + system CPU, in clock ticks
 # one run: "requests/s CPU-µs-per-request" (the server's CPU over the run divided by the requests wrk completed)
 run() {
