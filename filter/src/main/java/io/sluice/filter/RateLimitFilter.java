@@ -31,6 +31,7 @@ import java.util.Collections;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -82,6 +83,8 @@ public class RateLimitFilter implements Filter {
     private final TimeSource time;
     private final DelayScheduler scheduler;
     private final int maxQueued;
+    /** The front door given by the application (Spring Boot's auto-configuration), which it keeps owning; or null. */
+    private final FrontDoor given;
     /** Requests queued now: scheduled and not yet dispatched. */
     private final AtomicInteger queued = new AtomicInteger();
     private final AtomicBoolean warnedBlocking = new AtomicBoolean();
@@ -99,6 +102,16 @@ public class RateLimitFilter implements Filter {
         this(TimeSource.system(), null);
     }
 
+    /**
+     * A filter deciding in a front door the application opened, such as Spring Boot's auto-configuration: {@link #init}
+     * reads no parameters, and {@link #destroy()} leaves the front door open, as its owner closes it.
+     *
+     * @param door the front door of every request
+     */
+    public RateLimitFilter(FrontDoor door) {
+        this(TimeSource.system(), null, MAX_QUEUED, Objects.requireNonNull(door, "door"));
+    }
+
     /** A filter on a given clock: tests assert Retry-After and resets exactly without sleeping. */
     RateLimitFilter(TimeSource time) {
         this(time, null);
@@ -111,6 +124,11 @@ public class RateLimitFilter implements Filter {
 
     /** ... and the most requests queued at once (tests: a small bound). */
     RateLimitFilter(TimeSource time, DelayScheduler scheduler, int maxQueued) {
+        this(time, scheduler, maxQueued, null);
+    }
+
+    private RateLimitFilter(TimeSource time, DelayScheduler scheduler, int maxQueued, FrontDoor given) {
+        this.given = given;
         this.time = time;
         this.scheduler = scheduler;
         this.maxQueued = maxQueued;
@@ -163,17 +181,17 @@ public class RateLimitFilter implements Filter {
         }
         String name = config.getFilterName();
         String jobsPath = own.remove(Enqueuing.JOBS_PATH_PARAMETER);       // the filter's own, not the front door's
-        Integrations runtime = Integrations.find();
+        Integrations runtime = given == null ? Integrations.find() : Integrations.of(List.of());
         RuntimeIntegration integration = runtime.integration();
         try {
-            FrontDoor shared = integration == null ? null : integration.sharedFrontDoor();
+            FrontDoor shared = given != null ? given : integration == null ? null : integration.sharedFrontDoor();
             if (shared != null) {
                 door = shared;
                 enqueuing(config.getServletContext(), jobsPath);
                 config.getServletContext().setAttribute(contextAttribute(name), door);
                 LOG.log(Level.INFO, "Sluice rate limiting (filter " + name + "): " + shared.rules().summary()
-                        + " from the application's produced SluiceConfig" + (own.isEmpty() ? "" : "; init-params "
-                        + own.keySet() + " are ignored"));
+                        + (given != null ? " from the application's front door" : " from the application's produced"
+                        + " SluiceConfig") + (own.isEmpty() ? "" : "; init-params " + own.keySet() + " are ignored"));
                 return;
             }
             Parameters parameters = runtime.addSources(parameters(Parameters.of(
