@@ -75,14 +75,7 @@ final class OutboundGate {
      */
     void enter(long timeoutMicros) throws InterruptedException {
         long start = time.nowMicros();
-        long paused = pause.remainingMicros();
-        if (paused > 0) {
-            if (paused > timeoutMicros) {
-                throw new RateLimitExceededException(limit.name(), policy().limit(), 0,
-                        Duration.of(paused, ChronoUnit.MICROS));
-            }
-            waitUntil(start + paused);
-        }
+        awaitPause(start + timeoutMicros);
         long left = timeoutMicros - (time.nowMicros() - start);
         Limiter l = limiter;
         Outcome o = l.tryAcquire(limit.key(), limit.cost());
@@ -95,6 +88,23 @@ final class OutboundGate {
         if (o.never() || o.retryAfterMicros() > left
                 || !l.tryAcquire(limit.key(), limit.cost(), Duration.of(left, ChronoUnit.MICROS))) {
             throw RateLimitExceededException.of(limit.name(), o);
+        }
+    }
+
+    /**
+     * Waits for the key's pause to end, reading it again after each wait: another node may have extended it meanwhile
+     * (the remote answered it 429 again), and a call sent then would be sent during the pause.
+     *
+     * @throws RateLimitExceededException when the pause lasts past {@code deadline} (epoch µs)
+     */
+    private void awaitPause(long deadline) throws InterruptedException {
+        for (long paused = pause.remainingMicros(); paused > 0; paused = pause.remainingMicros()) {
+            long now = time.nowMicros();
+            if (now + paused > deadline) {
+                throw new RateLimitExceededException(limit.name(), policy().limit(), 0,
+                        Duration.of(paused, ChronoUnit.MICROS));
+            }
+            waitUntil(now + paused);
         }
     }
 
