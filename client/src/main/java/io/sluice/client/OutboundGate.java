@@ -67,7 +67,8 @@ final class OutboundGate {
 
     /**
      * Before a call: waits for the key's pause to end, then takes the call's permits, waiting for them as
-     * {@link Limiter#tryAcquire(String, long, Duration)} does; all within {@code timeoutMicros}.
+     * {@link Limiter#tryAcquire(String, long, Duration)} does, then for a pause that began meanwhile; all within
+     * {@code timeoutMicros}. Permits taken for a call that then fails are spent.
      *
      * @throws RateLimitExceededException at once when the wait would be longer than {@code timeoutMicros}: its
      *     {@link RateLimitExceededException#retryAfter()} is the pause left, or the limit's retry time
@@ -82,6 +83,7 @@ final class OutboundGate {
         if (o.allowed()) {
             if (o.delayMicros() > 0) {      // queue mode (max-wait): the permits are taken, after this delay
                 waitUntil(time.nowMicros() + o.delayMicros());
+                awaitPause(start + timeoutMicros);
             }
             return;
         }
@@ -89,6 +91,7 @@ final class OutboundGate {
                 || !l.tryAcquire(limit.key(), limit.cost(), Duration.of(left, ChronoUnit.MICROS))) {
             throw RateLimitExceededException.of(limit.name(), o);
         }
+        awaitPause(start + timeoutMicros);  // a pause may have begun while the call waited for its permits
     }
 
     /**

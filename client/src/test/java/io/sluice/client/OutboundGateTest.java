@@ -88,4 +88,27 @@ class OutboundGateTest {
         // counted in whole milliseconds, within the capacity: within a millisecond of the cap, not the 5 minutes left
         assertThat(waiting.pausedMicros()).isBetween(cap - 1000, cap);
     }
+
+    @Test
+    void aPauseBegunWhileACallWaitsForItsPermitsIsWaitedOutToo() throws Exception {
+        OutboundLimit twoSeconds = OutboundLimit.builder("spaced", "1/2s").maxWait(Duration.ofSeconds(10)).build();
+        OutboundGate caller = new OutboundGate(engine, twoSeconds);
+        OutboundGate other = new OutboundGate(engine, twoSeconds);
+        caller.enter();                                     // the permit of the next 2 s
+        CompletableFuture<Throwable> entered = new CompletableFuture<>();
+        Thread waiter = new Thread(() -> {
+            try {
+                caller.enter();
+                entered.complete(null);
+            } catch (Throwable t) {
+                entered.complete(t);
+            }
+        });
+        waiter.start();
+        clock.awaitParked(waiter, ManualTimeSource.START_MICROS + 2_000_000);
+        answer429(other, "30");             // another node told while this call waits for its permit
+        clock.advance(Duration.ofSeconds(2));
+        assertThat(entered.get(10, TimeUnit.SECONDS)).isInstanceOf(RateLimitExceededException.class);
+        assertThat(((RateLimitExceededException) entered.get()).retryAfter()).isEqualTo(Duration.ofSeconds(28));
+    }
 }
