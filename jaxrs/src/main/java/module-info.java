@@ -8,6 +8,7 @@ module io.sluice.jaxrs {
     requires static jakarta.ws.rs;
     requires static jakarta.servlet;
     requires static jakarta.annotation;
+    requires static jakarta.cdi;
 
     exports io.sluice.jaxrs;
     opens io.sluice.jaxrs;

@@ -125,8 +125,12 @@ public class SluiceBeans implements RuntimeIntegration {
         return door;
     }
 
-    /** @return the engines of the front doors opened so far (the shared one, the filters' own, the programmatic one) */
-    List<Engine> engines() {
+    /**
+     * @return the engines of the front doors opened so far (the shared one, the filters' own, the programmatic one);
+     *     public, as a client proxy in another package (ArC's, of {@code sluice-quarkus}'s subclass) passes on public
+     *     and protected calls only, and would answer a package-private one from its own empty state
+     */
+    public List<Engine> engines() {
         return opened.stream().map(FrontDoor::engine).toList();
     }
 
@@ -192,10 +196,13 @@ public class SluiceBeans implements RuntimeIntegration {
         };
     }
 
-    /** @return the engine of the shared front door, else one for programmatic checks */
+    /**
+     * @return the engine of the shared front door, else one for programmatic checks; protected for
+     *     {@code sluice-quarkus}'s subclass, which produces it in Quarkus
+     */
     @Produces
     @Dependent
-    Engine engine() {
+    protected Engine engine() {
         FrontDoor door = sharedFrontDoor();
         return door != null ? door.engine() : programmatic().engine();
     }
