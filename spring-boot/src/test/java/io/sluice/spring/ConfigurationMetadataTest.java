@@ -2,28 +2,28 @@ package io.sluice.spring;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.sluice.http.ParameterCatalog;
+import io.sluice.http.ParameterCatalog.Entry;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
+import java.util.Optional;
 import org.junit.jupiter.api.Test;
 
 /**
  * The configuration metadata the starter ships ({@code META-INF/spring-configuration-metadata.json}, which IDEs read to
  * complete {@code sluice.*} in {@code application.properties} and {@code .yml}) is exactly what the parameter list of
- * {@code sluice-http} ({@code SluiceConfig.NAMES}, through {@link SpringParameters#names()}) and the parameter table of
- * docs/configuration.md give: a parameter added there and not here fails the build. To write it anew:
+ * {@code sluice-http} gives ({@link ParameterCatalog}: names, descriptions, defaults; the starter's own three named
+ * here), the same catalogue that docs/configuration.md is checked against: a parameter added there and not here fails
+ * the build. To write it anew:
  * {@code mvn -pl spring-boot -am test -Dtest=ConfigurationMetadataTest -Dsluice.metadata.write=true}.
  */
 class ConfigurationMetadataTest {
 
     private static final Path SHIPPED = Path.of("src/main/resources/META-INF/spring-configuration-metadata.json");
-    private static final Path TABLE = Path.of("../docs/configuration.md");
     /** The starter's own parameters: their types and descriptions (docs/spring-boot.md says the same). */
     private static final Map<String, String[]> STARTER = Map.of(
             "enabled", new String[] {"java.lang.Boolean",
@@ -44,8 +44,7 @@ class ConfigurationMetadataTest {
     }
 
     /** @return the metadata of every parameter of {@link SpringParameters#names()}, in that order */
-    static String generate() throws IOException {
-        Map<String, String> documented = documented();
+    static String generate() {
         StringBuilder json = new StringBuilder("{\n  \"groups\": [\n    {\n      \"name\": \"sluice\",\n"
                 + "      \"description\": \"Sluice rate limiting: the parameters of docs/configuration.md.\"\n    }\n"
                 + "  ],\n  \"properties\": [\n");
@@ -53,8 +52,10 @@ class ConfigurationMetadataTest {
         for (int i = 0; i < names.size(); i++) {
             String name = names.get(i);
             String[] starter = STARTER.get(name);
-            String description = starter != null ? starter[1] : documented.get(name);
-            assertThat(description).as("docs/configuration.md describes parameter " + name).isNotNull();
+            Optional<Entry> entry = ParameterCatalog.find(name);
+            assertThat(starter != null || entry.isPresent()).as("ParameterCatalog describes parameter " + name)
+                    .isTrue();
+            String description = starter != null ? starter[1] : described(entry.get());
             json.append("    {\n      \"name\": \"sluice.").append(name).append("\",\n      \"type\": \"")
                     .append(starter != null ? starter[0] : "java.lang.String").append("\",\n      \"description\": \"")
                     .append(escape(description)).append("\"\n    }").append(i + 1 < names.size() ? ",\n" : "\n");
@@ -62,25 +63,11 @@ class ConfigurationMetadataTest {
         return json.append("  ]\n}\n").toString();
     }
 
-    /** @return each parameter of the table of docs/configuration.md: its default and meaning, as plain text */
-    private static Map<String, String> documented() throws IOException {
-        Map<String, String> out = new LinkedHashMap<>();
-        Pattern row = Pattern.compile("^\\| `([a-z-]+)` \\| (.*?) \\| (.*) \\|$");
-        for (String line : Files.readAllLines(TABLE, StandardCharsets.UTF_8)) {
-            Matcher m = row.matcher(line);
-            if (m.matches() && !out.containsKey(m.group(1))) {
-                String meaning = plain(m.group(3));
-                String byDefault = plain(m.group(2));
-                out.put(m.group(1), meaning + (meaning.endsWith(".") ? "" : ".")
-                        + (byDefault.equals("—") ? "" : " Default: " + byDefault + "."));
-            }
-        }
-        return out;
-    }
-
-    /** @return Markdown as text: links as their text, no backticks, {@code \|} as {@code |} */
-    private static String plain(String markdown) {
-        return markdown.replaceAll("\\[([^\\]]*)\\]\\([^)]*\\)", "$1").replace("`", "").replace("\\|", "|").trim();
+    /** @return the catalogue's description of a parameter, its default (where it has a fixed one) said last */
+    private static String described(Entry entry) {
+        String meaning = entry.description().trim();
+        return meaning + (meaning.endsWith(".") ? "" : ".")
+                + (entry.defaultValue() == null ? "" : " Default: " + entry.defaultValue() + ".");
     }
 
     private static String escape(String s) {
