@@ -14,11 +14,11 @@ import java.lang.System.Logger.Level;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
-import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
+import java.util.concurrent.LinkedTransferQueue;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
@@ -71,8 +71,12 @@ final class LeasedPermits extends DelegatingStore {
         this.takes = takes != null ? takes : takeThreads();
     }
 
+    /**
+     * Two threads, idle ones ending after 30 s, behind a queue without a lock (a request whose block runs low queues
+     * its key's take there): one take at most per key with a pool, so at most {@value LeasePools#MAX_POOLS} wait.
+     */
     private static ExecutorService takeThreads() {
-        ThreadPoolExecutor pool = new ThreadPoolExecutor(2, 2, 30, TimeUnit.SECONDS, new ArrayBlockingQueue<>(1024),
+        ThreadPoolExecutor pool = new ThreadPoolExecutor(2, 2, 30, TimeUnit.SECONDS, new LinkedTransferQueue<>(),
                 r -> {
                     Thread t = new Thread(r, "sluice-leased-permits");
                     t.setDaemon(true);
@@ -268,7 +272,7 @@ final class LeasedPermits extends DelegatingStore {
         try {
             takes.execute(() -> take(Check.of(c.rule(), c.key(), c.policy(), k), pool));
         } catch (RejectedExecutionException e) {
-            pool.refused(null, nowMicros);        // too many takes waiting: this key's requests go to the store
+            pool.refused(null, nowMicros);        // the takes stopped: this key's requests go to the store
         }
     }
 
