@@ -20,7 +20,9 @@ import redis.clients.jedis.RedisClient;
  * their order swapped every round, so that a round's ratio compares runs on the same machine load. Keys come at random,
  * each far below a rate that would make a block pay: the leasing rule must cost nothing for them. The bare one-key
  * {@code EVALSHA} is the floor. Per row: decisions a second, the ratio to the same round's rule without leases, script
- * calls per decision ({@code INFO commandstats}), client CPU per decision, checks answered from blocks.
+ * calls per decision ({@code INFO commandstats}), client CPU per decision, checks answered from blocks. Then, side by
+ * side: half the threads on each engine in the same seconds, so that a load that comes and goes on a shared machine
+ * weighs on both alike; the ratio is of their decisions in those seconds.
  *
  * <p>{@code java -cp benchmarks/target/benchmarks.jar io.sluice.benchmarks.LeasedKeys [seconds [rounds [threads]]]}
  */
@@ -78,12 +80,34 @@ public final class LeasedKeys {
                             String.format(Locale.ROOT, "%.3fx", rates[row] / rates[0])));
                 }
             }
+            for (int round = 0; round < rounds; round++) {
+                sideBySide(calls.get(0), calls.get(1), threads, seconds, keys, round);
+            }
         } finally {
             if (redis != null) {
                 redis.close();
             }
         }
         System.exit(0);
+    }
+
+    /** Half the threads on each of two calls, the same seconds: their decisions a second and the ratio. */
+    private static void sideBySide(RedisLoad.Call plain, RedisLoad.Call leased, int threads, int seconds, String[] keys,
+            int round) throws Exception {
+        LoadWindow[] windows = new LoadWindow[2];
+        Thread other = new Thread(() -> {
+            try {
+                windows[1] = LoadWindow.measure(leased, threads / 2, seconds, keys, () -> { }, () -> { });
+            } catch (Exception e) {
+                throw new IllegalStateException(e);
+            }
+        });
+        other.start();
+        windows[0] = LoadWindow.measure(plain, threads / 2, seconds, keys, () -> { }, () -> { });
+        other.join();
+        System.out.printf(Locale.ROOT, "side by side, %d + %d threads, round %d: %.0f and %.0f (leased) decisions/s:"
+                + " %.3fx%n", threads / 2, threads / 2, round, windows[0].perSecond(), windows[1].perSecond(),
+                windows[1].perSecond() / windows[0].perSecond());
     }
 
     private static Engine engine(String url, int threads) {

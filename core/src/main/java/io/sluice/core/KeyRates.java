@@ -8,9 +8,9 @@ import java.util.concurrent.atomic.AtomicLongArray;
  * ({@value #SLOTS} slots of one {@code long}: 128 KiB whatever the number of keys), indexed by a hash of the rule and
  * the key, with a fingerprint of 16 bits so that keys sharing a slot do not add up their counts. Each lease time (the
  * policy's {@code leased}) halves a count: a key that comes {@code r} times per lease time counts between {@code r}
- * and {@code 2r}, and one seen once stays at one. Thread-safe without locks: a slot is updated by one
- * compare-and-set, not retried (a count lost under contention is one of a key busy enough to be counted again), and
- * not written once the key counts {@value #SATURATED} in its lease time.
+ * and {@code 2r}, and one seen once stays at one. Thread-safe without locks or atomic read-modify-writes: a slot is
+ * read and written back (two threads at once may lose a count, one of a key busy enough to be counted again; a slot
+ * is one {@code long}, never torn), and not written once the key counts {@value #SATURATED} in its lease time.
  *
  * <p>Keys that share a slot take it in turns: a key whose count in the slot has decayed to one or less gives the slot
  * to the next; else the newcomer only wears the count down by one. A busy key thus keeps its slot against cold keys;
@@ -60,7 +60,7 @@ final class KeyRates {
             next = pack(old >>> (EPOCH_BITS + COUNT_BITS), epoch, count - 1);   // the slot's key keeps it
             count = 0;
         }
-        slots.compareAndSet(index, old, next);
+        slots.setRelease(index, next);
         return count >= HOT;
     }
 
