@@ -1,6 +1,7 @@
 package io.sluice.spring;
 
 import io.sluice.http.FrontDoor;
+import io.sluice.http.Parameters;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.context.annotation.Bean;
@@ -29,11 +30,12 @@ class SluiceActuatorConfiguration {
     @ConditionalOnClass(name = "org.springframework.boot.actuate.endpoint.web.annotation.WebEndpoint")
     static class Endpoint {
 
-        /** @return the endpoint {@code sluice} */
+        /** @return the endpoint {@code sluice}, inspect and reset for role {@code sluice.admin-role} */
         @Bean
         @ConditionalOnMissingBean
         SluiceEndpoint sluiceEndpoint(FrontDoor door, ConfigurableEnvironment environment) {
-            return new SluiceEndpoint(door, StoreStatus.configured(SpringParameters.of(environment)));
+            Parameters parameters = SpringParameters.of(environment);
+            return new SluiceEndpoint(door, StoreStatus.configured(parameters), AdminRole.configured(parameters));
         }
     }
 }

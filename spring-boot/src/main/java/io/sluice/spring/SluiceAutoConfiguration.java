@@ -13,8 +13,8 @@ import java.lang.System.Logger.Level;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.UnaryOperator;
-import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
@@ -57,6 +57,8 @@ public class SluiceAutoConfiguration {
     public static final int DEFAULT_FILTER_ORDER = 0;
     /** The name of the filter's registration: {@value}. */
     public static final String FILTER_NAME = "sluice";
+    /** The front door's bean name: {@value}. */
+    static final String FRONT_DOOR_BEAN = "sluiceFrontDoor";
 
     private static final System.Logger LOG = System.getLogger(SluiceAutoConfiguration.class.getName());
 
@@ -65,14 +67,18 @@ public class SluiceAutoConfiguration {
      *     application context
      * @throws ConfigException naming the first invalid parameter, where it came from, and its value
      */
-    @Bean
+    @Bean(FRONT_DOOR_BEAN)
     @ConditionalOnMissingBean
     public FrontDoor sluiceFrontDoor(ConfigurableEnvironment environment, ResourceLoader resources,
-            ObjectProvider<Store> stores, ObjectProvider<SluiceMetrics> metrics, ListableBeanFactory beans) {
+            ObjectProvider<Store> stores, ObjectProvider<SluiceMetrics> metrics,
+            ConfigurableListableBeanFactory beans) {
         SpringParameters.rejectUnknown(environment);
         SluiceConfig config = SluiceConfig.loadWithoutRules(SpringParameters.of(environment),
                 SpringParameters.rulesSources(resources), beans.getBeansOfType(KeyResolver.class));
         Store store = stores.getIfUnique();
+        if (store != null) {
+            closeBefore(beans, store);
+        }
         SluiceMetrics m = metrics.getIfAvailable();
         FrontDoor door = FrontDoor.open(config, TimeSource.system(), store,
                 m == null ? List.of() : List.of(m.listener()), m == null ? UnaryOperator.identity() : m::around);
@@ -82,6 +88,20 @@ public class SluiceAutoConfiguration {
         LOG.log(Level.INFO, "Sluice rate limiting (Spring Boot): " + door.rules().summary() + "\n  "
                 + String.join("\n  ", description(config, store, m != null)));
         return door;
+    }
+
+    /**
+     * Records the front door as depending on the store bean it decides in, so that Spring closes the front door first
+     * (its engine leaves the store's fleet while the store answers), then the store, then what the store is built from
+     * (the application's Jedis client): on the context's close, and when one of them is destroyed on its own. A lookup
+     * through an {@link ObjectProvider} records no such dependency.
+     */
+    private static void closeBefore(ConfigurableListableBeanFactory beans, Store store) {
+        for (String name : beans.getBeanNamesForType(Store.class, true, false)) {
+            if (beans.containsSingleton(name) && beans.getBean(name) == store) {
+                beans.registerDependentBean(name, FRONT_DOOR_BEAN);
+            }
+        }
     }
 
     /** @return the configuration described, with the application's store bean and its metrics when there are */

@@ -33,7 +33,8 @@ final class SpringParameters {
     /** The prefix of every property: {@value}. */
     static final String PREFIX = Parameters.DEFAULT_PREFIX + ".";
     /** The parameters of the starter itself, besides the front door's ({@link SluiceConfig#NAMES}). */
-    static final List<String> STARTER_NAMES = List.of("enabled", "filter-order", "readiness-on-store-failure");
+    static final List<String> STARTER_NAMES = List.of("enabled", "filter-order", "readiness-on-store-failure",
+            AdminRole.PARAMETER);
 
     private SpringParameters() {}
 

@@ -40,6 +40,14 @@ class ConfigurationIT {
                 .hasMessageContaining("\"sometimes\"");
     }
 
+    /** {@code isUserInRole("**")} is true for any authenticated user of a servlet container. */
+    @Test
+    void anAdminRoleOfEveryoneStopsStartUpNamingIt() {
+        assertThatThrownBy(() -> start("sluice.limit=3/1m", "sluice.admin-role=**"))
+                .rootCause().hasMessageContaining("sluice.admin-role (Spring Environment)")
+                .hasMessageContaining("\"**\"");
+    }
+
     @Test
     void aRulesFileOnTheClassPathApplies() {
         try (ConfigurableApplicationContext app = new SpringApplicationBuilder(TestApplication.class)

@@ -31,7 +31,9 @@ class ConfigurationMetadataTest {
             "filter-order", new String[] {"java.lang.Integer", "The order of Sluice's servlet filter (default 0, after "
                     + "Spring Security's chain at -100, so that principal keys see the user)."},
             "readiness-on-store-failure", new String[] {"java.lang.String", "up (default): the sluice health indicator "
-                    + "stays UP while the store fails, its details saying so; down: DOWN while the store fails."});
+                    + "stays UP while the store fails, its details saying so; down: DOWN while the store fails."},
+            "admin-role", new String[] {"java.lang.String", "The role a caller of /actuator/sluice needs to inspect "
+                    + "and reset keys (default sluice-admin; with Spring Security, authority ROLE_sluice-admin)."});
 
     @Test
     void shippedMetadataIsTheParameterList() throws IOException {

@@ -27,6 +27,10 @@ final class Http {
         return send(HttpRequest.newBuilder(uri(port, path)).DELETE());
     }
 
+    static HttpResponse<String> delete(int port, String path, String header, String value) {
+        return send(HttpRequest.newBuilder(uri(port, path)).header(header, value).DELETE());
+    }
+
     private static URI uri(int port, String path) {
         return URI.create("http://127.0.0.1:" + port + path);
     }
