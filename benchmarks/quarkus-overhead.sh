@@ -14,9 +14,9 @@ out=/tmp/sluice-quarkus-bench
 command -v wrk >/dev/null || { echo "wrk is needed: apt-get install -y wrk" >&2; exit 1; }
 if [ "${SKIP_BUILD:-0}" != 1 ]; then
   rm -rf "$out" && mkdir -p "$out"
-  mvn -q -B ${MVN_OPTS:-} -Pquarkus-bench -pl benchmarks/quarkus-app -am package -DskipTests -DskipITs
+  mvn -q -B ${MVN_OPTS:-} -P'!with-sluice' -pl benchmarks/quarkus-app -am package -DskipTests -DskipITs
   cp -r benchmarks/quarkus-app/target/quarkus-app "$out/plain"
-  mvn -q -B ${MVN_OPTS:-} -Pquarkus-bench,with-sluice -pl benchmarks/quarkus-app -am package -DskipTests -DskipITs
+  mvn -q -B ${MVN_OPTS:-} -pl benchmarks/quarkus-app -am package -DskipTests -DskipITs    # with-sluice, by default
   cp -r benchmarks/quarkus-app/target/quarkus-app "$out/sluice"
 fi
 echo "load before: $(cut -d' ' -f1-3 /proc/loadavg) ($(nproc) cores)"
