@@ -21,6 +21,8 @@ import java.util.TreeMap;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 import redis.clients.jedis.Jedis;
 
 /**
@@ -79,12 +81,58 @@ class FastBatchIT {
         }
     }
 
+    @Test
+    void fourRulesPerRequestReadEachKeyOnceAndWriteItOncePerBatch() {
+        Policy policy = Policy.parse("1000/10d");
+        for (String url : urls) {
+            try (RedisStore store = RedisStore.builder().url(url).prefix("four-" + System.nanoTime()).build()) {
+                List<List<Check>> batch = new ArrayList<>();
+                for (int i = 0; i < 32; i++) {
+                    List<Check> checks = new ArrayList<>();
+                    for (int r = 0; r < 4; r++) {
+                        checks.add(Check.of("rule" + r, "hot", policy, 1));
+                    }
+                    batch.add(checks);
+                }
+                Map<String, Long> counted = commands(url, () -> assertThat(store.evaluateTogether(batch, new long[32]))
+                        .hasSize(32).allSatisfy(o -> assertThat(o).hasSize(4).allMatch(Outcome::allowed)));
+                assertThat(counted).as("Redis %s: one read of the four keys, one write of each",
+                        RedisProcess.version(url)).containsEntry("mget", 1L).containsEntry("psetex", 4L)
+                        .doesNotContainKey("get").doesNotContainKey("set");
+                assertThat(store.evaluate(List.of(Check.of("rule3", "hot", policy, 1)), 0).get(0).remaining())
+                        .isEqualTo(1_000 - 33);
+            }
+        }
+    }
+
+    /** A denied request of several rules spends nothing on any of them, in the batch and after it. */
+    @Test
+    void aDeniedRequestOfSeveralRulesSpendsNothing() {
+        Policy wide = Policy.parse("1000/10d");
+        Policy narrow = Policy.parse("2/10d");
+        String url = urls.get(urls.size() - 1);
+        try (RedisStore store = RedisStore.builder().url(url).prefix("deny-" + System.nanoTime()).build()) {
+            List<List<Check>> batch = new ArrayList<>();
+            for (int i = 0; i < 5; i++) {
+                batch.add(List.of(Check.of("wide", "k", wide, 1), Check.of("narrow", "k", narrow, 1)));
+            }
+            List<List<Outcome>> outcomes = store.evaluateTogether(batch, new long[5]);
+            assertThat(outcomes).extracting(o -> o.get(1).allowed()).containsExactly(true, true, false, false, false);
+            assertThat(outcomes.get(4).get(0).remaining()).as("the wide rule after two admitted requests")
+                    .isEqualTo(1_000 - 3);
+            assertThat(store.evaluate(List.of(Check.of("wide", "k", wide, 1)), 0).get(0).remaining())
+                    .as("three denied requests spent nothing").isEqualTo(1_000 - 3);
+        }
+    }
+
     /**
      * Batches of one to 64 requests over three keys and two GCRA policies, each request at its own time (the
-     * application's; now and then one that went back), against the memory store deciding them in the same order.
+     * application's; now and then one that went back), against the memory store deciding them in the same order;
+     * requests of one rule, or of one to four rules (all-or-nothing: a denied request spends nothing on any).
      */
-    @Test
-    void aFastBatchDecidesAsTheMemoryStoreDoesOneRequestAfterTheOther() {
+    @ParameterizedTest(name = "several rules per request: {0}")
+    @ValueSource(booleans = {false, true})
+    void aFastBatchDecidesAsTheMemoryStoreDoesOneRequestAfterTheOther(boolean several) {
         long seed = Long.getLong("sluice.seed", System.nanoTime());
         for (String url : urls) {
             Random random = new Random(seed);
@@ -109,9 +157,7 @@ class FastBatchIT {
                                 - (random.nextInt(10) == 0 ? 5_000 : 0);
                         times[r] = at;
                         clock.set(at);
-                        int p = random.nextInt(4) == 0 ? 1 : 0;
-                        String key = "k" + random.nextInt(3);
-                        List<Check> checks = List.of(Check.of("rule" + p, key, policies.get(p), 1));
+                        List<Check> checks = checks(random, policies, several);
                         batch.add(checks);
                         expected.add(memory.evaluate(checks, at));
                     }
@@ -120,6 +166,25 @@ class FastBatchIT {
                 }
             }
         }
+    }
+
+    /**
+     * A request's checks: one, or where {@code several} one to four rules (all of them now and then, a run of
+     * requests on the same keys), each on one of three keys under one of the two policies.
+     */
+    private static List<Check> checks(Random random, List<Policy> policies, boolean several) {
+        int n = several ? 1 + random.nextInt(4) : 1;
+        List<Check> checks = new ArrayList<>(n);
+        List<Integer> rules = new ArrayList<>(List.of(0, 1, 2, 3));
+        if (several && random.nextBoolean()) {
+            Collections.shuffle(rules, random);
+        }
+        for (int i = 0; i < n; i++) {
+            int p = several ? rules.get(i) % 2 : random.nextInt(4) == 0 ? 1 : 0;
+            int rule = several ? rules.get(i) : p;
+            checks.add(Check.of("rule" + rule, "k" + random.nextInt(3), policies.get(p), 1));
+        }
+        return checks;
     }
 
     /** @return the commands Redis counted while {@code work} ran, the script's own calls ({@code GET}...) included */
