@@ -178,9 +178,8 @@ if mode == 'B' then
     if remember then remember(s, P) end
     return P
   end
-  -- M policies (shape) of the requests of M checks; per check, its outcome and its write (8 fields, in res) until
-  -- its request is decided
-  local P, m, shape, res = nil, 1, nil, {}
+  -- M policies (shape) of the requests of M checks; per check, the state it writes and its TTL (vs, ts)
+  local P, m, shape, vs, ts = nil, 1, nil, {}, {}
   while at <= na do
     local s = A[at]
     at = at + 1
@@ -248,6 +247,8 @@ if mode == 'B' then
         local k0 = k
         k = k + m
         for _ = 1, each do
+          -- each check's outcome as evaluated (the reply does not depend on the others'), its write staged in
+          -- vs, ts until every check has admitted
           local denied = false
           for i = 1, m do
             local key = KEYS[k0 + i]
@@ -267,33 +268,31 @@ if mode == 'B' then
 --@ fast step
             end
 --@ batch end
+            vs[i], ts[i] = value or false, ttl
+            local m1 = lim + 1
             if ok == 0 then
               denied = true
               if retry < 1 and retry ~= -1 then retry = 1 end
-            end
-            local r = i * 8
-            res[r + 1], res[r + 2], res[r + 3], res[r + 4] = ok, rem, reset, retry
-            res[r + 5], res[r + 6], res[r + 7], res[r + 8] = delay, lim, value or false, ttl
-          end
-          for i = 1, m do
-            local r = i * 8
-            local ok, rem, reset, retry, delay, lim, value = res[r + 1], res[r + 2], res[r + 3], res[r + 4],
-                res[r + 5], res[r + 6], res[r + 7]
-            if value and not denied then
-              local key = KEYS[k0 + i]
-              if value % 1 == 0 then nums[key] = value else nums[key], strs[key] = nil, format('%.17g', value) end
-              if not ttls[key] then nw = nw + 1 written[nw] = key end
-              ttls[key] = res[r + 8]
-            end
-            local m1 = lim + 1
-            if ok ~= 0 and delay == 0 and rem >= 0 and rem <= lim and reset >= 0
+              out[o + 1], out[o + 2], out[o + 3], out[o + 4], out[o + 5] = -1, 0, rem, reset, retry
+              o = o + 5
+            elseif delay == 0 and rem >= 0 and rem <= lim and reset >= 0
                 and reset <= 9007199254740992 / m1 - 2 then
               out[o + 1] = reset * m1 + rem
               o = o + 1
             else
-              if ok ~= 0 then ok = 1 + delay end
-              out[o + 1], out[o + 2], out[o + 3], out[o + 4], out[o + 5] = -1, ok, rem, reset, retry
+              out[o + 1], out[o + 2], out[o + 3], out[o + 4], out[o + 5] = -1, 1 + delay, rem, reset, retry
               o = o + 5
+            end
+          end
+          if not denied then
+            for i = 1, m do
+              local value = vs[i]
+              if value then
+                local key = KEYS[k0 + i]
+                if value % 1 == 0 then nums[key] = value else nums[key], strs[key] = nil, format('%.17g', value) end
+                if not ttls[key] then nw = nw + 1 written[nw] = key end
+                ttls[key] = ts[i]
+              end
             end
           end
         end
