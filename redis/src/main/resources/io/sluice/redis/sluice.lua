@@ -132,7 +132,7 @@ if fast == ${CODE} then
   end
   if delay == 0 and rem >= 0 and rem <= lim and reset >= 0 then
     local m = lim + 1
-    if reset <= 9007199254740992 / m - 2 then return reset * m + rem end
+    if reset <= 9007199254740992 / m - 2 then return (reset - reset % 1) * m + rem end
   end
   return {1 + delay, rem, reset, retry}
 end
@@ -231,7 +231,7 @@ if mode == 'B' then
             end
             local m1 = lim + 1
             if delay == 0 and rem >= 0 and rem <= lim and reset >= 0 and reset <= 9007199254740992 / m1 - 2 then
-              out[o + 1] = reset * m1 + rem
+              out[o + 1] = (reset - reset % 1) * m1 + rem
               o = o + 1
             else
               out[o + 1], out[o + 2], out[o + 3], out[o + 4], out[o + 5] = -1, 1 + delay, rem, reset, retry
@@ -277,7 +277,7 @@ if mode == 'B' then
               o = o + 5
             elseif delay == 0 and rem >= 0 and rem <= lim and reset >= 0
                 and reset <= 9007199254740992 / m1 - 2 then
-              out[o + 1] = reset * m1 + rem
+              out[o + 1] = (reset - reset % 1) * m1 + rem
               o = o + 1
             else
               out[o + 1], out[o + 2], out[o + 3], out[o + 4], out[o + 5] = -1, 1 + delay, rem, reset, retry
@@ -476,11 +476,12 @@ repeat
     k0 = k0 + n
   else
     -- one check admitted at once: packed when reset x m + rem < 2^53 (2^53 / m is within half a unit, so 2 below it
-    -- is safe)
+    -- is safe), reset truncated as Redis truncates it in a table (a fractional state another program wrote makes a
+    -- fractional reset, whose fraction x m would otherwise pass into the remaining)
     if n == 1 then
       if o1 == 1 and o2 >= 0 and o2 <= lim1 and o3 >= 0 then
         local m = lim1 + 1
-        if o3 <= 9007199254740992 / m - 2 then return o3 * m + o2 end
+        if o3 <= 9007199254740992 / m - 2 then return (o3 - o3 % 1) * m + o2 end
       end
       return {o1, o2, o3, o4}
     end

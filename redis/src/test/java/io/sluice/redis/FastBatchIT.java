@@ -187,6 +187,52 @@ class FastBatchIT {
         return checks;
     }
 
+    /**
+     * A state another program wrote, with a fraction ({@code 1000000.5}), stays a string in the batch (only an integer
+     * state is kept as a number): a batch on one key decides and writes as the same requests on another key one call
+     * each, with one rule and with two.
+     */
+    @Test
+    void aFractionalStateDecidesInABatchAsInCallsOfItsOwn() {
+        Policy policy = Policy.parse("4/1s");
+        for (String url : urls) {
+            for (int rules = 1; rules <= 2; rules++) {
+                try (RedisStore store = RedisStore.builder().url(url).applicationTime(true)
+                        .prefix("frac-" + System.nanoTime()).timeout(Duration.ofSeconds(5)).build();
+                        Jedis jedis = new Jedis(URI.create(url))) {
+                    List<List<Check>> batch = new ArrayList<>();
+                    List<List<Outcome>> alone = new ArrayList<>();
+                    long[] times = new long[6];
+                    for (int r = 0; r < rules; r++) {
+                        jedis.set(store.key("r" + r, "batched"), "1000000.5");
+                        jedis.set(store.key("r" + r, "alone"), "1000000.5");
+                    }
+                    for (int i = 0; i < times.length; i++) {
+                        times[i] = 400_000 + 150_000 * i;
+                        List<Check> batched = new ArrayList<>();
+                        List<Check> single = new ArrayList<>();
+                        for (int r = 0; r < rules; r++) {
+                            batched.add(Check.of("r" + r, "batched", policy, 1));
+                            single.add(Check.of("r" + r, "alone", policy, 1));
+                        }
+                        batch.add(batched);
+                        alone.add(store.evaluate(single, times[i]));
+                    }
+                    List<List<Outcome>> together = store.evaluateTogether(batch, times);
+                    assertThat(together).as("Redis %s, %d rule(s)", RedisProcess.version(url), rules).isEqualTo(alone);
+                    // need = 600,000.5 + 250,000 (a TAT of 1,000,000.5 at 400,000): floor(149,999.5 / 250,000) left
+                    assertThat(together.get(0).get(0)).as("the packed reply truncates the fractional reset")
+                            .extracting(Outcome::allowed, Outcome::remaining, Outcome::resetAfterMicros)
+                            .containsExactly(true, 0L, 850_000L);
+                    for (int r = 0; r < rules; r++) {
+                        assertThat(jedis.get(store.key("r" + r, "batched"))).endsWith(".5")
+                                .isEqualTo(jedis.get(store.key("r" + r, "alone")));
+                    }
+                }
+            }
+        }
+    }
+
     /** @return the commands Redis counted while {@code work} ran, the script's own calls ({@code GET}...) included */
     private static Map<String, Long> commands(String url, Runnable work) {
         try (Jedis jedis = new Jedis(URI.create(url))) {
