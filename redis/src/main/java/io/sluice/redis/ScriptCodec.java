@@ -141,7 +141,7 @@ final class ScriptCodec {
         for (int i = 0; i < encoded.length; i++) {
             encoded[i] = keys != null ? keys[i] : this.keys.bytes(checks.get(i).rule(), checks.get(i).key());
         }
-        byte[][] fast = new byte[encoded.length][];
+        byte[][] fast = encoded.length == 0 ? null : new byte[encoded.length][];      // none: no shape to send
         for (int i = 0; fast != null && i < encoded.length; i++) {
             Check c = checks.get(i);
             if (c.cost() == 1 && !c.shadow() && Algorithms.definition(c.policy().algorithm()).fast()) {
