@@ -1,7 +1,6 @@
 /** The servlet filter ({@link io.sluice.filter.RateLimitFilter}) and the admin servlet. */
 module io.sluice.filter {
     requires io.sluice.http;
-    requires io.sluice.cdi;
     requires static jakarta.servlet;
 
     exports io.sluice.filter;

@@ -5,10 +5,10 @@
  */
 module io.sluice.jaxrs {
     requires io.sluice.http;
-    requires io.sluice.cdi;
     requires static jakarta.ws.rs;
     requires static jakarta.servlet;
     requires static jakarta.annotation;
+    requires static jakarta.cdi;
 
     exports io.sluice.jaxrs;
     opens io.sluice.jaxrs;

@@ -147,7 +147,7 @@ public final class LeasedLoad {
     }
 
     /** @return the script calls Redis ran since the reset: {@code FCALL}, {@code EVALSHA} and {@code EVAL} */
-    private static long scriptCalls(RedisClient jedis) {
+    static long scriptCalls(RedisClient jedis) {
         long calls = 0;
         for (String line : jedis.info("commandstats").split("\\r?\\n")) {
             if (line.startsWith("cmdstat_fcall:") || line.startsWith("cmdstat_evalsha:")

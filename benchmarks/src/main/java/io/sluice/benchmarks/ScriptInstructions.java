@@ -32,7 +32,8 @@ import redis.clients.jedis.Jedis;
  * demand by {@link StoreBatches}) of 8, 32 and 64 requests of one rule and of four rules; and the floor of a batch that
  * keeps a key and a TTL per rule, the bare script batched 32 per call with each key read once (one {@code MGET}) and
  * written once ({@link RedisLoad#BARE_GCRA_BATCH_ONCE}); and the floor of four rules, the bare script over four keys per
- * call ({@link RedisLoad#BARE_GCRA_KEYS}). Every row is called before
+ * call ({@link RedisLoad#BARE_GCRA_KEYS}), and batched 32 per call over four keys per decision (the floor of four
+ * rules in a batch: no all-or-nothing, each key read once and written once). Every row is called before
  * any is measured, so that each Lua state holds all it will hold. Sluice's rows go through {@link RedisStore} (raw
  * keys), so they measure the arguments it sends.
  *
@@ -146,6 +147,15 @@ public final class ScriptInstructions {
             List<String> batch = new ArrayList<>(32);
             for (int i = 0; i < 32; i++) {
                 batch.add("bo:" + key(keys, at + i));
+            }
+            jedis.evalsha(once, batch, List.of());
+        }));
+        rows.add(new Named("bare script batched, 32 per call, four keys each, " + space, 32, hot, (keys, at) -> {
+            List<String> batch = new ArrayList<>(128);
+            for (int i = 0; i < 32; i++) {
+                for (int r = 1; r <= 4; r++) {
+                    batch.add("bo" + r + ":" + key(keys, at + i));
+                }
             }
             jedis.evalsha(once, batch, List.of());
         }));

@@ -7,7 +7,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.tngtech.archunit.core.domain.JavaClasses;
 import com.tngtech.archunit.core.importer.ClassFileImporter;
 import com.tngtech.archunit.core.importer.ImportOption;
-import io.sluice.cdi.internal.CdiIntegration;
+import io.sluice.cdi.internal.CdiIntegrationProvider;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -21,7 +21,7 @@ class ArchitectureTest {
     private static JavaClasses classes() {
         JavaClasses classes = new ClassFileImporter().withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
                 .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_JARS).importPackages("io.sluice.cdi");
-        assertThat(classes.contain(CdiIntegration.class)).as("this module's classes were read").isTrue();
+        assertThat(classes.contain(CdiIntegrationProvider.class)).as("this module's classes were read").isTrue();
         return classes;
     }
 

@@ -62,9 +62,11 @@ final class FleetPause {
         }
         Outcome o = paused.tryAcquire(key, 0);
         long there = o.allowed() ? o.resetAfterMicros() : 0;
-        long more = -Math.floorDiv(there - wait, 1000);     // whole milliseconds, rounded up
+        // whole milliseconds, rounded up; but never past the capacity, which would deny the spend, extending nothing
+        // on any node (a pause at the cap, with a running one's end off a whole millisecond, would round past it)
+        long more = Math.min(-Math.floorDiv(there - wait, 1000), Math.floorDiv(capMicros - there, 1000));
         if (more > 0) {
-            paused.tryAcquire(key, more);      // within the capacity: the cap from now at most
+            paused.tryAcquire(key, more);
         }
     }
 

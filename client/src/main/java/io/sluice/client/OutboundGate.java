@@ -67,7 +67,8 @@ final class OutboundGate {
 
     /**
      * Before a call: waits for the key's pause to end, then takes the call's permits, waiting for them as
-     * {@link Limiter#tryAcquire(String, long, Duration)} does; all within {@code timeoutMicros}.
+     * {@link Limiter#tryAcquire(String, long, Duration)} does, then for a pause that began meanwhile; all within
+     * {@code timeoutMicros}. Permits taken for a call that then fails are spent.
      *
      * @throws RateLimitExceededException at once when the wait would be longer than {@code timeoutMicros}: its
      *     {@link RateLimitExceededException#retryAfter()} is the pause left, or the limit's retry time
@@ -75,26 +76,38 @@ final class OutboundGate {
      */
     void enter(long timeoutMicros) throws InterruptedException {
         long start = time.nowMicros();
-        long paused = pause.remainingMicros();
-        if (paused > 0) {
-            if (paused > timeoutMicros) {
-                throw new RateLimitExceededException(limit.name(), policy().limit(), 0,
-                        Duration.of(paused, ChronoUnit.MICROS));
-            }
-            waitUntil(start + paused);
-        }
+        awaitPause(start + timeoutMicros);
         long left = timeoutMicros - (time.nowMicros() - start);
         Limiter l = limiter;
         Outcome o = l.tryAcquire(limit.key(), limit.cost());
         if (o.allowed()) {
             if (o.delayMicros() > 0) {      // queue mode (max-wait): the permits are taken, after this delay
                 waitUntil(time.nowMicros() + o.delayMicros());
+                awaitPause(start + timeoutMicros);
             }
             return;
         }
         if (o.never() || o.retryAfterMicros() > left
                 || !l.tryAcquire(limit.key(), limit.cost(), Duration.of(left, ChronoUnit.MICROS))) {
             throw RateLimitExceededException.of(limit.name(), o);
+        }
+        awaitPause(start + timeoutMicros);  // a pause may have begun while the call waited for its permits
+    }
+
+    /**
+     * Waits for the key's pause to end, reading it again after each wait: another node may have extended it meanwhile
+     * (the remote answered it 429 again), and a call sent then would be sent during the pause.
+     *
+     * @throws RateLimitExceededException when the pause lasts past {@code deadline} (epoch µs)
+     */
+    private void awaitPause(long deadline) throws InterruptedException {
+        for (long paused = pause.remainingMicros(); paused > 0; paused = pause.remainingMicros()) {
+            long now = time.nowMicros();
+            if (now + paused > deadline) {
+                throw new RateLimitExceededException(limit.name(), policy().limit(), 0,
+                        Duration.of(paused, ChronoUnit.MICROS));
+            }
+            waitUntil(now + paused);
         }
     }
 

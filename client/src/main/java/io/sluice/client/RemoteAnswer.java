@@ -20,9 +20,10 @@ import java.util.Map;
  * {@code RateLimit-Policy} ({@code "name";q=100;w=60}) gives the quota: the member of least rate, concurrency quotas
  * ({@code qu="concurrent-requests"}) left out.
  *
- * <p><b>Bounded.</b> Every time is cut to the caller's cap ({@link #capped()} says so); negative numbers, numbers of more
- * than 15 digits, dates that do not parse and fields longer than {@value StructuredList#MAX_LENGTH} characters are
- * ignored, as if absent. A date in the past, or a zero, pauses nothing.
+ * <p><b>Bounded.</b> Every time is cut to the caller's cap ({@link #capped()} says so), a {@code Retry-After} of more
+ * than 15 digits too (delay-seconds has no upper bound); negative numbers, other numbers of more than 15 digits, dates
+ * that do not parse and fields longer than {@value StructuredList#MAX_LENGTH} characters are ignored, as if absent. A
+ * date in the past, or a zero, pauses nothing.
  *
  * @param pauseMicros how long the key is to pause from now, at most the cap; 0: no pause
  * @param quota the published quota's permits, -1 when none was published
@@ -69,9 +70,8 @@ record RemoteAnswer(long pauseMicros, long quota, long windowSeconds, boolean ca
             return -1;
         }
         String v = value.trim();
-        long seconds = number(v);
-        if (seconds >= 0) {
-            return seconds * 1_000_000;
+        if (digits(v)) {                // delay-seconds (RFC 9110) has no upper bound: a longer one is the longest
+            return micros(v.length() > MAX_DIGITS ? Long.MAX_VALUE : number(v));
         }
         if (v.length() > MAX_DATE_LENGTH) {
             return -1;
@@ -91,7 +91,7 @@ record RemoteAnswer(long pauseMicros, long quota, long windowSeconds, boolean ca
             long r = number(m.get("r"));
             long t = number(m.get("t"));
             if (r == 0 && t > 0) {
-                wait = Math.max(wait, t * 1_000_000);
+                wait = Math.max(wait, micros(t));
             }
         }
         if (wait > 0) {
@@ -123,7 +123,7 @@ record RemoteAnswer(long pauseMicros, long quota, long windowSeconds, boolean ca
                 reset = number(m.substring("reset=".length()));
             }
         }
-        return remaining == 0 && reset > 0 ? reset * 1_000_000 : 0;
+        return remaining == 0 && reset > 0 ? micros(reset) : 0;
     }
 
     /** @return the wait until {@code reset} (delta seconds, epoch seconds or epoch millis), in µs; 0 when invalid */
@@ -160,6 +160,25 @@ record RemoteAnswer(long pauseMicros, long quota, long windowSeconds, boolean ca
             }
         }
         return best;
+    }
+
+    /** @return {@code seconds} in µs, {@link Long#MAX_VALUE} when that would not fit in a long */
+    private static long micros(long seconds) {
+        return seconds > Long.MAX_VALUE / 1_000_000 ? Long.MAX_VALUE : seconds * 1_000_000;
+    }
+
+    /** @return whether {@code text} is one or more decimal digits and nothing else */
+    private static boolean digits(String text) {
+        if (text.isEmpty()) {
+            return false;
+        }
+        for (int k = 0; k < text.length(); k++) {
+            char c = text.charAt(k);
+            if (c < '0' || c > '9') {
+                return false;
+            }
+        }
+        return true;
     }
 
     /** @return the non-negative decimal integer {@code text} is (at most 15 digits), else -1 */

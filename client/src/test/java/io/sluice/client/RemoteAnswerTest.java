@@ -51,8 +51,20 @@ class RemoteAnswerTest {
     }
 
     @Test
+    void aRetryAfterTooLongForMicrosecondsIsCutToTheCapNotWrappedRound() {
+        // 10^13 s is past Long.MAX_VALUE µs: multiplied as it is, it wraps to a negative number
+        for (String huge : new String[] {"10000000000000", "999999999999999", "9999999999999999999999"}) {
+            RemoteAnswer a = read(429, "Retry-After", huge);
+            assertThat(a.pauseMicros()).as(huge).isEqualTo(CAP);
+            assertThat(a.capped()).as(huge).isTrue();
+        }
+        assertThat(read(200, "RateLimit", "\"a\";r=0;t=10000000000000").pauseMicros()).isEqualTo(CAP);
+        assertThat(read(200, "RateLimit", "limit=9, remaining=0, reset=10000000000000").pauseMicros()).isEqualTo(CAP);
+    }
+
+    @Test
     void aGarbageOrNegativeRetryAfterIsIgnoredAndA429StillPausesOneSecond() {
-        for (String garbage : new String[] {"-5", "soon", "1e9", "9999999999999999999999", "", "12 s",
+        for (String garbage : new String[] {"-5", "soon", "1e9", "", "12 s",
                 "x".repeat(100_000)}) {
             RemoteAnswer a = read(429, "Retry-After", garbage);
             assertThat(a.pauseMicros()).as(garbage.length() > 30 ? "a long value" : garbage)

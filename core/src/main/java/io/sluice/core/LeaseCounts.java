@@ -7,7 +7,7 @@ import java.util.concurrent.atomic.LongAdder;
  * the figures for metrics. All zero on a store of this process alone.
  *
  * @param leasedDecisions rule checks answered from a leased block, without a store call
- * @param storeDecisions checks of leasing rules that the store answered (no block at hand: a block of one)
+ * @param storeDecisions checks of leasing rules that the store answered (a cold key, or no block at hand)
  * @param takes store calls that took a block
  * @param permitsTaken permits those calls took
  * @param permitsLapsed permits that ended unspent (the under-use leasing costs)
@@ -27,8 +27,10 @@ public record LeaseCounts(long leasedDecisions, long storeDecisions, long takes,
             leased.add(checks);
         }
 
-        void store() {
-            store.increment();
+        void store(long checks) {
+            if (checks > 0) {
+                store.add(checks);
+            }
         }
 
         void took(long permits) {

@@ -36,10 +36,12 @@ final class LeasePool {
     private long since;
     private long storeRemaining;
     private long fullAt;
+    private long lastUsed;
 
     LeasePool(Policy policy, long nowMicros) {
         this.policy = policy;
         this.since = nowMicros;
+        this.lastUsed = nowMicros;
         this.storeRemaining = policy.capacity();
     }
 
@@ -110,6 +112,7 @@ final class LeasePool {
      *     enough permits left, a take already in flight, or a block of one would do
      */
     synchronized long takeDue(long nowMicros) {
+        lastUsed = Math.max(lastUsed, nowMicros);
         if (taking != null || (count + nextCount) * LOW_WATER > size) {
             return 0;
         }
@@ -178,6 +181,11 @@ final class LeasePool {
             taking.complete(null);
             taking = null;
         }
+    }
+
+    /** @return the latest time a decision of the key asked whether a take is due: when the pool was last used */
+    synchronized long lastUsed() {
+        return lastUsed;
     }
 
     /** @return the permits the blocks still hold (tests and lapse accounting) */

@@ -1,7 +1,5 @@
 package io.sluice.core;
 
-import com.github.benmanes.caffeine.cache.Cache;
-import com.github.benmanes.caffeine.cache.Caffeine;
 import io.sluice.core.internal.LogThrottle;
 import io.sluice.core.log.LogText;
 import io.sluice.core.policy.Algorithm;
@@ -13,15 +11,14 @@ import io.sluice.core.store.Store;
 import io.sluice.core.store.StoreException;
 import io.sluice.core.time.TimeSource;
 import java.lang.System.Logger.Level;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
-import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
+import java.util.concurrent.LinkedTransferQueue;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
@@ -35,12 +32,15 @@ import java.util.function.LongSupplier;
  * ({@link LeasePool} sizes them), and lapse unspent at their end (on the engine's clock and on the monotonic clock,
  * whichever comes first: a step of the wall clock never stretches one): never over the limit, under-use at most a block per
  * node and key. A request is all or nothing across its rules: when the store denies one, the permits its other rules
- * took from blocks go back to them. Thread-safe.
+ * took from blocks go back to them.
+ *
+ * <p>Only where leases pay: a key leases once it comes often enough on this node that a block would hold several
+ * permits ({@link KeyRates#hot}: a decayed count of its requests per lease time, in a table of fixed size); a cold
+ * key's checks go to the store call by call, with no pool, no block and no take. A decision answered from a block
+ * takes no lock but its key's pool's ({@link LeasePools}). Thread-safe.
  */
 final class LeasedPermits extends DelegatingStore {
 
-    /** The most keys whose blocks and rates this node tracks: {@value}; the least recently used beyond lapse. */
-    static final long MAX_POOLS = 10_000;
     /** The longest a request waits for its key's take in flight before the store decides it alone: {@value} ms. */
     static final long TAKE_WAIT_MILLIS = 50;
     private static final System.Logger LOG = System.getLogger(Engine.class.getName());
@@ -48,11 +48,12 @@ final class LeasedPermits extends DelegatingStore {
     private final TimeSource time;
     private final LongSupplier monoMicros;
     private final Executor takes;
-    private final Cache<RuleKey, LeasePool> pools;
     private final LeaseCounts.Counter counter = new LeaseCounts.Counter();
+    /** The keys that lease: those {@link #rates} found hot. */
+    private final LeasePools pools = new LeasePools(counter);
+    /** Each key's rate on this node, for which keys lease. */
+    private final KeyRates rates = new KeyRates();
     private final LogThrottle failureLines = new LogThrottle(60_000_000);
-
-    private record RuleKey(String rule, String key) {}
 
     /** Takes blocks on two background threads of its own; blocks end on the monotonic clock too. */
     LeasedPermits(Store store, TimeSource time) {
@@ -68,16 +69,14 @@ final class LeasedPermits extends DelegatingStore {
         this.time = time;
         this.monoMicros = monoMicros;
         this.takes = takes != null ? takes : takeThreads();
-        this.pools = Caffeine.newBuilder().maximumSize(MAX_POOLS).expireAfterAccess(Duration.ofMinutes(1))
-                .<RuleKey, LeasePool>removalListener((k, pool, cause) -> {
-                    if (pool != null && cause.wasEvicted()) {
-                        counter.lapsed(pool.held());
-                    }
-                }).build();
     }
 
+    /**
+     * Two threads, idle ones ending after 30 s, behind a queue without a lock (a request whose block runs low queues
+     * its key's take there): one take at most per key with a pool, so at most {@value LeasePools#MAX_POOLS} wait.
+     */
     private static ExecutorService takeThreads() {
-        ThreadPoolExecutor pool = new ThreadPoolExecutor(2, 2, 30, TimeUnit.SECONDS, new ArrayBlockingQueue<>(1024),
+        ThreadPoolExecutor pool = new ThreadPoolExecutor(2, 2, 30, TimeUnit.SECONDS, new LinkedTransferQueue<>(),
                 r -> {
                     Thread t = new Thread(r, "sluice-leased-permits");
                     t.setDaemon(true);
@@ -94,8 +93,18 @@ final class LeasedPermits extends DelegatingStore {
 
     /** @return the permits this node's blocks hold for a rule's key (tests) */
     long heldFor(String rule, String key) {
-        LeasePool pool = pools.getIfPresent(new RuleKey(rule, key));
+        LeasePool pool = pools.get(new LeasePools.Key(rule, key));
         return pool == null ? 0 : pool.held();
+    }
+
+    /** @return the pool of a rule's key, null when it has none (tests) */
+    LeasePool poolOf(String rule, String key) {
+        return pools.get(new LeasePools.Key(rule, key));
+    }
+
+    /** @return the number of keys this node holds blocks and rates for (tests) */
+    int poolCount() {
+        return pools.size();
     }
 
     @Override
@@ -106,16 +115,24 @@ final class LeasedPermits extends DelegatingStore {
     @Override
     public List<Outcome> evaluate(List<Check> checks, long nowMicros, TimeSource clock) {
         LeasePool[] leasing = null;
+        int cold = 0;
         for (int i = 0; i < checks.size(); i++) {
             Check c = checks.get(i);
-            LeasePool pool = leases(c) ? pool(c, nowMicros) : null;
+            if (!leases(c)) {
+                continue;
+            }
+            LeasePool pool = pool(c, nowMicros);
             if (pool != null) {
                 leasing = leasing != null ? leasing : new LeasePool[checks.size()];
                 leasing[i] = pool;
+            } else {
+                cold++;
             }
         }
         if (leasing == null) {
-            return store.evaluate(checks, nowMicros, clock);
+            List<Outcome> outcomes = store.evaluate(checks, nowMicros, clock);
+            counter.store(cold);
+            return outcomes;
         }
         return evaluateLeasing(checks, leasing, nowMicros, clock);
     }
@@ -124,20 +141,16 @@ final class LeasedPermits extends DelegatingStore {
         return c.policy().leasedMicros() > 0 && c.cost() > 0 && !c.shadow();
     }
 
-    /** @return the key's pool under the check's policy (a changed rule's blocks lapse); null in a reload's race */
+    /**
+     * @return the key's pool under the check's policy (a changed rule's blocks lapse), when the key comes often enough
+     *     on this node for a block to pay ({@link KeyRates#hot}); null for a cold key, whose check the store decides
+     *     as without leasing (a block it still holds lapses unspent), when the pools are full, or in a reload's race
+     */
     private LeasePool pool(Check c, long nowMicros) {
-        RuleKey k = new RuleKey(c.rule(), c.key());
-        LeasePool pool = pools.get(k, x -> new LeasePool(c.policy(), nowMicros));
-        if (pool.policy().equals(c.policy())) {
-            return pool;
+        if (!rates.hot(c.rule(), c.key(), c.policy().leasedMicros(), nowMicros)) {
+            return null;
         }
-        LeasePool old = pool;
-        LeasePool fresh = new LeasePool(c.policy(), nowMicros);
-        pool = pools.asMap().compute(k, (x, current) -> current == null || current == old ? fresh : current);
-        if (pool == fresh) {
-            counter.lapsed(old.held());
-        }
-        return pool.policy().equals(c.policy()) ? pool : null;
+        return pools.open(new LeasePools.Key(c.rule(), c.key()), c.policy(), nowMicros);
     }
 
     /** The checks blocks can answer are answered from them; the others go to the store in one call. */
@@ -229,7 +242,9 @@ final class LeasedPermits extends DelegatingStore {
                 denied |= !out[i].allowed() && !c.shadow();
                 if (leasing[i] != null) {
                     leasing[i].observed(out[i], c.cost(), nowMicros);
-                    counter.store();
+                }
+                if (leases(c)) {
+                    counter.store(1);
                 }
             }
         }
@@ -257,7 +272,7 @@ final class LeasedPermits extends DelegatingStore {
         try {
             takes.execute(() -> take(Check.of(c.rule(), c.key(), c.policy(), k), pool));
         } catch (RejectedExecutionException e) {
-            pool.refused(null, nowMicros);        // too many takes waiting: this key's requests go to the store
+            pool.refused(null, nowMicros);        // the takes stopped: this key's requests go to the store
         }
     }
 
@@ -299,10 +314,7 @@ final class LeasedPermits extends DelegatingStore {
 
     /** Forgets the key's blocks on this node: their permits lapse. */
     void dropBlocks(String rule, String key) {
-        LeasePool pool = pools.asMap().remove(new RuleKey(rule, key));
-        if (pool != null) {
-            counter.lapsed(pool.held());
-        }
+        pools.drop(new LeasePools.Key(rule, key));
     }
 
     /**

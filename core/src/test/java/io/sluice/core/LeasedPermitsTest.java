@@ -14,6 +14,11 @@ import io.sluice.core.testing.ForwardingStore;
 import io.sluice.core.testing.ManualTimeSource;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
@@ -237,6 +242,116 @@ class LeasedPermitsTest {
         }
         assertThat(storeCalls.get()).isEqualTo(1_000);
         assertThat(node.counts().takes()).isZero();
+    }
+
+    /**
+     * Keys that come twice a lease time each: a block would lapse mostly unspent, so none is taken (before, the second
+     * request of a key took a block of three).
+     */
+    @Test
+    void coldKeysGoToTheStoreCallByCallWithNoBlockAndNoPool() {
+        LeasedPermits node = node();
+        Policy p = Policy.parse("1000/1s leased 100ms");
+        int decisions = 0;
+        for (int round = 0; round < 10; round++) {         // each of 500 keys every 50 ms
+            for (int i = 0; i < 500; i++) {
+                assertThat(node.evaluate(List.of(Check.of("r", "client-" + i, p, 1)), clock.nowMicros(), clock)
+                        .get(0).allowed()).isTrue();
+                decisions++;
+                clock.advanceMicros(100);
+            }
+        }
+        assertThat(node.counts().takes()).as("takes").isZero();
+        assertThat(storeCalls.get()).as("store calls").isEqualTo(decisions);
+        assertThat(node.poolCount()).as("keys with a pool").isZero();
+    }
+
+    @Test
+    void aKeyThatTurnsHotStartsLeasing() {
+        LeasedPermits node = node();
+        Policy p = Policy.parse("1000/1s leased 100ms");
+        for (int i = 0; i < 20; i++) {                     // 20 a second: cold
+            ask(node, p);
+            clock.advanceMicros(50_000);
+        }
+        assertThat(storeCalls.get()).isEqualTo(20);
+        assertThat(node.counts().takes()).isZero();
+        int before = storeCalls.get();
+        for (int i = 0; i < 1_000; i++) {                  // then 500 a second: hot
+            assertThat(ask(node, p)).isTrue();
+            clock.advanceMicros(2_000);
+        }
+        assertThat(node.counts().takes()).isPositive();
+        assertThat(storeCalls.get() - before).as("store calls for 1000 hot decisions").isLessThan(1000 / 10);
+    }
+
+    /** Many hot keys: the pools stay within their bound, and every key is still decided. */
+    @Test
+    void hotKeysBeyondTheBoundKeepThePoolsBounded() {
+        LeasedPermits node = node();
+        Policy p = Policy.parse("1000/1s leased 100ms");
+        for (int i = 0; i < LeasePools.MAX_POOLS + 2_000; i++) {
+            for (int j = 0; j < 2 * KeyRates.HOT; j++) {
+                assertThat(node.evaluate(List.of(Check.of("r", "hot-" + i, p, 1)), clock.nowMicros(), clock).get(0)
+                        .allowed()).isTrue();
+            }
+            clock.advanceMicros(100);
+            assertThat(node.poolCount()).isLessThanOrEqualTo(LeasePools.MAX_POOLS);
+        }
+    }
+
+    /** One key's pool held locked: another key still decides, from its blocks and by the store, and takes blocks. */
+    @Test
+    void aKeyWhosePoolIsLockedHoldsNoOtherKeyUp() throws Exception {
+        LeasedPermits node = node();
+        Policy p = Policy.parse("1000/1s leased 100ms");
+        for (int i = 0; i < 100; i++) {
+            for (String key : List.of("a", "b")) {
+                node.evaluate(List.of(Check.of("r", key, p, 1)), clock.nowMicros(), clock);
+            }
+            clock.advanceMicros(1_000);
+        }
+        LeasePool a = node.poolOf("r", "a");
+        assertThat(a).isNotNull();
+        CountDownLatch locked = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        Thread holder = new Thread(() -> {
+            synchronized (a) {
+                locked.countDown();
+                await(release);
+            }
+        });
+        holder.start();
+        try {
+            assertThat(locked.await(10, TimeUnit.SECONDS)).isTrue();
+            long takes = node.counts().takes();
+            ExecutorService other = Executors.newSingleThreadExecutor();
+            try {
+                Future<Integer> b = other.submit(() -> {
+                    int admitted = 0;
+                    for (int i = 0; i < 300; i++) {
+                        admitted += node.evaluate(List.of(Check.of("r", "b", p, 1)), clock.nowMicros(), clock)
+                                .get(0).allowed() ? 1 : 0;
+                    }
+                    return admitted;
+                });
+                assertThat(b.get(10, TimeUnit.SECONDS)).as("b decided while a's pool was locked").isEqualTo(300);
+            } finally {
+                other.shutdownNow();
+            }
+            assertThat(node.counts().takes()).as("b took blocks meanwhile").isGreaterThan(takes);
+        } finally {
+            release.countDown();
+            holder.join(10_000);
+        }
+    }
+
+    private static void await(CountDownLatch latch) {
+        try {
+            latch.await(10, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
     }
 
     private long held(LeasedPermits node) {

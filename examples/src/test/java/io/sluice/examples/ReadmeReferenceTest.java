@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.sluice.core.config.ConfigException;
 import io.sluice.core.policy.Policy;
+import io.sluice.http.ParameterCatalog;
 import io.sluice.http.RulesFile;
 import io.sluice.http.SluiceConfig;
 import io.sluice.core.key.ClientIpResolver;
@@ -40,7 +41,30 @@ class ReadmeReferenceTest {
 
     @Test
     void everyParameterIsListedAndEveryListedParameterIsAccepted() throws IOException {
-        assertThat(firstColumn("### Every parameter")).containsExactlyInAnyOrderElementsOf(SluiceConfig.NAMES);
+        assertThat(firstColumn("### Every parameter")).containsExactlyInAnyOrderElementsOf(SluiceConfig.NAMES)
+                .containsExactlyElementsOf(ParameterCatalog.names());
+    }
+
+    /**
+     * The table of parameters and {@link ParameterCatalog} agree on each default: a default the catalogue gives is the
+     * table's, written as code ({@code `10s`}); one it has none of (or derives) is not a plain value there. A parameter
+     * that a front door does not read says so ({@code config-prefix}: init-param only).
+     */
+    @Test
+    void everyParameterIsListedWithTheCataloguesDefault() throws IOException {
+        Map<String, String[]> rows = rows("### Every parameter");
+        for (ParameterCatalog.Entry e : ParameterCatalog.entries()) {
+            String[] row = rows.get("`" + e.name() + "`");
+            assertThat(row).as("a row for %s", e.name()).isNotNull();
+            if (e.defaultValue() != null) {
+                assertThat(row[1]).as("the default of %s", e.name()).isEqualTo("`" + e.defaultValue() + "`");
+            } else {
+                assertThat(row[1]).as("%s has no default of its own", e.name()).doesNotMatch("`[^`]*`");
+            }
+            if (!e.jaxrs()) {
+                assertThat(row[2]).as("%s is no JAX-RS property", e.name()).contains("init-param only");
+            }
+        }
     }
 
     @Test
@@ -143,6 +167,27 @@ class ReadmeReferenceTest {
                     }
                 });
         return fields;
+    }
+
+    /** @return the cells of each row of the table under {@code heading} in the Reference, by its first cell */
+    private static Map<String, String[]> rows(String heading) throws IOException {
+        List<String> lines = Files.readAllLines(REFERENCE);
+        int reference = lines.indexOf("## Reference");
+        int start = reference + lines.subList(reference, lines.size()).indexOf(heading);
+        Map<String, String[]> rows = new LinkedHashMap<>();
+        int table = start + 1;
+        while (!lines.get(table).startsWith("|")) {
+            table++;
+        }
+        for (String line : lines.subList(table + 2, lines.size())) {     // past the header row and its rule
+            if (!line.startsWith("|")) {
+                break;
+            }
+            String[] cells = Arrays.stream(line.substring(1).split("(?<!\\\\)\\|")).map(String::strip)
+                    .toArray(String[]::new);
+            rows.put(cells[0], cells);
+        }
+        return rows;
     }
 
     /** @return every {@code `name`} in the first column of the table under {@code heading} in the Reference */

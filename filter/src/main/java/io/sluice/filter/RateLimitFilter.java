@@ -5,13 +5,13 @@ import io.sluice.core.Engine;
 import io.sluice.core.policy.Outcome;
 import io.sluice.core.request.RequestView;
 import io.sluice.core.RuleOutcome;
-import io.sluice.cdi.internal.CdiIntegration;
 import io.sluice.core.config.ConfigException;
-import io.sluice.cdi.internal.MicroProfileConfig;
 import io.sluice.http.Parameters;
 import io.sluice.http.RulesSource;
 import io.sluice.http.SluiceConfig;
 import io.sluice.http.FrontDoor;
+import io.sluice.http.spi.Integrations;
+import io.sluice.http.spi.RuntimeIntegration;
 import io.sluice.core.time.TimeSource;
 import jakarta.servlet.AsyncContext;
 import jakarta.servlet.DispatcherType;
@@ -31,6 +31,7 @@ import java.util.Collections;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -52,10 +53,11 @@ import java.util.concurrent.atomic.AtomicInteger;
  * &lt;filter-mapping&gt;&lt;filter-name&gt;sluice&lt;/filter-name&gt;&lt;url-pattern&gt;/*&lt;/url-pattern&gt;&lt;/filter-mapping&gt;
  * </pre>
  *
- * <p>With CDI, the filter uses what the application produces (see {@link CdiIntegration}): with a produced
- * {@link SluiceConfig} it shares one front door with the JAX-RS filter and {@code @Inject Engine}, and init-params are
- * ignored; else its parameters are read as usual (MicroProfile Config is a layer when present) and a produced
- * {@code Store} is used. Without CDI no CDI class is loaded.
+ * <p>With a runtime integration on the class path ({@link Integrations}: {@code sluice-cdi} provides CDI and
+ * MicroProfile Config), the filter uses what the application provides: with a produced {@link SluiceConfig} it shares
+ * one front door with the JAX-RS filter and {@code @Inject Engine}, and init-params are ignored; else its parameters
+ * are read as usual (MicroProfile Config is a source when present) and a produced {@code Store} is used. Without
+ * {@code sluice-cdi}, or without CDI, no CDI class is loaded.
  *
  * <p>The {@link Decision} is left in request attribute {@value FrontDoor#DECISION_ATTRIBUTE} for later filters and the
  * application. Concurrency leases are released when the response completes, for async requests too.
@@ -81,6 +83,8 @@ public class RateLimitFilter implements Filter {
     private final TimeSource time;
     private final DelayScheduler scheduler;
     private final int maxQueued;
+    /** The front door given by the application (Spring Boot's auto-configuration), which it keeps owning; or null. */
+    private final FrontDoor given;
     /** Requests queued now: scheduled and not yet dispatched. */
     private final AtomicInteger queued = new AtomicInteger();
     private final AtomicBoolean warnedBlocking = new AtomicBoolean();
@@ -98,6 +102,16 @@ public class RateLimitFilter implements Filter {
         this(TimeSource.system(), null);
     }
 
+    /**
+     * A filter deciding in a front door the application opened, such as Spring Boot's auto-configuration: {@link #init}
+     * reads no parameters, and {@link #destroy()} leaves the front door open, as its owner closes it.
+     *
+     * @param door the front door of every request
+     */
+    public RateLimitFilter(FrontDoor door) {
+        this(TimeSource.system(), null, MAX_QUEUED, Objects.requireNonNull(door, "door"));
+    }
+
     /** A filter on a given clock: tests assert Retry-After and resets exactly without sleeping. */
     RateLimitFilter(TimeSource time) {
         this(time, null);
@@ -110,6 +124,11 @@ public class RateLimitFilter implements Filter {
 
     /** ... and the most requests queued at once (tests: a small bound). */
     RateLimitFilter(TimeSource time, DelayScheduler scheduler, int maxQueued) {
+        this(time, scheduler, maxQueued, null);
+    }
+
+    private RateLimitFilter(TimeSource time, DelayScheduler scheduler, int maxQueued, FrontDoor given) {
+        this.given = given;
         this.time = time;
         this.scheduler = scheduler;
         this.maxQueued = maxQueued;
@@ -162,24 +181,25 @@ public class RateLimitFilter implements Filter {
         }
         String name = config.getFilterName();
         String jobsPath = own.remove(Enqueuing.JOBS_PATH_PARAMETER);       // the filter's own, not the front door's
-        CdiIntegration cdi = CdiIntegration.find();
+        Integrations runtime = given == null ? Integrations.find() : Integrations.of(List.of());
+        RuntimeIntegration integration = runtime.integration();
         try {
-            FrontDoor shared = cdi == null ? null : cdi.sharedFrontDoor();
+            FrontDoor shared = given != null ? given : integration == null ? null : integration.sharedFrontDoor();
             if (shared != null) {
                 door = shared;
                 enqueuing(config.getServletContext(), jobsPath);
                 config.getServletContext().setAttribute(contextAttribute(name), door);
                 LOG.log(Level.INFO, "Sluice rate limiting (filter " + name + "): " + shared.rules().summary()
-                        + " from the application's produced SluiceConfig" + (own.isEmpty() ? "" : "; init-params "
-                        + own.keySet() + " are ignored"));
+                        + (given != null ? " from the application's front door" : " from the application's produced"
+                        + " SluiceConfig") + (own.isEmpty() ? "" : "; init-params " + own.keySet() + " are ignored"));
                 return;
             }
-            Parameters parameters = MicroProfileConfig.addTo(parameters(Parameters.of(
+            Parameters parameters = runtime.addSources(parameters(Parameters.of(
                     own.getOrDefault("config-prefix", Parameters.DEFAULT_PREFIX).trim(), own, "init-param")));
             SluiceConfig sluice = SluiceConfig.load(parameters, value -> rulesSource(config.getServletContext(), value),
-                    cdi == null ? Map.of() : cdi.keyResolvers());
-            door = cdi == null ? FrontDoor.open(sluice, time)
-                    : cdi.open(sluice, time);
+                    integration == null ? Map.of() : integration.keyResolvers());
+            door = integration == null ? FrontDoor.open(sluice, time)
+                    : integration.open(sluice, time);
             ownsDoor = true;
             try {
                 enqueuing(config.getServletContext(), jobsPath);
@@ -189,7 +209,8 @@ public class RateLimitFilter implements Filter {
             }
             config.getServletContext().setAttribute(contextAttribute(name), door);
             LOG.log(Level.INFO, "Sluice rate limiting (filter " + name + "): " + door.rules().summary() + "\n  "
-                    + String.join("\n  ", cdi == null ? sluice.description() : cdi.description(sluice)));
+                    + String.join("\n  ", integration == null ? sluice.description()
+                            : integration.description(sluice)));
         } catch (ConfigException e) {
             throw new ServletException("Sluice rate limiting (filter " + name + "): invalid configuration: "
                     + e.getMessage(), e);

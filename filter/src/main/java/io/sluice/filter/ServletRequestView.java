@@ -17,15 +17,17 @@ import java.util.Locale;
  * <p>The path is the servlet path plus path info: decoded and normalized by the container, so {@code /%6Cogin} and
  * {@code /login;x=1} match a rule on {@code /login}. Query parameters are read from the raw query string, never with
  * {@code getParameter}, which would consume a form body the application has yet to read.
+ *
+ * <p>Public for the other front doors over servlet requests (the Spring Boot starter's handler interceptor).
  */
-final class ServletRequestView implements RequestView, Responder.HeaderSink {
+public final class ServletRequestView implements RequestView, Responder.HeaderSink {
 
     private final HttpServletRequest request;
     private final HttpServletResponse response;
     private String remoteAddress;
 
     /** A view that also adds headers to {@code response} (as the {@link Responder.HeaderSink} of allowed requests). */
-    ServletRequestView(HttpServletRequest request, HttpServletResponse response) {
+    public ServletRequestView(HttpServletRequest request, HttpServletResponse response) {
         this.request = request;
         this.response = response;
     }

@@ -292,14 +292,14 @@ final class ConfigReader {
     }
 
     void rejectUnknown() {
-        Set<String> known = new HashSet<>(SluiceConfig.NAMES);
+        Set<String> known = new HashSet<>(ParameterCatalog.names());
         for (String name : p.ownNames()) {
             if (!known.contains(name)) {
                 throw new ConfigException(p.ownSource(name), name, "unknown parameter; expected one of "
-                        + String.join(", ", SluiceConfig.NAMES));
+                        + String.join(", ", ParameterCatalog.names()));
             }
         }
-        List<String> overridable = new ArrayList<>(SluiceConfig.NAMES);
+        List<String> overridable = new ArrayList<>(ParameterCatalog.names());
         overridable.remove("config-prefix");        // the filter's init-param only: it picks these names
         for (String typo : p.misspeltOverrides(overridable)) {
             LOG.log(Level.WARNING, typo + " It is ignored.");

@@ -20,8 +20,8 @@ import java.util.function.UnaryOperator;
  * <ol>
  *   <li>system property {@code sluice.trusted-proxies}</li>
  *   <li>environment variable {@code SLUICE_TRUSTED_PROXIES} (upper case, {@code -} and {@code .} become {@code _})</li>
- *   <li>when added with {@link #withConfig}: a configuration service such as MicroProfile Config, property
- *       {@code sluice.trusted-proxies}</li>
+ *   <li>each {@link ParameterSource} added with {@link #withSource}, in the order added: a runtime's configuration
+ *       such as MicroProfile Config, property {@code sluice.trusted-proxies}</li>
  *   <li>the front door's own setting, such as the filter's {@code <init-param>trusted-proxies}</li>
  * </ol>
  *
@@ -37,8 +37,8 @@ public final class Parameters {
     private final Function<String, String> environment;
     private final Map<String, String> own;
     private final String ownLabel;
-    private final Function<String, String> config;
-    private final String configLabel;
+    /** The runtime's sources, in the order they are asked. */
+    private final List<ParameterSource> sources;
     /** Whether the system properties and environment are the real ones, which can be listed. */
     private final boolean system;
     /** Whether the front door's own settings are named with the prefix ({@code sluice.limit}), as JAX-RS properties. */
@@ -47,21 +47,20 @@ public final class Parameters {
     private final Map<String, String> ownSources;
 
     private Parameters(String prefix, Function<String, String> systemProperties, Function<String, String> environment,
-            Map<String, String> own, String ownLabel, Function<String, String> config, String configLabel,
+            Map<String, String> own, String ownLabel, List<ParameterSource> sources,
             boolean system, boolean ownPrefixed) {
-        this(prefix, systemProperties, environment, own, ownLabel, config, configLabel, system, ownPrefixed, Map.of());
+        this(prefix, systemProperties, environment, own, ownLabel, sources, system, ownPrefixed, Map.of());
     }
 
     private Parameters(String prefix, Function<String, String> systemProperties, Function<String, String> environment,
-            Map<String, String> own, String ownLabel, Function<String, String> config, String configLabel,
+            Map<String, String> own, String ownLabel, List<ParameterSource> sources,
             boolean system, boolean ownPrefixed, Map<String, String> ownSources) {
         this.prefix = prefix;
         this.systemProperties = systemProperties;
         this.environment = environment;
         this.own = Map.copyOf(own);
         this.ownLabel = ownLabel;
-        this.config = config;
-        this.configLabel = configLabel;
+        this.sources = List.copyOf(sources);
         this.system = system;
         this.ownPrefixed = ownPrefixed;
         this.ownSources = Map.copyOf(ownSources);
@@ -73,14 +72,14 @@ public final class Parameters {
      * @param ownLabel how errors name them, such as {@code init-param}
      */
     public static Parameters of(String prefix, Map<String, String> own, String ownLabel) {
-        return new Parameters(checked(prefix), System::getProperty, System::getenv, own, ownLabel, null, null, true,
+        return new Parameters(checked(prefix), System::getProperty, System::getenv, own, ownLabel, List.of(), true,
                 false);
     }
 
     /** {@link #of(String, Map, String)} with the system properties and environment given (for tests). */
     public static Parameters of(String prefix, Function<String, String> systemProperties,
             Function<String, String> environment, Map<String, String> own, String ownLabel) {
-        return new Parameters(checked(prefix), systemProperties, environment, own, ownLabel, null, null, false, false);
+        return new Parameters(checked(prefix), systemProperties, environment, own, ownLabel, List.of(), false, false);
     }
 
     private static String checked(String prefix) {
@@ -91,14 +90,34 @@ public final class Parameters {
     }
 
     /**
-     * @param lookup a configuration service, asked for the property name ({@code sluice.limit}); consulted after the
-     *     system properties and the environment, before the front door's own settings
+     * @param source a runtime's configuration, asked for the property name ({@code sluice.limit}); consulted after the
+     *     system properties, the environment and the sources added before it, before the front door's own settings
+     * @return these parameters with that layer added
+     */
+    public Parameters withSource(ParameterSource source) {
+        if (source == null) {
+            throw new IllegalArgumentException("source is required");
+        }
+        List<ParameterSource> more = new ArrayList<>(sources);
+        more.add(source);
+        return new Parameters(prefix, systemProperties, environment, own, ownLabel, more, system, ownPrefixed,
+                ownSources);
+    }
+
+    /**
+     * {@link #withSource} of {@link ParameterSource#of(String, Function) ParameterSource.of(label, lookup)}.
+     *
+     * @param lookup a configuration service, asked for the property name ({@code sluice.limit})
      * @param label how errors name it, such as {@code MicroProfile Config}
      * @return these parameters with that layer added
      */
     public Parameters withConfig(Function<String, String> lookup, String label) {
-        return new Parameters(prefix, systemProperties, environment, own, ownLabel, lookup, label, system, ownPrefixed,
-                ownSources);
+        return withSource(ParameterSource.of(label, lookup));
+    }
+
+    /** @return the sources added with {@link #withSource}, in the order they are asked */
+    public List<ParameterSource> sources() {
+        return sources;
     }
 
     /**
@@ -106,7 +125,7 @@ public final class Parameters {
      *     prefix: {@code sluice.limit (JAX-RS property)} rather than {@code limit (JAX-RS property)}
      */
     public Parameters ownNamedWithPrefix() {
-        return new Parameters(prefix, systemProperties, environment, own, ownLabel, config, configLabel, system, true,
+        return new Parameters(prefix, systemProperties, environment, own, ownLabel, sources, system, true,
                 ownSources);
     }
 
@@ -124,10 +143,10 @@ public final class Parameters {
     public Parameters withOwn(String name, String value, String source) {
         Map<String, String> changed = new HashMap<>(own);
         changed.put(name, value);
-        Map<String, String> sources = new HashMap<>(ownSources);
-        sources.put(name, source);
-        return new Parameters(prefix, systemProperties, environment, changed, ownLabel, config, configLabel, system,
-                ownPrefixed, sources);
+        Map<String, String> derived = new HashMap<>(ownSources);
+        derived.put(name, source);
+        return new Parameters(prefix, systemProperties, environment, changed, ownLabel, sources, system,
+                ownPrefixed, derived);
     }
 
     /**
@@ -164,10 +183,10 @@ public final class Parameters {
         if (!isBlank(value)) {
             return new Parameter(name, value.trim(), variable + " (environment variable)");
         }
-        if (config != null) {
-            value = config.apply(property);
+        for (ParameterSource source : sources) {
+            value = source.value(property);
             if (!isBlank(value)) {
-                return new Parameter(name, value.trim(), property + " (" + configLabel + ")");
+                return new Parameter(name, value.trim(), property + " (" + source.label() + ")");
             }
         }
         value = own.get(name);
@@ -192,23 +211,26 @@ public final class Parameters {
     }
 
     /**
-     * The typos among the system properties ({@code sluice.*}) and environment variables ({@code SLUICE_*}) of this
-     * prefix: names that are no parameter of {@code read} but nearly one ({@code sluice.limt}, {@code
-     * SLUICE_TRUSTED_PROXY}). Other names of the prefix are left alone: another program's {@code SLUICE_REDIS_URL}, or
-     * the variables Kubernetes defines for a service named {@code sluice}.
+     * The typos among the system properties ({@code sluice.*}), environment variables ({@code SLUICE_*}) and the names
+     * each {@link ParameterSource} lists, of this prefix: names that are no parameter of {@code read} but nearly one
+     * ({@code sluice.limt}, {@code SLUICE_TRUSTED_PROXY}). Other names of the prefix are left alone: another program's
+     * {@code SLUICE_REDIS_URL}, or the variables Kubernetes defines for a service named {@code sluice}.
      *
-     * @param read the parameters read from system properties and the environment
-     * @return each such name with its kind and the parameter it resembles, sorted; none when the system properties and
-     *     the environment were given (tests)
+     * @param read the parameters read from system properties, the environment and the sources
+     * @return each such name with its kind and the parameter it resembles, sorted; none among the system properties
+     *     and the environment when they were given (tests)
      */
     public List<String> misspeltOverrides(Collection<String> read) {
-        if (!system) {
-            return List.of();
-        }
         List<String> found = new ArrayList<>();
-        typos(System.getProperties().stringPropertyNames(), prefix + ".", this::propertyName, "system property", read,
-                found);
-        typos(System.getenv().keySet(), environmentName(""), this::environmentName, "environment variable", read, found);
+        if (system) {
+            typos(System.getProperties().stringPropertyNames(), prefix + ".", this::propertyName, "system property",
+                    read, found);
+            typos(System.getenv().keySet(), environmentName(""), this::environmentName, "environment variable", read,
+                    found);
+        }
+        for (ParameterSource source : sources) {
+            typos(source.names(), prefix + ".", this::propertyName, source.label(), read, found);
+        }
         Collections.sort(found);
         return found;
     }

@@ -16,21 +16,18 @@ import java.util.Map;
 import java.util.function.Function;
 
 /**
- * The configuration of a front door, read from {@link Parameters} (system property, environment variable, or the
- * front door's own setting such as a filter init parameter) and checked completely: an invalid value fails here, with
+ * The configuration of a front door, read from {@link Parameters} (system property, environment variable, a runtime's
+ * {@link ParameterSource} such as MicroProfile Config, or the front door's own setting such as a filter init
+ * parameter) and checked completely: an invalid value fails here, with
  * a message naming the parameter, where it came from and the value. Immutable; does no I/O (the rules file is read
  * when a {@link io.sluice.http.FrontDoor} opens).
  *
- * <p>See {@link #NAMES} for the parameters and docs/configuration.md for their reference.
+ * <p>See {@link ParameterCatalog} for the parameters and docs/configuration.md for their reference.
  */
 public final class SluiceConfig {
 
-    /** Every parameter name a front door accepts. */
-    public static final List<String> NAMES = List.of("limit", "name", "algorithm", "key", "on-store-failure",
-            "on-missing-key", "rules", "reload-interval", "settings-interval", "store", "max-keys", "node-count",
-            "trusted-proxies", "client-ip-header", "exclude", "shadow", "headers", "header-draft", "reset-format",
-            "partition-key", "body",
-            "deny-headers", "allowlist-addresses", "allowlist-keys", "allowlist-roles", "config-prefix");
+    /** Every parameter name a front door accepts: {@link ParameterCatalog#names()}. */
+    public static final List<String> NAMES = ParameterCatalog.names();
     /** Default of {@code key}: {@value}. */
     public static final String DEFAULT_KEY = "ip";
     /** Default of {@code reload-interval}, in seconds: {@value}. */

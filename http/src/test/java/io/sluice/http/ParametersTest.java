@@ -4,7 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.sluice.core.config.ConfigException;
+import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import org.junit.jupiter.api.Test;
 
 class ParametersTest {
@@ -74,5 +76,31 @@ class ParametersTest {
         assertThat(p.get("limit").source()).as("the environment still wins").isEqualTo("SLUICE_LIMIT (environment variable)");
         assertThat(p.withConfig(k -> null, "MicroProfile Config").get("store").source())
                 .isEqualTo("SLUICE_REDIS_URL (environment variable)");
+    }
+
+    @Test
+    void sourcesAreAskedInTheOrderAddedAfterTheEnvironmentAndBeforeTheOwnSettings() {
+        ParameterSource first = ParameterSource.of("Spring Environment", Map.of("sluice.limit", "4/s")::get);
+        ParameterSource second = ParameterSource.of("MicroProfile Config",
+                Map.of("sluice.limit", "5/s", "sluice.exclude", "/metrics", "sluice.store", "redis://cache:6379")::get);
+        Parameters p = layers(Map.of(), Map.of("SLUICE_STORE", "memory"), Map.of("limit", "3/s", "exclude", "/health",
+                "node-count", "2")).withSource(first).withSource(second);
+
+        assertThat(p.sources()).containsExactly(first, second);
+        assertThat(p.get("limit")).isEqualTo(new Parameters.Parameter("limit", "4/s", "sluice.limit (Spring Environment)"));
+        assertThat(p.get("exclude").source()).isEqualTo("sluice.exclude (MicroProfile Config)");
+        assertThat(p.get("store").source()).isEqualTo("SLUICE_STORE (environment variable)");
+        assertThat(p.get("node-count").source()).isEqualTo("node-count (init-param)");
+    }
+
+    @Test
+    void aSourcesNamesThatNearlySpellAParameterAreWarnedOfAndItsOtherNamesLeftAlone() {
+        ParameterSource listed = ParameterSource.of("Spring Environment", name -> null,
+                () -> Set.of("sluice.limt", "sluice.limit", "sluice.readiness-on-store-failure", "server.port"));
+        Parameters p = layers(Map.of(), Map.of(), Map.of()).withSource(listed)
+                .withSource(ParameterSource.of("MicroProfile Config", name -> null));
+
+        assertThat(p.misspeltOverrides(List.of("limit", "store")))
+                .containsExactly("sluice.limt (Spring Environment) is not a parameter; did you mean sluice.limit?");
     }
 }

@@ -13,9 +13,10 @@ import java.util.function.Function;
 /**
  * Finds the {@link RateLimit} annotations of a resource method (its class's and its own, inherited as JAX-RS inherits
  * its annotations) and hands their values to {@link MethodRules}, which makes them rules: the internals never name the
- * annotation.
+ * annotation. Public for the other front doors that read the same annotation (the Spring Boot starter's handler
+ * interceptor).
  */
-final class RateLimitAnnotations {
+public final class RateLimitAnnotations {
 
     private RateLimitAnnotations() {}
 
@@ -36,8 +37,8 @@ final class RateLimitAnnotations {
      *
      * @param config a configuration lookup (MicroProfile Config): a property's value, or null when unset
      */
-    static MethodRules rulesOf(Class<?> resource, Method method, ClientIpResolver ips, Map<String, KeyResolver> custom,
-            boolean shadow, Function<String, String> config) {
+    public static MethodRules rulesOf(Class<?> resource, Method method, ClientIpResolver ips,
+            Map<String, KeyResolver> custom, boolean shadow, Function<String, String> config) {
         AnnotationConfig overrides = new AnnotationConfig(config, resource, method);
         if (!overrides.enabled()) {
             return MethodRules.none(resource.getName() + "." + method.getName());

@@ -94,7 +94,9 @@ public class RateLimitFeature implements DynamicFeature {
         } else {
             rules = rulesOfSubResource(resourceClass, method, f);
         }
-        context.register(ServletRequestCapture.class, PRIORITY - 1);
+        if (SERVLET_API) {
+            context.register(ServletRequestCapture.class, PRIORITY - 1);
+        }
         context.register(new RateLimitRequestFilter(f, rules), PRIORITY);
         context.register(f.responses, PRIORITY);
         context.register(f.completions, COMPLETION_PRIORITY);
@@ -214,6 +216,21 @@ public class RateLimitFeature implements DynamicFeature {
     }
 
     private static final System.Logger LOG = System.getLogger(RateLimitFeature.class.getName());
+
+    /**
+     * Whether the servlet API can be loaded: without it (Quarkus REST runs on Vert.x) the filter that reads the servlet
+     * request is not registered, as loading it would fail, and the runtime's own filter sets the request's origin.
+     */
+    private static final boolean SERVLET_API = servletApiPresent();
+
+    private static boolean servletApiPresent() {
+        try {
+            Class.forName("jakarta.servlet.http.HttpServletRequest", false, RateLimitFeature.class.getClassLoader());
+            return true;
+        } catch (ClassNotFoundException | LinkageError absent) {
+            return false;
+        }
+    }
 
     private synchronized JaxrsFront front(Configuration configuration) {
         if (front == null) {

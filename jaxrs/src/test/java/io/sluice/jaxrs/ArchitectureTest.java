@@ -1,5 +1,8 @@
 package io.sluice.jaxrs;
 
+import static com.tngtech.archunit.base.DescribedPredicate.not;
+import static com.tngtech.archunit.core.domain.JavaClass.Predicates.equivalentTo;
+import static com.tngtech.archunit.core.domain.JavaClass.Predicates.resideInAnyPackage;
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
 import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.slices;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -8,13 +11,15 @@ import com.tngtech.archunit.core.domain.JavaClasses;
 import com.tngtech.archunit.core.importer.ClassFileImporter;
 import com.tngtech.archunit.core.importer.ImportOption;
 import io.sluice.jaxrs.internal.JaxrsFront;
+import jakarta.enterprise.inject.Vetoed;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
  * The JAX-RS module's packages, read from its main classes (no jar, no test class): the API ({@code RateLimit},
  * {@code RateLimitFeature}, ...) builds on {@code internal}, which names no type of the API; the annotations reach it
- * as plain values, the priorities and the logger's name as its own constants.
+ * as plain values, the priorities and the logger's name as its own constants. CDI and MicroProfile Config are reached
+ * only through {@code io.sluice.http.spi}, which {@code sluice-cdi} implements.
  */
 class ArchitectureTest {
 
@@ -37,6 +42,18 @@ class ArchitectureTest {
     void theInternalsNameNoTypeOfTheApi() {
         noClasses().that().resideInAPackage("io.sluice.jaxrs.internal..")
                 .should().dependOnClassesThat().resideInAPackage("io.sluice.jaxrs").check(classes);
+    }
+
+    /**
+     * The one CDI type allowed is the annotation {@code @Vetoed} on {@code ServletRequestCapture} (Quarkus REST would
+     * make a bean of it): an annotation the JVM skips where CDI is absent, which loads no CDI class.
+     */
+    @Test
+    void theModuleNamesNoTypeOfTheCdiModuleNorOfCdiOrMicroProfile() {
+        noClasses().that().resideInAPackage("io.sluice.jaxrs..").should().dependOnClassesThat(
+                        resideInAnyPackage("io.sluice.cdi..", "jakarta.enterprise..", "jakarta.inject..",
+                                "org.eclipse.microprofile..").and(not(equivalentTo(Vetoed.class))))
+                .check(classes);
     }
 
     @Test

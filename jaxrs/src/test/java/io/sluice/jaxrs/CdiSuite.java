@@ -8,6 +8,8 @@ import io.sluice.cdi.RateLimitedEvent;
 import io.sluice.core.store.MemoryStore;
 import io.sluice.core.store.Store;
 import io.sluice.core.testing.LogCapture;
+import io.sluice.http.spi.Integrations;
+import io.sluice.http.spi.RuntimeIntegration;
 import io.sluice.jaxrs.internal.JaxrsFront;
 import jakarta.enterprise.inject.spi.Extension;
 import java.util.List;
@@ -55,6 +57,21 @@ abstract class CdiSuite {
                             .contains("\n  limit = 2/1h").contains("(from limit (CDI producer)")
                             .contains("\n  store = the application's produced MemoryStore (CDI)")
                             .as("not also parameter store's default").doesNotContain("store = memory"));
+        }
+    }
+
+    @Test
+    void theServletFilterFindsTheCdiIntegrationThroughTheServiceProviderInterface() throws Exception {
+        try (WeldContainer container = weld(CdiBeans.Stores.class);
+                JaxrsServer server = start(container, new JaxrsServer.Setup().servletFilter(Map.of("limit", "5/1h")))) {
+            RuntimeIntegration found = Integrations.find().integration();
+            assertThat(found).as("sluice-cdi's provider, answering with the running container's beans")
+                    .isNotNull();
+            assertThat(found.store()).isSameAs(container.select(Store.class).get());
+
+            server.client().get("/plain/x").then().statusCode(200).header("X-RateLimit-Remaining", "4");
+            assertThat(((MemoryStore) found.store()).trackedKeys()).as("the filter decides in the produced store")
+                    .isEqualTo(1);
         }
     }
 

@@ -3,20 +3,25 @@ package io.sluice.jaxrs;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.sluice.cdi.internal.CdiIntegration;
+import io.sluice.http.spi.Integrations;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 /**
- * A plain servlet container: Failsafe runs this class in an execution of its own whose class path has no CDI API and
- * no Weld (see this module's pom), so any CDI class Sluice touched would fail with {@code NoClassDefFoundError}.
+ * A plain servlet container with {@code sluice-cdi} in the WAR: Failsafe runs this class in an execution of its own
+ * whose class path has no CDI API and no Weld (see this module's pom), so any CDI class Sluice touched would fail with
+ * {@code NoClassDefFoundError}. The CDI integration is found and answers that there is no CDI.
  */
 class WithoutCdiIT {
 
     @Test
     void theClassPathHasNoCdi() {
-        assertThatThrownBy(() -> Class.forName(CdiIntegration.CDI_CLASS)).isInstanceOf(ClassNotFoundException.class);
-        assertThat(CdiIntegration.find()).isNull();
+        assertThatThrownBy(() -> Class.forName("jakarta.enterprise.inject.spi.CDI"))
+                .isInstanceOf(ClassNotFoundException.class);
+        Integrations runtime = Integrations.find();
+        assertThat(runtime.providers()).extracting(p -> p.getClass().getName())
+                .containsExactly("io.sluice.cdi.internal.CdiIntegrationProvider");
+        assertThat(runtime.integration()).isNull();
     }
 
     @Test

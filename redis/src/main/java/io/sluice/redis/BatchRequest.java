@@ -5,9 +5,9 @@ import java.util.Arrays;
 import java.util.List;
 
 /**
- * A request as part of a batch ({@link Coalescer}): its keys, and either its fast mode's argument (one enforced
- * check of cost 1 of an algorithm with a fast mode: the fast batch, mode {@code B}) or the arguments of its call
- * alone in the general mode, made when a batch needs them; {@code bytes} counts both, about.
+ * A request as part of a batch ({@link Coalescer}): its keys, and either its checks' fast modes' arguments (every
+ * check enforced, of cost 1 and of an algorithm with a fast mode: the fast batch, mode {@code B}) or the arguments of
+ * its call alone in the general mode, made when a batch needs them; {@code bytes} counts both, about.
  */
 final class BatchRequest {
     private final ScriptCodec codec;
@@ -15,19 +15,22 @@ final class BatchRequest {
     private final byte[][] keys;
     private final byte[] now;
     private final byte[] requestId;
-    /** The fast mode's one argument ({@code g1000:1000}), or null where the request has no fast mode. */
-    private final byte[] fast;
+    /** Per check, its fast mode's one argument ({@code g1000:1000}), or null where a check has no fast mode. */
+    private final byte[][] fast;
     private final int bytes;
     private byte[][] args;
 
-    BatchRequest(ScriptCodec codec, List<Check> checks, byte[][] keys, byte[] now, byte[] requestId, byte[] fast) {
+    BatchRequest(ScriptCodec codec, List<Check> checks, byte[][] keys, byte[] now, byte[] requestId, byte[][] fast) {
         this.codec = codec;
         this.checks = checks;
         this.keys = keys;
         this.now = now;
         this.requestId = requestId;
         this.fast = fast;
-        int b = 24 + now.length + (fast == null ? 16 * checks.size() : fast.length);
+        int b = 24 + now.length + (fast == null ? 16 * checks.size() : 0);
+        for (byte[] f : fast == null ? new byte[0][] : fast) {
+            b += f.length + 8;
+        }
         for (byte[] k : keys) {
             b += k.length + 8;      // and about what RESP adds per argument
         }
@@ -38,8 +41,11 @@ final class BatchRequest {
         return keys;
     }
 
-    /** @return its fast mode's one argument ({@code g1000:1000}), or null where it has none */
-    byte[] fast() {
+    /**
+     * @return per check, its fast mode's one argument ({@code g1000:1000}); null where a check has none (or is a
+     *     shadow check, or costs other than 1)
+     */
+    byte[][] fast() {
         return fast;
     }
 
@@ -68,8 +74,8 @@ final class BatchRequest {
 
     /** @return the arguments of a call of this request alone, keys first (in its fast mode where it has one) */
     byte[][] single() {
-        if (fast != null) {
-            return now.length == 0 ? new byte[][] {keys[0], fast} : new byte[][] {keys[0], fast, now};
+        if (fast != null && fast.length == 1) {
+            return now.length == 0 ? new byte[][] {keys[0], fast[0]} : new byte[][] {keys[0], fast[0], now};
         }
         byte[][] a = args();
         byte[][] params = Arrays.copyOf(keys, keys.length + a.length);

@@ -8,13 +8,15 @@ import java.util.Arrays;
 import java.util.List;
 
 /**
- * The script's fast batch (mode {@code B}, see {@code sluice.lua}): requests of one enforced check of cost 1 each, of
- * algorithms with a fast mode, in as few arguments as they fit. The keys, one per run of requests on the same key,
- * policy and time; then the mode ({@code B}, with the first request's time when the application's is passed) and
- * tokens: {@code @} and a time where the time changes, a fast mode's argument ({@code g1000:1000}) where the policy
- * changes, {@code N} for the next N keys of one request each, {@code *N} for the next key's N requests. Redis spends
- * about 1,500 instructions per argument: a batch of requests on distinct keys under one policy costs a key per
- * request and three arguments in all, a hot key's batch three arguments and one key.
+ * The script's fast batch (mode {@code B}, see {@code sluice.lua}): requests whose checks are each enforced, of cost 1
+ * and of an algorithm with a fast mode, one rule or several, in as few arguments as they fit. The keys, one set per
+ * run of requests on the same keys, policies and time; then the mode ({@code B}, with the first request's time when
+ * the application's is passed) and tokens: {@code @} and a time where the time changes; where the policies change, a
+ * fast mode's argument ({@code g1000:1000}) for requests of one check, or {@code =M} and M such arguments for
+ * requests of M checks; {@code N} for the next N requests, each on keys of its own; {@code *N} for N requests on the
+ * next keys. Redis spends about 1,500 instructions per argument: a batch of requests on distinct keys under the same
+ * policies costs their keys and three arguments (two plus one per rule for several rules) in all, a hot key's batch
+ * the same arguments and its keys once.
  */
 final class FastBatch {
 
@@ -22,39 +24,39 @@ final class FastBatch {
 
     private FastBatch() {}
 
-    /** @param requests requests that each have a fast mode ({@link BatchRequest#fast()}) */
+    /** @param requests requests whose checks each have a fast mode ({@link BatchRequest#fast()}) */
     static ScriptCodec.Batch encode(List<BatchRequest> requests) {
         int n = requests.size();
         List<byte[]> keys = new ArrayList<>(n);
         List<byte[]> args = new ArrayList<>(8);
         byte[] now = requests.get(0).now();
         args.add(now.length == 0 ? MODE : ScriptCodec.concat(MODE, now));
-        byte[] policy = null;
+        byte[][] policies = null;
         int singles = 0;
         for (int i = 0; i < n; ) {
             BatchRequest r = requests.get(i);
-            byte[] key = r.keys()[0];
-            byte[] fast = r.fast();
-            byte[] time = r.now();
             int j = i + 1;
-            while (j < n && same(requests.get(j), key, fast, time)) {
+            while (j < n && same(requests.get(j), r)) {
                 j++;
             }
-            boolean timeChanges = !Arrays.equals(time, now);
-            boolean policyChanges = !Arrays.equals(fast, policy);
+            boolean timeChanges = !Arrays.equals(r.now(), now);
+            boolean policyChanges = !Arrays.deepEquals(r.fast(), policies);
             if (singles > 0 && (j - i > 1 || timeChanges || policyChanges)) {
                 args.add(ScriptCodec.number(singles));
                 singles = 0;
             }
             if (timeChanges) {
-                args.add(ScriptCodec.concat(new byte[] {'@'}, time));
-                now = time;
+                args.add(ScriptCodec.concat(new byte[] {'@'}, r.now()));
+                now = r.now();
             }
             if (policyChanges) {
-                args.add(fast);
-                policy = fast;
+                policies = r.fast();
+                if (policies.length > 1) {
+                    args.add(("=" + policies.length).getBytes(StandardCharsets.US_ASCII));
+                }
+                args.addAll(Arrays.asList(policies));
             }
-            keys.add(key);
+            keys.addAll(Arrays.asList(r.keys()));
             if (j - i > 1) {
                 args.add(("*" + (j - i)).getBytes(StandardCharsets.US_ASCII));
             } else {
@@ -75,27 +77,31 @@ final class FastBatch {
         return new ScriptCodec.Batch(keys.size(), params, true);
     }
 
-    private static boolean same(BatchRequest r, byte[] key, byte[] fast, byte[] time) {
-        return Arrays.equals(r.keys()[0], key) && Arrays.equals(r.fast(), fast)
-                && Arrays.equals(r.now(), time);
+    private static boolean same(BatchRequest r, BatchRequest first) {
+        return Arrays.deepEquals(r.keys(), first.keys()) && Arrays.deepEquals(r.fast(), first.fast())
+                && Arrays.equals(r.now(), first.now());
     }
 
     /**
-     * Each request's outcome from the fast batch's reply: one integer {@code >= 0}, an admitted-at-once outcome packed
-     * as a single call's; or {@code -1} and the 4 integers of an outcome.
+     * Each request's outcomes from the fast batch's reply, check after check: one integer {@code >= 0}, an
+     * admitted-at-once outcome packed as a single call's; or {@code -1} and the 4 integers of an outcome.
      */
     static List<List<Outcome>> outcomes(List<?> reply, List<List<Check>> checks) {
         List<List<Outcome>> out = new ArrayList<>(checks.size());
         int at = 0;
         for (List<Check> request : checks) {
-            long first = (Long) reply.get(at);
-            if (first >= 0) {
-                out.add(List.of(ScriptCodec.admitted(first, request.get(0).policy())));
-                at++;
-            } else {
-                out.add(List.of(ScriptCodec.outcomeAt(reply, at + 1, request.get(0).policy())));
-                at += 5;
+            Outcome[] outcomes = new Outcome[request.size()];
+            for (int i = 0; i < outcomes.length; i++) {
+                long first = (Long) reply.get(at);
+                if (first >= 0) {
+                    outcomes[i] = ScriptCodec.admitted(first, request.get(i).policy());
+                    at++;
+                } else {
+                    outcomes[i] = ScriptCodec.outcomeAt(reply, at + 1, request.get(i).policy());
+                    at += 5;
+                }
             }
+            out.add(outcomes.length == 1 ? List.of(outcomes[0]) : Arrays.asList(outcomes));
         }
         return out;
     }

@@ -141,18 +141,20 @@ final class ScriptCodec {
         for (int i = 0; i < encoded.length; i++) {
             encoded[i] = keys != null ? keys[i] : this.keys.bytes(checks.get(i).rule(), checks.get(i).key());
         }
-        byte[] fast = null;
-        if (encoded.length == 1) {
-            Check c = checks.get(0);
+        byte[][] fast = encoded.length == 0 ? null : new byte[encoded.length][];      // none: no shape to send
+        for (int i = 0; fast != null && i < encoded.length; i++) {
+            Check c = checks.get(i);
             if (c.cost() == 1 && !c.shadow() && Algorithms.definition(c.policy().algorithm()).fast()) {
-                fast = spec(c.policy()).fast();
+                fast[i] = spec(c.policy()).fast();
+            } else {
+                fast = null;
             }
         }
         return new BatchRequest(this, checks, encoded, now, requestId, fast);
     }
 
     /**
-     * The script's batch mode: the fast batch ({@link FastBatch}) where every request has a fast mode; else every
+     * The script's batch mode: the fast batch ({@link FastBatch}) where every check has a fast mode; else every
      * request's keys, in order, then the mode {@code b} (with the first request's time when the application's is
      * passed, so that the script reads no {@code TIME}), then per request the number of its checks followed by the
      * arguments of its call alone (its mode, with its own time when the application's is passed, and what follows it).

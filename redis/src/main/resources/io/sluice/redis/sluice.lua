@@ -114,7 +114,7 @@ end
 --@ fast
 if fast == ${CODE} then
   local a, cost = 1, 1
-  local v = redis.pcall('GET', KEYS[1])
+  local v, num = redis.pcall('GET', KEYS[1]), nil
   if v and v.err then v = false end
   local ok, rem, reset, retry, delay = 0, 0, 0, -1, 0
   local lim = 0
@@ -132,25 +132,28 @@ if fast == ${CODE} then
   end
   if delay == 0 and rem >= 0 and rem <= lim and reset >= 0 then
     local m = lim + 1
-    if reset <= 9007199254740992 / m - 2 then return reset * m + rem end
+    if reset <= 9007199254740992 / m - 2 then return (reset - reset % 1) * m + rem end
   end
   return {1 + delay, rem, reset, retry}
 end
 --@ fast end
 
--- Mode 'B', a fast batch (Coalescer): requests of one enforced check of cost 1 each, of algorithms with a fast mode,
--- decided one after the other. Each distinct key is read once (one MGET for all, GET for one key) and written once
--- (PSETEX, after the last request, with the TTL of its last write): the requests in between read and write its state
--- in `state`, as the string Redis would hold (so a step reads what it would have read after the write). Numbers are
--- written as strings made by format('%d') where they are integers: Redis would convert a number with '%.17g', whose
--- cost (about 2,000 instructions each) is a tenth of a decision's here. ARGV[1] = 'B' (then the first request's time
--- when the application's is passed), then tokens, each read in order: '@' and a time, the time of the requests that
--- follow; a fast mode's argument ('g1000:1000'), the policy of the requests that follow; a number N, the next N keys
--- of KEYS each decide one request; '*' and a number N, the next key decides N requests. The reply: per request, an
--- admitted-at-once outcome packed into one integer as above (>= 0), or -1 then the 4 integers of an outcome.
+-- Mode 'B', a fast batch (Coalescer): requests whose checks are each enforced, of cost 1 and of an algorithm with a
+-- fast mode, decided one after the other, each all-or-nothing as in the loop below (a request is admitted only if
+-- every check admits it; a denied one writes nothing). Each distinct key is read once (one MGET for all, GET for one
+-- key) and written once (PSETEX, after the last request, with the TTL of its last write): the requests in between
+-- read and write its state in nums (an integer state, as a number: the step reads it as num) or strs (any other, as
+-- the string Redis would hold), so a step reads what it would have read after the write, without formatting and
+-- parsing it per decision. A number is formatted once per key, as format('%d') makes it: Redis would convert it with
+-- '%.17g' (about 2,000 instructions). ARGV[1] = 'B' (then the first request's time when the application's is passed),
+-- then tokens, each read in order: '@' and a time, the time of the requests that follow; a fast mode's argument
+-- ('g1000:1000'), the policy of the requests of one check that follow; '=' and a number M, then M such arguments, the
+-- policies of the checks of the requests of M checks that follow; a number N, the next N requests, each of the next
+-- M keys (M is 1 after a fast mode's argument); '*' and a number N, the next M keys' N requests. The reply: per check
+-- of each request, an admitted-at-once outcome packed into one integer as above (>= 0), or -1 then its 4 integers.
 if mode == 'B' then
   local out, o, at, na, k = {}, 0, 2, #A, 0
-  local state, ttls, written, nw = {}, {}, {}, 0
+  local nums, strs, ttls, written, nw = {}, {}, {}, {}, 0
   local vals = nil
   if #KEYS == 1 then
     vals = {redis.pcall('GET', KEYS[1])}
@@ -170,7 +173,25 @@ if mode == 'B' then
   else
     vals = redis.call('MGET', unpack(KEYS))
   end
-  local P = nil
+  -- a fast mode's argument, parsed (a function keeps it from call to call: policies, remember), or nil
+  local function policy(s)
+    local P = policies and policies[s]
+    if P then return P end
+    P = {sub(s, 1, 1)}
+    local fast, i, n = P[1], 2, #s
+    if not (${FAST}) then return nil end
+    while i <= n do
+      local j = string.find(s, ':', i, true) or n + 1
+      local x = tonumber(sub(s, i, j - 1))
+      if x == nil then return nil end
+      P[#P + 1] = x
+      i = j + 1
+    end
+    if remember then remember(s, P) end
+    return P
+  end
+  -- M policies (shape) of the requests of M checks; per check, the state it writes and its TTL (vs, ts)
+  local P, m, shape, vs, ts = nil, 1, nil, {}, {}
   while at <= na do
     local s = A[at]
     at = at + 1
@@ -179,66 +200,123 @@ if mode == 'B' then
     if c == ${'@'} then now = tonumber(sub(s, 2))
     elseif c == ${'*'} then keys, each = 1, tonumber(sub(s, 2))
     elseif c <= ${'9'} then keys = tonumber(s)
-    else
-      P = policies and policies[s]
-      if not P then
-        P = {sub(s, 1, 1)}
-        local i, n = 2, #s
-        while i <= n do
-          local j = string.find(s, ':', i, true) or n + 1
-          local x = tonumber(sub(s, i, j - 1))
-          if x == nil then return redis.error_reply('not a fast mode: ' .. s) end
-          P[#P + 1] = x
-          i = j + 1
-        end
-        if remember then remember(s, P) end
+    elseif c == ${'='} then
+      m, shape = tonumber(sub(s, 2)), {}
+      for i = 1, m do
+        shape[i] = policy(A[at])
+        if not shape[i] then return redis.error_reply('not a fast mode: ' .. tostring(A[at])) end
+        at = at + 1
       end
+    else
+      P, m = policy(s), 1
+      if not P then return redis.error_reply('not a fast mode: ' .. s) end
       fast = P[1]
-      if not (${FAST}) then return redis.error_reply('not a fast mode: ' .. s) end
     end
-    for _ = 1, keys do
-      k = k + 1
-      local key = KEYS[k]
-      local v = state[key]
-      if v == nil then v = vals[k] end
-      for _ = 1, each do
-        local ok, rem, reset, retry, delay = 0, 0, 0, -1, 0
-        local lim = 0
-        local value, ttl = nil, 0
+    if m == 1 then
+      for _ = 1, keys do
+        k = k + 1
+        local key = KEYS[k]
+        local num, v = nums[key], false
+        if num == nil then
+          v = strs[key]
+          if v == nil then v = vals[k] end
+        end
+        for _ = 1, each do
+          local ok, rem, reset, retry, delay = 0, 0, 0, -1, 0
+          local lim = 0
+          local value, ttl = nil, 0
 --@ batch
-        if fast == ${CODE} then    -- the step of this fast mode in a batch
+          if fast == ${CODE} then    -- the step of this fast mode in a batch
   local a, cost = 1, 1
 --@ fast step
-        end
---@ batch end
-        if ok == 0 then
-          if retry < 1 and retry ~= -1 then retry = 1 end
-          out[o + 1], out[o + 2], out[o + 3], out[o + 4], out[o + 5] = -1, 0, rem, reset, retry
-          o = o + 5
-        else
-          if value then
-            if value % 1 == 0 then v = format('%d', value) else v = format('%.17g', value) end
-            if not ttls[key] then nw = nw + 1 written[nw] = key end
-            ttls[key] = ttl
           end
-          local m = lim + 1
-          if delay == 0 and rem >= 0 and rem <= lim and reset >= 0 and reset <= 9007199254740992 / m - 2 then
-            out[o + 1] = reset * m + rem
-            o = o + 1
-          else
-            out[o + 1], out[o + 2], out[o + 3], out[o + 4], out[o + 5] = -1, 1 + delay, rem, reset, retry
+--@ batch end
+          if ok == 0 then
+            if retry < 1 and retry ~= -1 then retry = 1 end
+            out[o + 1], out[o + 2], out[o + 3], out[o + 4], out[o + 5] = -1, 0, rem, reset, retry
             o = o + 5
+          else
+            if value then
+              if value % 1 == 0 then num, v = value, false else num, v = nil, format('%.17g', value) end
+              if not ttls[key] then nw = nw + 1 written[nw] = key end
+              ttls[key] = ttl
+            end
+            local m1 = lim + 1
+            if delay == 0 and rem >= 0 and rem <= lim and reset >= 0 and reset <= 9007199254740992 / m1 - 2 then
+              out[o + 1] = (reset - reset % 1) * m1 + rem
+              o = o + 1
+            else
+              out[o + 1], out[o + 2], out[o + 3], out[o + 4], out[o + 5] = -1, 1 + delay, rem, reset, retry
+              o = o + 5
+            end
+          end
+        end
+        nums[key] = num
+        if num == nil then strs[key] = v end
+      end
+    else
+      for _ = 1, keys do
+        local k0 = k
+        k = k + m
+        for _ = 1, each do
+          -- each check's outcome as evaluated (the reply does not depend on the others'), its write staged in
+          -- vs, ts until every check has admitted
+          local denied = false
+          for i = 1, m do
+            local key = KEYS[k0 + i]
+            local num, v = nums[key], false
+            if num == nil then
+              v = strs[key]
+              if v == nil then v = vals[k0 + i] end
+            end
+            local P = shape[i]
+            local fast = P[1]
+            local ok, rem, reset, retry, delay = 0, 0, 0, -1, 0
+            local lim = 0
+            local value, ttl = nil, 0
+--@ batch
+            if fast == ${CODE} then    -- the step of this fast mode in a batch of requests of several checks
+  local a, cost = 1, 1
+--@ fast step
+            end
+--@ batch end
+            vs[i], ts[i] = value or false, ttl
+            local m1 = lim + 1
+            if ok == 0 then
+              denied = true
+              if retry < 1 and retry ~= -1 then retry = 1 end
+              out[o + 1], out[o + 2], out[o + 3], out[o + 4], out[o + 5] = -1, 0, rem, reset, retry
+              o = o + 5
+            elseif delay == 0 and rem >= 0 and rem <= lim and reset >= 0
+                and reset <= 9007199254740992 / m1 - 2 then
+              out[o + 1] = (reset - reset % 1) * m1 + rem
+              o = o + 1
+            else
+              out[o + 1], out[o + 2], out[o + 3], out[o + 4], out[o + 5] = -1, 1 + delay, rem, reset, retry
+              o = o + 5
+            end
+          end
+          if not denied then
+            for i = 1, m do
+              local value = vs[i]
+              if value then
+                local key = KEYS[k0 + i]
+                if value % 1 == 0 then nums[key] = value else nums[key], strs[key] = nil, format('%.17g', value) end
+                if not ttls[key] then nw = nw + 1 written[nw] = key end
+                ttls[key] = ts[i]
+              end
+            end
           end
         end
       end
-      state[key] = v
     end
   end
   for i = 1, nw do
     local key = written[i]
-    local ttl = ttls[key]
+    local ttl, x = ttls[key], nums[key]
     if ttl < 1 then ttl = 1 end
-    redis.call('PSETEX', key, format('%d', ceil(ttl / 1000) + slack), state[key])
+    if x then x = format('%d', x) else x = strs[key] end
+    redis.call('PSETEX', key, format('%d', ceil(ttl / 1000) + slack), x)
   end
   return out
 end
@@ -344,7 +422,7 @@ repeat
     if shadow then code = code + (${'a'} - ${'A'}) end
     local cost = 1
     if #head > 1 then cost = tonumber(sub(head, 2)) end
-    local v = v1
+    local v, num = v1, nil
     if vals then v = vals[i] end
     local r = (i - 1) * 4
     -- a step reads its arguments from A[a + 1], leaves a at the next check's, and sets the outcome: allowed (1/0),
@@ -410,11 +488,12 @@ repeat
     k0 = k0 + n
   else
     -- one check admitted at once: packed when reset x m + rem < 2^53 (2^53 / m is within half a unit, so 2 below it
-    -- is safe)
+    -- is safe), reset truncated as Redis truncates it in a table (a fractional state another program wrote makes a
+    -- fractional reset, whose fraction x m would otherwise pass into the remaining)
     if n == 1 then
       if o1 == 1 and o2 >= 0 and o2 <= lim1 and o3 >= 0 then
         local m = lim1 + 1
-        if o3 <= 9007199254740992 / m - 2 then return o3 * m + o2 end
+        if o3 <= 9007199254740992 / m - 2 then return (o3 - o3 % 1) * m + o2 end
       end
       return {o1, o2, o3, o4}
     end

@@ -69,8 +69,8 @@ class ReadmePomIT {
         assertThat(entries.stream().filter(e -> e.startsWith("WEB-INF/lib/") && e.endsWith(".jar"))
                 .map(e -> e.substring("WEB-INF/lib/".length()).replaceFirst("-[0-9].*\\.jar$", "")))
                 .as("the jars the README says the filter brings (and no servlet API: the container's)")
-                .containsExactlyInAnyOrder("sluice-filter", "sluice-http", "sluice-core", "sluice-cdi",
-                        "sluice-micrometer", "snakeyaml", "caffeine", "jspecify", "error_prone_annotations");
+                .containsExactlyInAnyOrder("sluice-filter", "sluice-http", "sluice-core", "snakeyaml", "caffeine",
+                        "jspecify", "error_prone_annotations");
 
         try (DemoServer app = DemoServer.start(project.resolve("target/my-app.war"), 0)) {    // the README's web.xml
             given().get(app.baseUri() + "/hello").then().statusCode(200).body(equalTo("hello\n"))

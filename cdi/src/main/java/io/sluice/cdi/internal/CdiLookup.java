@@ -1,16 +1,17 @@
 package io.sluice.cdi.internal;
 
+import io.sluice.http.spi.RuntimeIntegration;
 import jakarta.enterprise.inject.Instance;
 import jakarta.enterprise.inject.spi.CDI;
 
 /** Looks up {@link SluiceBeans} in the running container; loaded only when CDI is on the class path. */
 final class CdiLookup {
 
-    private static final System.Logger LOG = System.getLogger(CdiIntegration.class.getName());
+    private static final System.Logger LOG = System.getLogger(CdiIntegrationProvider.class.getName());
 
     private CdiLookup() {}
 
-    static CdiIntegration find() {
+    static RuntimeIntegration find() {
         CDI<Object> cdi;
         try {
             cdi = CDI.current();

@@ -1,15 +1,19 @@
 package io.sluice.cdi.internal;
 
 import io.sluice.core.config.ConfigException;
+import io.sluice.http.ParameterSource;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
+import java.util.HashSet;
 import java.util.Optional;
+import java.util.Set;
 import java.util.ServiceConfigurationError;
 import java.util.function.Function;
 
 /**
  * The one class that touches MicroProfile Config; used only when {@link MicroProfileConfig#present()}. It reaches the
- * API's two methods ({@code ConfigProvider.getConfig()}, {@code Config.getOptionalValue(name, String.class)}) by
+ * API's three methods ({@code ConfigProvider.getConfig()}, {@code Config.getOptionalValue(name, String.class)},
+ * {@code Config.getPropertyNames()}) by
  * reflection: the API's jar declares no module name (no {@code module-info}, no {@code Automatic-Module-Name}), so a
  * {@code requires} of it would name a module after a file name, which a module path need not give it (and which the
  * build warns of).
@@ -21,8 +25,8 @@ final class MicroProfileLookup {
 
     private MicroProfileLookup() {}
 
-    /** @return a lookup of the application's configuration, or null when the API has no implementation */
-    static Function<String, String> current() {
+    /** @return the application's configuration as a source, or null when the API has no implementation */
+    static ParameterSource current() {
         Object config;
         try {
             config = Class.forName(MicroProfileConfig.PROVIDER, true, MicroProfileLookup.class.getClassLoader())
@@ -36,7 +40,25 @@ final class MicroProfileLookup {
         } catch (ReflectiveOperationException e) {
             throw new ConfigException("MicroProfile Config: not an API of version 1 to 3: " + e);
         }
-        return of(config);
+        return ParameterSource.of(MicroProfileConfig.LABEL, of(config), () -> names(config));
+    }
+
+    /**
+     * @return the property names of {@code config} (an {@code org.eclipse.microprofile.config.Config}); none when it
+     *     cannot list them
+     */
+    static Set<String> names(Object config) {
+        Set<String> names = new HashSet<>();
+        try {
+            Object all = Class.forName(CONFIG, false, MicroProfileLookup.class.getClassLoader())
+                    .getMethod("getPropertyNames").invoke(config);
+            for (Object name : (Iterable<?>) all) {
+                names.add(String.valueOf(name));
+            }
+        } catch (ReflectiveOperationException | RuntimeException e) {     // names only serve warnings of typos
+            LOG.log(System.Logger.Level.DEBUG, "MicroProfile Config: property names not listed: " + e);
+        }
+        return names;
     }
 
     /** @return a lookup of {@code config} (an {@code org.eclipse.microprofile.config.Config}): the value, or null */

@@ -7,6 +7,7 @@ import io.sluice.core.config.ConfigException;
 import io.sluice.http.Parameters;
 import io.sluice.http.SluiceConfig;
 import io.sluice.http.internal.WebApps;
+import io.sluice.http.spi.RuntimeIntegration;
 import io.sluice.http.FrontDoor;
 import io.sluice.core.key.KeyResolver;
 import io.sluice.core.store.Store;
@@ -28,7 +29,8 @@ import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 
 /**
- * Sluice's beans in a CDI application, registered by {@link SluiceExtension}. Reads what the application produces:
+ * Sluice's beans in a CDI application, registered by {@link SluiceExtension}: the front doors'
+ * {@link RuntimeIntegration} (found through {@link CdiIntegrationProvider}). Reads what the application produces:
  *
  * <ul>
  *   <li>a {@link SluiceConfig}: one front door is built from it and shared by the servlet filter, the JAX-RS filter
@@ -50,7 +52,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
  * Config, for programmatic checks ({@link Engine#tryAcquire}).
  */
 @ApplicationScoped
-public class SluiceBeans implements CdiIntegration {
+public class SluiceBeans implements RuntimeIntegration {
 
     @Inject
     Instance<SluiceConfig> configs;
@@ -123,8 +125,12 @@ public class SluiceBeans implements CdiIntegration {
         return door;
     }
 
-    /** @return the engines of the front doors opened so far (the shared one, the filters' own, the programmatic one) */
-    List<Engine> engines() {
+    /**
+     * @return the engines of the front doors opened so far (the shared one, the filters' own, the programmatic one);
+     *     public, as a client proxy in another package (ArC's, of {@code sluice-quarkus}'s subclass) passes on public
+     *     and protected calls only, and would answer a package-private one from its own empty state
+     */
+    public List<Engine> engines() {
         return opened.stream().map(FrontDoor::engine).toList();
     }
 
@@ -190,10 +196,13 @@ public class SluiceBeans implements CdiIntegration {
         };
     }
 
-    /** @return the engine of the shared front door, else one for programmatic checks */
+    /**
+     * @return the engine of the shared front door, else one for programmatic checks; protected for
+     *     {@code sluice-quarkus}'s subclass, which produces it in Quarkus
+     */
     @Produces
     @Dependent
-    Engine engine() {
+    protected Engine engine() {
         FrontDoor door = sharedFrontDoor();
         return door != null ? door.engine() : programmatic().engine();
     }

@@ -24,7 +24,7 @@ import java.util.Set;
  * {@code sluice.readiness-on-store-failure}, environment variable {@code SLUICE_READINESS_ON_STORE_FAILURE} or
  * MicroProfile Config), it is DOWN while a store fails: for a fleet that routes to another region then.
  */
-final class StoreReadiness {
+public final class StoreReadiness {
 
     /** The parameter that turns readiness DOWN while a store fails: {@value}. */
     static final String PARAMETER = "readiness-on-store-failure";
@@ -52,13 +52,17 @@ final class StoreReadiness {
         return new StoreReadiness(value.equals("down"));
     }
 
-    /** @return the readiness of the default parameters: system properties, environment, MicroProfile Config */
-    static StoreReadiness configured() {
+    /**
+     * @return the readiness of the default parameters: system properties, environment, MicroProfile Config; public for
+     *     {@code sluice-quarkus}, which checks it at start-up as {@link SluiceExtension} does where a portable extension
+     *     runs
+     */
+    public static StoreReadiness configured() {
         return configured(MicroProfileConfig.addTo(Parameters.of(Parameters.DEFAULT_PREFIX, Map.of(), "CDI")));
     }
 
     /** @return whether the MicroProfile Health API can be loaded by Sluice's class loader */
-    static boolean healthPresent() {
+    public static boolean healthPresent() {
         try {
             Class.forName(HEALTH_CHECK_CLASS, false, StoreReadiness.class.getClassLoader());
             return true;

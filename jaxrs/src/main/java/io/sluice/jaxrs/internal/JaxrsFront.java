@@ -1,12 +1,12 @@
 package io.sluice.jaxrs.internal;
 
-import io.sluice.cdi.internal.CdiIntegration;
 import io.sluice.core.config.ConfigException;
-import io.sluice.cdi.internal.MicroProfileConfig;
 import io.sluice.core.Rule;
 import io.sluice.http.Parameters;
 import io.sluice.http.SluiceConfig;
 import io.sluice.http.internal.WebApps;
+import io.sluice.http.spi.Integrations;
+import io.sluice.http.spi.RuntimeIntegration;
 import io.sluice.http.FrontDoor;
 import io.sluice.core.internal.rules.QueuedLeases;
 import io.sluice.core.key.KeyResolver;
@@ -21,6 +21,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Function;
 
 /**
  * The state one {@code RateLimitFeature} shares with the filters it registers: the front door, the names of rules
@@ -41,7 +42,7 @@ public final class JaxrsFront {
     private final FrontDoor door;
     private final boolean ownsDoor;
     private final Map<String, KeyResolver> keyResolvers;
-    private final java.util.function.Function<String, String> annotationConfig;
+    private final Function<String, String> annotationConfig;
     private final Set<String> referenced = ConcurrentHashMap.newKeySet();
     /** Per annotation rule name: the algorithm of the first annotation seen with it, and where that was. */
     private final Map<String, String[]> annotationAlgorithms = new HashMap<>();
@@ -58,12 +59,12 @@ public final class JaxrsFront {
     /** Removes {@link #checkReloadedRules} from the front door, which may be shared and outlive this application. */
     private final Runnable stopCheckingReloads;
 
-    JaxrsFront(FrontDoor door, boolean ownsDoor, Map<String, KeyResolver> keyResolvers) {
+    JaxrsFront(FrontDoor door, boolean ownsDoor, Map<String, KeyResolver> keyResolvers,
+            Function<String, String> annotationConfig) {
         this.door = door;
         this.ownsDoor = ownsDoor;
         this.keyResolvers = Map.copyOf(keyResolvers);
-        java.util.function.Function<String, String> mp = MicroProfileConfig.lookup();
-        this.annotationConfig = mp == null ? name -> null : mp;
+        this.annotationConfig = annotationConfig;
         this.stopCheckingReloads = door.checkReloads(this::checkReloadedRules);
     }
 
@@ -95,27 +96,29 @@ public final class JaxrsFront {
      * there is one.
      */
     public static JaxrsFront open(SluiceConfig explicit, Configuration configuration, TimeSource time) {
-        CdiIntegration cdi = CdiIntegration.find();
-        Map<String, KeyResolver> named = cdi == null ? Map.of() : cdi.keyResolvers();
-        FrontDoor shared = explicit == null && cdi != null ? cdi.sharedFrontDoor() : null;
+        Integrations runtime = Integrations.find();
+        RuntimeIntegration integration = runtime.integration();
+        Map<String, KeyResolver> named = integration == null ? Map.of() : integration.keyResolvers();
+        FrontDoor shared = explicit == null && integration != null ? integration.sharedFrontDoor() : null;
         if (shared != null) {
             LOG.log(Level.INFO, "Sluice rate limiting (JAX-RS): " + shared.rules().summary()
                     + " and @RateLimit annotations, from the application's produced SluiceConfig");
-            return new JaxrsFront(shared, false, named);
+            return new JaxrsFront(shared, false, named, runtime.lookup());
         }
-        SluiceConfig config = explicit != null ? explicit : config(configuration, named);
-        FrontDoor door = cdi == null ? FrontDoor.open(config, time)
-                : cdi.open(config, time);
+        SluiceConfig config = explicit != null ? explicit : config(configuration, named, runtime);
+        FrontDoor door = integration == null ? FrontDoor.open(config, time)
+                : integration.open(config, time);
         LOG.log(Level.INFO, "Sluice rate limiting (JAX-RS): " + door.rules().summary() + " and @RateLimit annotations\n  "
-                + String.join("\n  ", cdi == null ? config.description() : cdi.description(config)));
-        return new JaxrsFront(door, true, named);
+                + String.join("\n  ", integration == null ? config.description()
+                        : integration.description(config)));
+        return new JaxrsFront(door, true, named, runtime.lookup());
     }
 
     /**
      * @return the configuration of a front door of its own: the parameters of {@link #open}, a JAX-RS property whose
      *     value is a {@link Parameters.Sourced} named by its source in messages
      */
-    static SluiceConfig config(Configuration configuration, Map<String, KeyResolver> named) {
+    static SluiceConfig config(Configuration configuration, Map<String, KeyResolver> named, Integrations runtime) {
         Parameters parameters = Parameters.of(Parameters.DEFAULT_PREFIX, properties(configuration), "JAX-RS property")
                 .ownNamedWithPrefix();
         for (Map.Entry<String, Object> p : configuration.getProperties().entrySet()) {
@@ -124,7 +127,7 @@ public final class JaxrsFront {
                         sourced.source());
             }
         }
-        return SluiceConfig.loadWithoutRules(MicroProfileConfig.addTo(parameters), WebApps.rulesSources(), named);
+        return SluiceConfig.loadWithoutRules(runtime.addSources(parameters), WebApps.rulesSources(), named);
     }
 
     /** @return the JAX-RS properties named {@code sluice.<parameter>}, by parameter */
@@ -151,10 +154,11 @@ public final class JaxrsFront {
     }
 
     /**
-     * @return the application's MicroProfile Config as a lookup (a property's value, or null), for the
-     *     {@code @RateLimit} keys in the Fault Tolerance style; a lookup that finds nothing without MicroProfile Config
+     * @return the runtime's configuration sources as a lookup (a property's value, or null), for the
+     *     {@code @RateLimit} keys in MicroProfile Fault Tolerance's style: MicroProfile Config with {@code sluice-cdi};
+     *     a lookup that finds nothing without a source
      */
-    public java.util.function.Function<String, String> annotationConfig() {
+    public Function<String, String> annotationConfig() {
         return annotationConfig;
     }
 

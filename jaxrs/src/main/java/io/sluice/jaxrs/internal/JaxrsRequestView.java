@@ -8,29 +8,21 @@ import java.util.List;
 import java.util.Locale;
 
 /**
- * A JAX-RS request as the engine sees it, identical to what the servlet filter sees of the same request: the path is
- * the servlet path plus path info (the path inside the application, so rules-file globs match the same way in both
- * front doors), the client address is the servlet request's, and the query is read from the raw query string. The
- * principal is the JAX-RS {@code SecurityContext}'s, so an authentication filter at {@code Priorities.AUTHENTICATION}
- * sets it; attributes are request properties (servlet request attributes in a servlet container).
+ * A JAX-RS request as the engine sees it, identical to what the servlet filter sees of the same request: the path and
+ * the client address are the {@link RequestOrigin}'s (in a servlet container the servlet path plus path info, the path
+ * inside the application, so rules-file globs match the same way in both front doors, and the servlet request's
+ * address), and the query is read from the raw query string. The principal is the JAX-RS {@code SecurityContext}'s,
+ * so an authentication filter at {@code Priorities.AUTHENTICATION} sets it; attributes are request properties (servlet
+ * request attributes in a servlet container).
  */
 final class JaxrsRequestView implements RequestView {
 
-    /**
-     * What only the servlet request knows.
-     *
-     * @param servletPath the servlet path
-     * @param pathInfo the path info, or null
-     * @param remoteAddress the socket peer's address
-     */
-    record Servlet(String servletPath, String pathInfo, String remoteAddress) {}
-
     private final ContainerRequestContext request;
-    private final Servlet servlet;
+    private final RequestOrigin origin;
 
-    JaxrsRequestView(ContainerRequestContext request, Servlet servlet) {
+    JaxrsRequestView(ContainerRequestContext request, RequestOrigin origin) {
         this.request = request;
-        this.servlet = servlet;
+        this.origin = origin;
     }
 
     @Override
@@ -40,10 +32,7 @@ final class JaxrsRequestView implements RequestView {
 
     @Override
     public String path() {
-        String servletPath = servlet.servletPath();
-        String pathInfo = servlet.pathInfo();
-        String path = (servletPath == null ? "" : servletPath) + (pathInfo == null ? "" : pathInfo);
-        return path.isEmpty() ? "/" : path;
+        return origin.path();
     }
 
     @Override
@@ -59,7 +48,7 @@ final class JaxrsRequestView implements RequestView {
 
     @Override
     public String remoteAddress() {
-        return servlet.remoteAddress();
+        return origin.remoteAddress();
     }
 
     @Override

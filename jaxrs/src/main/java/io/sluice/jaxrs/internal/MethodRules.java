@@ -177,7 +177,7 @@ public final class MethodRules {
     private volatile RuleSet warnedFor;
 
     /** @return the rules of this method now: references looked up in {@code current}, applying to every request */
-    List<Rule> resolve(RuleSet current) {
+    public List<Rule> resolve(RuleSet current) {
         return resolve(current, warnedFor != current);
     }
 
@@ -214,7 +214,7 @@ public final class MethodRules {
     }
 
     /** @return whether the method has any rule of its own */
-    boolean isEmpty() {
+    public boolean isEmpty() {
         return entries.isEmpty();
     }
 

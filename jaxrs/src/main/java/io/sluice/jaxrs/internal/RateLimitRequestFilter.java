@@ -56,11 +56,11 @@ public final class RateLimitRequestFilter implements ContainerRequestFilter {
         // a decision without outcomes (path excluded, client allowlisted) counted nothing: not a decision to respect
         Decision before = request.getProperty(FrontDoor.DECISION_ATTRIBUTE) instanceof Decision d
                 && !d.outcomes().isEmpty() ? d : null;
-        if (!(request.getProperty(ServletRequestCapture.PROPERTY) instanceof JaxrsRequestView.Servlet servlet)) {
-            throw new IllegalStateException("Sluice's JAX-RS filter runs in a servlet container only; "
-                    + ServletRequestCapture.class.getName() + " found no servlet request");
+        if (!(request.getProperty(RequestOrigin.PROPERTY) instanceof RequestOrigin origin)) {
+            throw new IllegalStateException("Sluice's JAX-RS filter runs in a servlet container or, with sluice-quarkus,"
+                    + " in Quarkus REST; no filter of either set the request's origin (" + RequestOrigin.PROPERTY + ")");
         }
-        JaxrsRequestView view = new JaxrsRequestView(request, servlet);
+        JaxrsRequestView view = new JaxrsRequestView(request, origin);
         FrontDoor door = front.door();
         Decision ours = door.check(view, current -> select(current, before));
         if (before != null && ours.outcomes().isEmpty()) {

@@ -9,6 +9,8 @@ import io.sluice.core.time.TimeSource;
 import io.sluice.jaxrs.AnnotatedRules;
 import io.sluice.jaxrs.RateLimit;
 import io.sluice.http.Parameters;
+import io.sluice.http.spi.Integrations;
+import java.util.List;
 import java.util.Map;
 import org.glassfish.jersey.server.ResourceConfig;
 import org.junit.jupiter.api.Test;
@@ -34,10 +36,10 @@ class JaxrsFrontTest {
     void aPropertyDerivedFromElsewhereIsNamedByItsSource() {
         ResourceConfig configuration = new ResourceConfig().property("sluice.limit", "5/1m")
                 .property("sluice.store", new Parameters.Sourced("memory", "APP_STORE (environment variable)"));
-        assertThat(JaxrsFront.config(configuration, Map.of()).description())
+        assertThat(JaxrsFront.config(configuration, Map.of(), Integrations.of(List.of())).description())
                 .contains("store = memory (from APP_STORE (environment variable))");
         assertThat(JaxrsFront.config(new ResourceConfig().property("sluice.limit", "5/1m")
-                .property("sluice.store", "memory"), Map.of()).description())
+                .property("sluice.store", "memory"), Map.of(), Integrations.of(List.of())).description())
                 .contains("store = memory (from sluice.store (JAX-RS property))");
     }
 
@@ -155,7 +157,7 @@ class JaxrsFrontTest {
         ManualTimeSource clock = new ManualTimeSource();
         JaxrsFront owner = JaxrsFront.open(null, new ResourceConfig().property("sluice.rules", file.toString()), clock);
         try {
-            JaxrsFront app = new JaxrsFront(owner.door(), false, java.util.Map.of());   // another application, shared door
+            JaxrsFront app = new JaxrsFront(owner.door(), false, java.util.Map.of(), name -> null);   // another application, shared door
             app.checkSharedNames(windowed(app));                                      // "shared", fixed-window
             rewrite(file, "rules: [{name: shared, paths: [/x], limit: 1/1h}]");       // GCRA
             clock.advance(java.time.Duration.ofSeconds(11));

@@ -1,0 +1,29 @@
+package io.sluice.spring;
+
+import io.sluice.core.StoreHealth;
+import io.sluice.http.FrontDoor;
+import org.springframework.boot.health.contributor.Health;
+import org.springframework.boot.health.contributor.HealthIndicator;
+
+/**
+ * Sluice's health indicator, {@code sluice} under {@code /actuator/health}: whether the store answers, and while it
+ * fails since when and which rules answer by which failure mode ({@link StoreStatus}: UP unless
+ * {@code sluice.readiness-on-store-failure=down}). Add it to the readiness group for Kubernetes probes:
+ * {@code management.endpoint.health.group.readiness.include=readinessState,sluice}.
+ */
+public final class SluiceHealthIndicator implements HealthIndicator {
+
+    private final FrontDoor door;
+    private final StoreStatus status;
+
+    SluiceHealthIndicator(FrontDoor door, StoreStatus status) {
+        this.door = door;
+        this.status = status;
+    }
+
+    @Override
+    public Health health() {
+        StoreHealth health = door.engine().health();
+        return (status.up(health) ? Health.up() : Health.down()).withDetails(status.details(health)).build();
+    }
+}
