@@ -152,6 +152,7 @@ public final class ClusterLoad {
                 perContender.get(c).add(run(contenders.get(c), threads, seconds, keys));
             }
         }
+        cpuPerRound(contenders, perContender, threads);
         Map<String, Result> medians = new LinkedHashMap<>();
         for (int c = 0; c < n; c++) {
             Contender contender = contenders.get(c);
@@ -162,6 +163,24 @@ public final class ClusterLoad {
                     r.serverMicros, r.serverCpuMicros, r.clientCpuMicros, 100 * r.busiestShare);
         }
         return medians;
+    }
+
+    /**
+     * Prints each round's Redis CPU per decision, summed over the masters, Cluster ÷ one master, per contender: the
+     * spread of the figure that a loaded machine disturbs least (rounds run the pair close together).
+     */
+    private static void cpuPerRound(List<Contender> contenders, List<List<Result>> perContender, int threads) {
+        for (int c = 0; c + 1 < contenders.size(); c += 2) {
+            StringBuilder line = new StringBuilder(String.format(Locale.ROOT,
+                    "  srvCPU per decision, Cluster ÷ one master, %s, %d threads, per round:",
+                    contenders.get(c).name(), threads));
+            for (int r = 0; r < perContender.get(c).size(); r++) {
+                double one = perContender.get(c).get(r).serverCpuMicros;
+                double all = perContender.get(c + 1).get(r).serverCpuMicros;
+                line.append(String.format(Locale.ROOT, " %.2fx (%.1f/%.1f)", all / one, all, one));
+            }
+            System.out.println(line);
+        }
     }
 
     private static String id(Contender contender, int threads) {
@@ -177,8 +196,10 @@ public final class ClusterLoad {
             Contender all = contenders.get(c + 1);
             StringBuilder line = new StringBuilder(String.format(Locale.ROOT, "%-20s", one.name()));
             for (int threads : THREADS) {
-                double ratio = results.get(id(all, threads)).perSecond / results.get(id(one, threads)).perSecond;
-                line.append(String.format(Locale.ROOT, "  %d threads %.2fx", threads, ratio));
+                Result a = results.get(id(all, threads));
+                Result o = results.get(id(one, threads));
+                line.append(String.format(Locale.ROOT, "  %d threads %.2fx (Redis CPU per decision %.2fx)", threads,
+                        a.perSecond / o.perSecond, a.serverCpuMicros / o.serverCpuMicros));
             }
             System.out.println(line);
         }

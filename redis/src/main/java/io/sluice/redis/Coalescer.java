@@ -5,7 +5,9 @@ import io.sluice.core.store.Check;
 import io.sluice.core.store.StoreException;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReferenceArray;
@@ -13,8 +15,8 @@ import java.util.concurrent.locks.LockSupport;
 import java.util.function.Supplier;
 
 /**
- * Coalesced calls: the requests that arrive while a call to the same Redis node (in a Cluster: the same hash slot) is
- * in flight are sent together in the next call, one script invocation that decides them one after the other, each
+ * Coalesced calls: the requests that arrive while a call to the same Redis node is in flight are sent together in the
+ * next call, one script invocation that decides them one after the other, each
  * all-or-nothing across its own checks and answered with its own outcomes (the script's batch mode). A request that
  * finds no call in flight goes out at once, alone, as without coalescing.
  *
@@ -22,6 +24,12 @@ import java.util.function.Supplier;
  * batches bounded by count, keys and bytes, so that a batch never blocks Redis long; after a few batches it hands the
  * lane to the oldest waiting request's thread, so that no caller works for the others for long. Waiting threads park;
  * each request is answered exactly once, with its outcomes or with the failure of the call that carried it.
+ *
+ * <p>In a Cluster a batch's declared keys must share a hash slot. Where functions serve ({@link Call#acrossSlots}),
+ * the lanes are per master node ({@link NodeLanes}) and a batch of requests in the fast mode whose keys live in
+ * several slots of the node is one call of {@link Call#across}; where that call finds a slot elsewhere (moved or
+ * moving) nothing ran, and the batch goes again slot by slot, each call routed (and redirected) by its slot. Else
+ * (Redis 6.2, whose scripts have no flags) the lanes are per hash slot.
  */
 final class Coalescer {
 
@@ -40,6 +48,20 @@ final class Coalescer {
     /** How one call is made: the script with its keys first ({@link RedisScript#run}). */
     interface Call {
         Object run(int keys, byte[][] params);
+
+        /**
+         * A fast batch whose keys live in several slots of one Cluster node ({@link RedisScript#across}).
+         *
+         * @throws RedisScript.Misrouted where it did not run: the batch is to be sent slot by slot
+         */
+        default Object across(int keys, byte[][] params) {
+            throw new RedisScript.Misrouted("no calls across slots");
+        }
+
+        /** @return whether {@link #across} may serve now (functions, not scripts, on the servers) */
+        default boolean acrossSlots() {
+            return false;
+        }
     }
 
     private final Call call;
@@ -47,8 +69,11 @@ final class Coalescer {
     /** How long a request waits for its batch before it gives up: a few calls' time budgets. */
     private final long waitNanos;
     private final AtomicReferenceArray<Lane> lanes;
+    /** A Cluster's lanes per node; null outside a Cluster. */
+    private final NodeLanes nodes;
     private final AtomicInteger batches = new AtomicInteger();
     private final AtomicInteger batched = new AtomicInteger();
+    private final AtomicInteger rerouted = new AtomicInteger();
 
     /**
      * @param maxInFlight the calls a lane may have in flight at once before requests wait to be coalesced
@@ -56,7 +81,13 @@ final class Coalescer {
      * @param timeout the time budget of one call
      */
     Coalescer(Call call, int maxInFlight, boolean cluster, Duration timeout) {
+        this(call, maxInFlight, cluster, timeout, null);
+    }
+
+    /** @param nodes a Cluster's lanes per node, where its requests go while {@link Call#acrossSlots}; null for none */
+    Coalescer(Call call, int maxInFlight, boolean cluster, Duration timeout, NodeLanes nodes) {
         this.call = call;
+        this.nodes = nodes;
         this.maxInFlight = maxInFlight;
         this.waitNanos = 3 * timeout.toNanos() + 10_000_000L;
         this.lanes = new AtomicReferenceArray<>(cluster ? CLUSTER_SLOTS : 1);
@@ -79,7 +110,7 @@ final class Coalescer {
                 serve(lane);
             }
         }
-        Pending p = new Pending(checks, request.get());
+        Pending p = new Pending(checks, request.get(), slot);
         lane.queue.add(p);
         boolean interrupted = false;
         try {
@@ -124,9 +155,12 @@ final class Coalescer {
         }
     }
 
-    /** @return the number of batch calls made and of requests they carried, for tests and benchmarks */
+    /**
+     * @return the number of batch calls made, of requests they carried, and of batches across slots sent again slot
+     *     by slot, for tests and benchmarks
+     */
     int[] counts() {
-        return new int[] {batches.get(), batched.get()};
+        return new int[] {batches.get(), batched.get(), rerouted.get()};
     }
 
     /**
@@ -145,7 +179,11 @@ final class Coalescer {
                     throw e;
                 }
                 if (!batch.isEmpty()) {
-                    send(batch);
+                    if (lane.node && batch.size() > 1) {
+                        sendNode(batch);
+                    } else {
+                        send(batch);
+                    }
                     rounds++;
                     continue;
                 }
@@ -170,18 +208,7 @@ final class Coalescer {
                 p.complete(ScriptCodec.outcomes(call.run(p.request.keys().length, p.request.single()), p.checks), null);
                 return;
             }
-            List<BatchRequest> requests = new ArrayList<>(batch.size());
-            List<List<Check>> checks = new ArrayList<>(batch.size());
-            for (Pending p : batch) {
-                requests.add(p.request);
-                checks.add(p.checks);
-            }
-            List<List<Outcome>> outcomes = together(call, requests, checks);
-            batches.incrementAndGet();
-            batched.addAndGet(batch.size());
-            for (int i = 0; i < batch.size(); i++) {
-                batch.get(i).complete(outcomes.get(i), null);
-            }
+            sendTogether(batch, false);
         } catch (RuntimeException | Error e) {
             for (Pending p : batch) {
                 p.complete(null, e);        // each request's thread throws it; this one goes on serving the lane
@@ -189,25 +216,91 @@ final class Coalescer {
         }
     }
 
+    /** Sends {@code batch} in one call of the script's batch mode, and answers its requests. */
+    private void sendTogether(List<Pending> batch, boolean across) {
+        List<BatchRequest> requests = new ArrayList<>(batch.size());
+        List<List<Check>> checks = new ArrayList<>(batch.size());
+        for (Pending p : batch) {
+            requests.add(p.request);
+            checks.add(p.checks);
+        }
+        List<List<Outcome>> outcomes = together(call, requests, checks, across);
+        batches.incrementAndGet();
+        batched.addAndGet(batch.size());
+        for (int i = 0; i < batch.size(); i++) {
+            batch.get(i).complete(outcomes.get(i), null);
+        }
+    }
+
+    /**
+     * Sends a batch of one node's lane: in one call across its slots where every request has the fast mode, else (or
+     * where that call finds a slot elsewhere) one call per slot, in the order of the batch.
+     */
+    private void sendNode(List<Pending> batch) {
+        Map<Integer, List<Pending>> bySlot = new LinkedHashMap<>();
+        boolean fast = true;
+        for (Pending p : batch) {
+            bySlot.computeIfAbsent(p.slot, s -> new ArrayList<>(2)).add(p);
+            fast &= p.request.fast() != null;
+        }
+        if (bySlot.size() > 1 && fast) {
+            try {
+                sendTogether(batch, true);
+                return;
+            } catch (RedisScript.Misrouted e) {
+                rerouted.incrementAndGet();
+                bySlot.keySet().forEach(nodes::forget);     // nothing ran: slot by slot, each call routed anew
+            } catch (RuntimeException | Error e) {
+                for (Pending p : batch) {
+                    p.complete(null, e);
+                }
+                return;
+            }
+        }
+        for (List<Pending> group : bySlot.values()) {
+            send(group);
+        }
+    }
+
     /** Decides {@code requests} in one call of the script's batch mode, one after the other: each one's outcomes. */
     static List<List<Outcome>> together(Call call, List<BatchRequest> requests, List<List<Check>> checks) {
+        return together(call, requests, checks, false);
+    }
+
+    /** @param across whether their keys live in several slots of one Cluster node ({@link Call#across}) */
+    private static List<List<Outcome>> together(Call call, List<BatchRequest> requests, List<List<Check>> checks,
+            boolean across) {
         ScriptCodec.Batch encoded = ScriptCodec.batch(requests);
-        return ScriptCodec.outcomes(call.run(encoded.keys(), encoded.params()), encoded, checks);
+        Object reply = across ? call.across(encoded.keys(), encoded.params())
+                : call.run(encoded.keys(), encoded.params());
+        return ScriptCodec.outcomes(reply, encoded, checks);
     }
 
     private Lane lane(int slot) {
+        if (nodes != null && call.acrossSlots()) {
+            Lane node = nodes.lane(slot);
+            if (node != null) {
+                return node;
+            }
+        }
         Lane lane = lanes.get(slot);
         if (lane == null) {
-            lanes.compareAndSet(slot, null, new Lane());
+            lanes.compareAndSet(slot, null, new Lane(false));
             lane = lanes.get(slot);
         }
         return lane;
     }
 
     /** The requests waiting for one node (or slot), and its calls in flight. */
-    private static final class Lane {
+    static final class Lane {
         final ConcurrentLinkedQueue<Pending> queue = new ConcurrentLinkedQueue<>();
         final AtomicInteger inFlight = new AtomicInteger();
+        /** Whether it is a Cluster node's lane, whose requests' keys may live in several slots. */
+        final boolean node;
+
+        Lane(boolean node) {
+            this.node = node;
+        }
 
         boolean tryAcquire(int max) {
             for (int n = inFlight.get(); n < max; n = inFlight.get()) {
@@ -249,6 +342,8 @@ final class Coalescer {
     private static final class Pending {
         final List<Check> checks;
         final BatchRequest request;
+        /** The hash slot of its keys (0 outside a Cluster). */
+        final int slot;
         final Thread owner = Thread.currentThread();
         /** Whether its thread was interrupted while it waited (only that thread reads and writes it). */
         boolean interrupted;
@@ -256,9 +351,10 @@ final class Coalescer {
         private Throwable failure;
         volatile boolean done;
 
-        Pending(List<Check> checks, BatchRequest request) {
+        Pending(List<Check> checks, BatchRequest request, int slot) {
             this.checks = checks;
             this.request = request;
+            this.slot = slot;
         }
 
         void complete(List<Outcome> result, Throwable error) {

@@ -35,7 +35,7 @@ import redis.clients.jedis.exceptions.JedisNoScriptException;
  * Either is called once more on a pooled connection a restarted Redis closed, and in a Cluster sent to the masters of
  * each group's hash slot in one pipeline. Any failure is a {@link StoreException}.
  */
-final class RedisScript {
+final class RedisScript implements Coalescer.Call {
 
     /** The store's logger: the name applications configure. */
     private static final System.Logger LOG = System.getLogger(RedisStore.class.getName());
@@ -80,8 +80,26 @@ final class RedisScript {
      * first 64 bits: {@code FCALL} hashes the name twice per call, each character about 20 instructions of Redis's
      * (the whole SHA-1 cost a fast call 1%).
      */
-    private static final String FUNCTION = "sluice_" + sha1(FUNCTION_CODE).substring(0, 16);
+    /**
+     * The library's second function, {@code sluice_<hex>_n} ({@link #across}): a fast batch whose keys live in several
+     * hash slots of one Cluster node, called with no declared keys (a call's declared keys must share a slot, with or
+     * without flags) and its keys as its first arguments, after their number; the flag {@code allow-cross-slot-keys}
+     * lets its commands touch several slots of the node. The body reads them one by one ({@code KEYS.across}), each
+     * before anything is written, so a key the node does not serve fails the call with nothing written.
+     */
+    static final String ACROSS_CODE = """
+            local function across(_, args)
+              local n = args[1] + 0
+              local keys, argv = {across = true}, {}
+              for i = 1, n do keys[i] = args[i + 1] end
+              for i = n + 2, #args do argv[i - n - 1] = args[i] end
+              return sluice(keys, argv)
+            end
+            """;
+    private static final String FUNCTION = "sluice_" + sha1(FUNCTION_CODE + ACROSS_CODE).substring(0, 16);
     private static final byte[] FUNCTION_BYTES = FUNCTION.getBytes(StandardCharsets.US_ASCII);
+    private static final byte[] ACROSS_BYTES = (FUNCTION + "_n").getBytes(StandardCharsets.US_ASCII);
+    private static final byte[] NO_KEYS = {'0'};
     private static final byte[] LIBRARY_BYTES = library().getBytes(StandardCharsets.UTF_8);
     private static final byte[] LOAD = "LOAD".getBytes(StandardCharsets.US_ASCII);
     private static final byte[] REPLACE = "REPLACE".getBytes(StandardCharsets.US_ASCII);
@@ -101,7 +119,8 @@ final class RedisScript {
      * One script call with encoded arguments, the first {@code keys} of them keys; where the server lost the function
      * or the script (a restart without persistence, {@code FUNCTION FLUSH}, {@code SCRIPT FLUSH}) it is loaded again.
      */
-    Object run(int keys, byte[][] params) {
+    @Override
+    public Object run(int keys, byte[][] params) {
         UnifiedJedis redis = client.get();
         try {
             try {
@@ -149,6 +168,87 @@ final class RedisScript {
         } catch (JedisException | ClassCastException e) {
             client.dropIfReadOnly(e, redis);
             throw new StoreException("Redis call failed (" + client.description() + "): " + e.getMessage(), e);
+        }
+    }
+
+    /**
+     * Cluster: a fast batch whose keys live in several hash slots of one node, in one call of {@code sluice_<hex>_n}
+     * sent to the node of its first key ({@link #ACROSS_CODE}).
+     *
+     * @throws Misrouted where nothing ran and the batch is to be sent slot by slot: a key the node does not serve (a
+     *     slot that moved or is moving), or functions refused ({@code EVALSHA} from now on)
+     */
+    @Override
+    public Object across(int keys, byte[][] params) {
+        UnifiedJedis redis = client.get();
+        if (redis == evalshaOnly) {
+            throw new Misrouted("functions refused");
+        }
+        byte[][] args = new byte[params.length + 3][];
+        args[0] = ACROSS_BYTES;
+        args[1] = NO_KEYS;
+        args[2] = Protocol.toByteArray(keys);
+        System.arraycopy(params, 0, args, 3, params.length);
+        try {
+            try {
+                return fcallAcross(redis, args);
+            } catch (JedisConnectionException stale) {
+                requireNotRun(stale);
+                throw new Misrouted(stale.getMessage());    // not sent: once more, slot by slot
+            } catch (JedisDataException e) {
+                if (!notFound(e)) {
+                    throw e;
+                }
+            }
+            try {
+                redis.sendCommand(params[0], Protocol.Command.FUNCTION, LOAD, REPLACE, LIBRARY_BYTES);
+            } catch (JedisDataException refused) {
+                if (!refusedLoad(refused)) {
+                    throw refused;
+                }
+                refused(refused, redis);
+                throw new Misrouted("functions refused");
+            }
+            return fcallAcross(redis, args);
+        } catch (JedisException | ClassCastException e) {
+            client.dropIfReadOnly(e, redis);
+            throw new StoreException("Redis call failed (" + client.description() + "): " + e.getMessage(), e);
+        }
+    }
+
+    /** @throws Misrouted where the node does not serve a key, or refused {@code FCALL} (then marked so) */
+    private Object fcallAcross(UnifiedJedis redis, byte[][] args) {
+        try {
+            return redis.sendCommand(args[3], Protocol.Command.FCALL, args);
+        } catch (JedisDataException e) {
+            if (refusedCall(e)) {
+                refused(e, redis);
+                throw new Misrouted("functions refused");
+            }
+            if (notLocal(e)) {
+                throw new Misrouted(e.getMessage());
+            }
+            throw e;
+        }
+    }
+
+    /** @return whether the node answered that it does not serve one of the keys, now: nothing ran or was written */
+    private static boolean notLocal(JedisDataException e) {
+        String m = String.valueOf(e.getMessage());
+        return m.contains("non local key") || m.startsWith("MOVED") || m.startsWith("ASK") || m.startsWith("TRYAGAIN")
+                || m.startsWith("CROSSSLOT") || m.startsWith("CLUSTERDOWN");
+    }
+
+    /** @return whether {@link #across} may be called: functions are not refused on the current client */
+    @Override
+    public boolean acrossSlots() {
+        return client.get() != evalshaOnly;
+    }
+
+    /** A batch across slots that did not run: sent again slot by slot ({@link Coalescer}). */
+    static final class Misrouted extends RuntimeException {
+        Misrouted(String message) {
+            super(message, null, false, false);
         }
     }
 
@@ -214,6 +314,15 @@ final class RedisScript {
      * library it cannot load).
      */
     private Object evalshaFromNowOn(UnifiedJedis redis, JedisDataException refused, int keys, byte[][] params) {
+        refused(refused, redis);
+        try {
+            return redis.evalsha(SHA_BYTES, keys, ScriptCodec.forScript(keys, params));
+        } catch (JedisNoScriptException e) {
+            return reload(redis, keys, params);
+        }
+    }
+
+    private void refused(JedisDataException refused, UnifiedJedis redis) {
         if (evalshaOnly != redis) {
             evalshaOnly = redis;
             String message = String.valueOf(refused.getMessage());
@@ -224,11 +333,6 @@ final class RedisScript {
             LOG.log(message.startsWith("ERR unknown command") ? System.Logger.Level.INFO : System.Logger.Level.WARNING,
                     "Redis refused functions (" + client.description() + ": " + message
                     + "): the script is called with EVALSHA");
-        }
-        try {
-            return redis.evalsha(SHA_BYTES, keys, ScriptCodec.forScript(keys, params));
-        } catch (JedisNoScriptException e) {
-            return reload(redis, keys, params);
         }
     }
 
@@ -300,8 +404,9 @@ final class RedisScript {
      *     {@code KEYS} and {@code ARGV} stand for the globals of the same name that a script reads
      */
     static String library() {
-        return "#!lua name=" + FUNCTION + "\n" + FUNCTION_CODE
-                + "register{function_name='" + FUNCTION + "', callback=sluice}\n";
+        return "#!lua name=" + FUNCTION + "\n" + FUNCTION_CODE + ACROSS_CODE
+                + "register{function_name='" + FUNCTION + "', callback=sluice}\n"
+                + "register{function_name='" + FUNCTION + "_n', callback=across, flags={'allow-cross-slot-keys'}}\n";
     }
 
     private static String skeleton() {

@@ -103,7 +103,8 @@ public final class RedisStore implements Store {
         this.slots = new SlotCalls(script, keys, codec);
         this.bySlot = client.cluster() && !b.hashTag;
         this.budget = b.client != null ? APPLICATION_CLIENT_BUDGET : b.timeout;
-        this.coalescer = b.coalesce ? new Coalescer(script::run, COALESCED_IN_FLIGHT, bySlot, budget) : null;
+        this.coalescer = b.coalesce ? new Coalescer(script, COALESCED_IN_FLIGHT, bySlot, budget,
+                bySlot ? NodeLanes.of(client) : null) : null;
         this.timeout = b.timeout;
         this.poolSize = b.poolSize;
     }
@@ -157,9 +158,12 @@ public final class RedisStore implements Store {
         return Coalescer.together(script::run, encoded, requests);
     }
 
-    /** @return the batch calls this store made and the requests they carried (0 and 0 without coalescing) */
+    /**
+     * @return the batch calls this store made, the requests they carried and the batches across a Cluster node's
+     *     slots sent again slot by slot (zeros without coalescing)
+     */
     int[] coalesced() {
-        return coalescer == null ? new int[2] : coalescer.counts();
+        return coalescer == null ? new int[3] : coalescer.counts();
     }
 
     @Override

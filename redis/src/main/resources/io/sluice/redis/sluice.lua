@@ -158,6 +158,18 @@ if mode == 'B' then
   if #KEYS == 1 then
     vals = {redis.pcall('GET', KEYS[1])}
     if vals[1] and vals[1].err then vals[1] = false end
+  elseif KEYS.across then
+    -- keys of several slots of one Cluster node (RedisScript's ACROSS_CODE): one GET each, all before any write, so
+    -- that a key this node does not serve (a slot moved or moving) fails the call with nothing written
+    vals = {}
+    for i = 1, #KEYS do
+      local v = redis.pcall('GET', KEYS[i])
+      if type(v) == 'table' then
+        if sub(v.err, 1, 9) ~= 'WRONGTYPE' then return redis.error_reply(v.err) end
+        v = false
+      end
+      vals[i] = v
+    end
   else
     vals = redis.call('MGET', unpack(KEYS))
   end

@@ -32,7 +32,9 @@ class RedisScriptTest {
         String library = RedisScript.library();
         String shebang = "#!lua name=" + name + "\n";
         // registered by the loader's redis.register_function: the library's own redis is the one its calls see
-        String register = "register{function_name='" + name + "', callback=sluice}\n";
+        // and its second function, a fast batch across the slots of a Cluster node (RedisScript.across)
+        String register = "register{function_name='" + name + "', callback=sluice}\n"
+                + "register{function_name='" + name + "_n', callback=across, flags={'allow-cross-slot-keys'}}\n";
         assertThat(library).startsWith(shebang).endsWith(register);
 
         String code = library.substring(shebang.length(), library.length() - register.length());
@@ -42,7 +44,7 @@ class RedisScriptTest {
         // the skeleton's text for a function: no redis.replicate_commands (Redis 7 replicates a script's effects
         // anyway), the library functions its library's, and a fast mode's policy in one argument, parsed once
         assertThat(code).isEqualTo(RedisScript.FUNCTION_HEAD + ScriptAssembly.assemble(skeleton(), Algorithms.all(),
-                true) + "\nend\n");
+                true) + "\nend\n" + RedisScript.ACROSS_CODE);
         assertThat(code).doesNotContain("replicate_commands").doesNotContain("math.floor, math.ceil, string.byte,"
                 + " string.sub, string.format\nif #mode == 1").contains("local function sluice(KEYS, ARGV)\n")
                 .contains("local P = policies[mode]\n").contains("local cap, iv = P[2], P[3]\n")

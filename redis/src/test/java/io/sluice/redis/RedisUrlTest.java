@@ -172,7 +172,7 @@ class RedisUrlTest {
         assertThat(RedisUrl.parse("redis://h?coalesce=false").options().coalesce()).isFalse();
         assertThat(RedisUrl.parse("redis://h").options().coalesce()).isNull();
         try (RedisStore store = RedisStore.builder().url("redis://localhost:1?coalesce=false").coalesce(false).build()) {
-            assertThat(store.coalesced()).containsExactly(0, 0);
+            assertThat(store.coalesced()).containsExactly(0, 0, 0);
         }
         assertThatThrownBy(() -> RedisStore.builder().url("redis://localhost:1").sentinelCredentials(null, "s").build())
                 .isInstanceOf(ConfigException.class).hasMessageContaining("redis-sentinel:// URL");
