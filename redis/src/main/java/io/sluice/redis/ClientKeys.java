@@ -1,7 +1,5 @@
 package io.sluice.redis;
 
-import com.github.benmanes.caffeine.cache.Cache;
-import com.github.benmanes.caffeine.cache.Caffeine;
 import io.sluice.core.config.ConfigException;
 import java.lang.System.Logger.Level;
 import java.nio.charset.StandardCharsets;
@@ -29,20 +27,16 @@ final class ClientKeys {
     static final String SECRET_VARIABLE = "SLUICE_KEY_SECRET";
     /** The shortest secret taken: {@value} characters. */
     static final int MIN_SECRET = 16;
-    /** Hashes of the clients seen lately, kept: {@value}. */
-    private static final int CACHED = 10_000;
-
     private final SecretKeySpec secret;
     private final String source;
     private final ThreadLocal<Mac> macs;
-    private final Cache<String, String> recent;
+    private final KeyMemo recent;
 
     private ClientKeys(SecretKeySpec secret, String source) {
         this.secret = secret;
         this.source = source;
         this.macs = secret == null ? null : ThreadLocal.withInitial(this::mac);
-        this.recent = secret == null ? null
-                : Caffeine.newBuilder().maximumSize(CACHED).executor(Runnable::run).build();
+        this.recent = new KeyMemo(secret == null ? RedisKeys::safe : this::hmac);
     }
 
     /** Keys as they are (short and safe), else their SHA-256: readable in Redis, for debugging. */
@@ -107,15 +101,12 @@ final class ClientKeys {
 
     /** @return the client part as Redis holds it */
     String apply(String key) {
-        if (secret == null) {
-            return RedisKeys.safe(key);
-        }
-        String hashed = recent.getIfPresent(key);
-        if (hashed == null) {
-            hashed = hmac(key);
-            recent.put(key, hashed);
-        }
-        return hashed;
+        return recent.get(key).written;
+    }
+
+    /** @return {@link #apply} in UTF-8 (the array is shared: not to be changed) */
+    byte[] bytes(String key) {
+        return recent.get(key).bytes;
     }
 
     private String hmac(String key) {

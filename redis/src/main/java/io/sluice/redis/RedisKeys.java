@@ -68,7 +68,7 @@ final class RedisKeys {
         if (head == null) {
             head = ruleHeads.get(rule, r -> (this.head + safeRule(r) + ":").getBytes(StandardCharsets.UTF_8));
         }
-        byte[] tail = clients.apply(key).getBytes(StandardCharsets.UTF_8);
+        byte[] tail = clients.bytes(key);
         byte[] out = Arrays.copyOf(head, head.length + tail.length);
         System.arraycopy(tail, 0, out, head.length, tail.length);
         return out;
@@ -113,7 +113,8 @@ final class RedisKeys {
      *     {@code chars} characters of the digest in base64url
      */
     static String tagged(byte[] digest, int chars) {
-        return "#" + Base64.getUrlEncoder().withoutPadding().encodeToString(digest).substring(0, chars);
+        byte[] enough = Arrays.copyOf(digest, (chars * 6 + 7) / 8);     // the bytes those characters encode
+        return "#" + Base64.getUrlEncoder().withoutPadding().encodeToString(enough).substring(0, chars);
     }
 
     /** The same test as the pattern {@code [A-Za-z0-9._:@+/#-]{1,64}}, without a regex on every request. */
