@@ -15,8 +15,9 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * @param elapsedNanos the measured time
  * @param clientCpuNanos this JVM's CPU time while measuring
  * @param latencies the measured calls' times, sorted, ns
+ * @param kernel of that CPU time, the kernel's, and the threads' context switches while measuring
  */
-record LoadWindow(long total, long elapsedNanos, long clientCpuNanos, long[] latencies) {
+record LoadWindow(long total, long elapsedNanos, long clientCpuNanos, long[] latencies, ProcessTimes kernel) {
 
     /** A look at the servers: before (after a reset) and after the measured seconds. */
     interface Look {
@@ -43,17 +44,19 @@ record LoadWindow(long total, long elapsedNanos, long clientCpuNanos, long[] lat
         Thread.sleep(1_000);                                     // warm-up
         before.run();
         long cpu = processCpuNanos();
+        ProcessTimes times = ProcessTimes.now();
         long start = System.nanoTime();
         measuring.set(true);
         Thread.sleep(seconds * 1_000L);
         measuring.set(false);
         long elapsed = System.nanoTime() - start;
         long clientCpu = processCpuNanos() - cpu;
+        ProcessTimes kernel = ProcessTimes.now().since(times);
         after.run();
         running.set(false);
         done.await();
         long[] all = Arrays.stream(samples).flatMapToLong(Arrays::stream).sorted().toArray();
-        return new LoadWindow(Arrays.stream(counts).sum(), elapsed, clientCpu, all);
+        return new LoadWindow(Arrays.stream(counts).sum(), elapsed, clientCpu, all, kernel);
     }
 
     /** @return calls per second while measuring */
@@ -74,7 +77,7 @@ record LoadWindow(long total, long elapsedNanos, long clientCpuNanos, long[] lat
     private static Runnable caller(int id, RedisLoad.Call call, String[] keys, AtomicBoolean measuring,
             AtomicBoolean running, long[][] samples, long[] counts, CountDownLatch done) {
         return () -> {
-            long[] lat = new long[1 << 20];
+            long[] lat = new long[1 << 17];      // a thread's first 131,072 calls: enough for a quantile
             int n = 0;
             long count = 0;
             try {

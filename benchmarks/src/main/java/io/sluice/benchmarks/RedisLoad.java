@@ -27,7 +27,11 @@ import redis.clients.jedis.RedisClient;
  *
  * <p>Columns per decision: {@code srv µs} the time {@code INFO commandstats} counts, {@code srvCPU µs} Redis's CPU
  * time ({@code INFO cpu}, user and system, over the window), {@code cliCPU µs} this JVM's (its process CPU time over
- * the window). With {@code -Dsluice.bench.each=true}, each round's figures follow the medians.
+ * the window), {@code cliSys µs} the kernel's part of it and {@code cs} its threads' context switches
+ * ({@link ProcessTimes}). {@code handoff} is no contender but the floor of a thread that waits for its answer
+ * ({@link Handoff}). Each row starts with a round of every contender that is not kept (the JIT compiles then, not
+ * while measuring; {@code -Dsluice.bench.cold=true} skips it). With {@code -Dsluice.bench.each=true}, each round's
+ * figures follow the medians.
  *
  * <p>{@code java -cp benchmarks/target/benchmarks.jar io.sluice.benchmarks.RedisLoad [seconds [rounds [row
  * [contender,...]]]]}
@@ -118,7 +122,8 @@ public final class RedisLoad {
     }
 
     private record Result(String name, String keys, int threads, double perSecond, double p50Micros, double p99Micros,
-            double serverMicros, double serverCpuMicros, double clientCpuMicros) {}
+            double serverMicros, double serverCpuMicros, double clientCpuMicros, double clientSysMicros,
+            double switches) {}
 
     private RedisLoad() {}
 
@@ -164,8 +169,8 @@ public final class RedisLoad {
         System.out.println("Redis " + setup.jedis().info("server").lines().filter(l -> l.startsWith("redis_version"))
                 .findFirst().orElse("?") + ", " + Runtime.getRuntime().availableProcessors() + " cores, "
                 + seconds + " s per row, " + rounds + " interleaved rounds, medians");
-        System.out.printf(Locale.ROOT, "%-26s %-13s %7s %11s %10s %10s %9s %9s %9s%n", "contender", "keys", "threads",
-                "decisions/s", "p50 µs", "p99 µs", "srv µs", "srvCPU µs", "cliCPU µs");
+        System.out.printf(Locale.ROOT, "%-26s %-13s %7s %11s %10s %10s %9s %9s %9s %9s %7s%n", "contender", "keys",
+                "threads", "decisions/s", "p50 µs", "p99 µs", "srv µs", "srvCPU µs", "cliCPU µs", "cliSys µs", "cs");
         String[] keys = Keys.distinct(Keys.COUNT);
         for (String keySpace : List.of("hot key", "100,000 keys")) {
             for (int threads : new int[] {1, 16, 64}) {
@@ -203,7 +208,9 @@ public final class RedisLoad {
                 .addLimit(l -> l.capacity(1_000_000_000L).refillGreedy(1_000_000_000L, Duration.ofSeconds(1))).build();
         Policy policy = Policy.parse("1000000000/1s");
         List<String> names = List.of("ping", "bare-evalsha", "bare-evalsha-4-keys", "sluice-gcra-1-rule",
-                "sluice-gcra-4-rules", "sluice-1-rule-uncoalesced", "sluice-4-rules-uncoalesced", "bucket4j-jedis", "bare-batched", "bare-batched-once");
+                "sluice-gcra-4-rules", "sluice-1-rule-uncoalesced", "sluice-4-rules-uncoalesced", "bucket4j-jedis", "bare-batched",
+                "bare-batched-once", "handoff");
+        Handoff handoff = new Handoff();
         List<Call> calls = List.of(
                 key -> jedis.ping(),
                 key -> jedis.evalsha(sha, List.of("bare:" + key), List.of()),
@@ -216,7 +223,8 @@ public final class RedisLoad {
                 key -> bucket4j.builder().build(("b4j:" + key).getBytes(StandardCharsets.UTF_8), () -> config)
                         .tryConsume(1),
                 key -> batched.decide("bareb:" + key),
-                key -> batchedOnce.decide("bareo:" + key));
+                key -> batchedOnce.decide("bareo:" + key),
+                key -> handoff.call());
         return new Setup(jedis, store, uncoalesced, bucket4j, config, names, calls);
     }
 
@@ -248,6 +256,11 @@ public final class RedisLoad {
         for (int c = 0; c < calls.size(); c++) {
             perContender.add(new ArrayList<>());
         }
+        if (!Boolean.getBoolean("sluice.bench.cold")) {     // a round not kept: the JIT's work is not a decision's
+            for (int c = 0; c < calls.size(); c++) {
+                run(setup.jedis(), setup.names().get(c), keySpace, threads, 1, calls.get(c), keys);
+            }
+        }
         for (int round = 0; round < rounds; round++) {
             for (int i = 0; i < calls.size(); i++) {
                 int c = (i + round) % calls.size();         // rotate the order: no contender always first
@@ -268,9 +281,9 @@ public final class RedisLoad {
     }
 
     private static void print(Result r, String prefix) {
-        System.out.printf(Locale.ROOT, "%-26s %-13s %7d %11.0f %10.1f %10.1f %9.2f %9.2f %9.2f%n",
+        System.out.printf(Locale.ROOT, "%-26s %-13s %7d %11.0f %10.1f %10.1f %9.2f %9.2f %9.2f %9.2f %7.2f%n",
                 prefix + r.name, r.keys, r.threads, r.perSecond, r.p50Micros, r.p99Micros, r.serverMicros,
-                r.serverCpuMicros, r.clientCpuMicros);
+                r.serverCpuMicros, r.clientCpuMicros, r.clientSysMicros, r.switches);
     }
 
     private static Result median(List<Result> rounds) {
@@ -280,7 +293,7 @@ public final class RedisLoad {
         double[] p50 = rounds.stream().mapToDouble(Result::p50Micros).sorted().toArray();
         double[] p99 = rounds.stream().mapToDouble(Result::p99Micros).sorted().toArray();
         return new Result(m.name, m.keys, m.threads, m.perSecond, p50[p50.length / 2], p99[p99.length / 2],
-                m.serverMicros, m.serverCpuMicros, m.clientCpuMicros);
+                m.serverMicros, m.serverCpuMicros, m.clientCpuMicros, m.clientSysMicros, m.switches);
     }
 
     /** Sum of usec over every command in INFO commandstats, and the server's CPU seconds (user + sys). */
@@ -311,6 +324,7 @@ public final class RedisLoad {
         }, () -> stats[1] = serverStats(jedis));
         double n = Math.max(1, w.total());
         return new Result(name, keySpace, threads, w.perSecond(), w.micros(0.5), w.micros(0.99), stats[1][0] / n,
-                (stats[1][1] - stats[0][1]) * 1e6 / n, w.clientCpuNanos() / 1000.0 / n);
+                (stats[1][1] - stats[0][1]) * 1e6 / n, w.clientCpuNanos() / 1000.0 / n,
+                w.kernel().systemNanos() / 1000.0 / n, w.kernel().switches() / n);
     }
 }
