@@ -11,8 +11,9 @@ import java.nio.file.Path;
  *
  * @param systemNanos CPU time spent in the kernel on this process's behalf ({@code stime}), at the clock tick's grain
  * @param switches context switches of the live threads, voluntary (a wait) and not
+ * @param involuntary of those, the ones not asked for: a thread preempted while it could run
  */
-record ProcessTimes(long systemNanos, long switches) {
+record ProcessTimes(long systemNanos, long switches, long involuntary) {
 
     /** The clock tick of {@code /proc/self/stat}'s times: 100 Hz on every Linux this runs on. */
     private static final long TICK_NANOS = 10_000_000L;
@@ -23,26 +24,30 @@ record ProcessTimes(long systemNanos, long switches) {
             String stat = Files.readString(Path.of("/proc/self/stat"));
             String[] fields = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
             long system = Long.parseLong(fields[12]) * TICK_NANOS;     // field 15 of the line: stime
-            return new ProcessTimes(system, threadSwitches());
+            long[] switches = threadSwitches();
+            return new ProcessTimes(system, switches[0] + switches[1], switches[1]);
         } catch (IOException | RuntimeException e) {
-            return new ProcessTimes(0, 0);
+            return new ProcessTimes(0, 0, 0);
         }
     }
 
     /** @return the figures from {@code start} to this one */
     ProcessTimes since(ProcessTimes start) {
-        return new ProcessTimes(systemNanos - start.systemNanos, switches - start.switches);
+        return new ProcessTimes(systemNanos - start.systemNanos, switches - start.switches,
+                involuntary - start.involuntary);
     }
 
-    private static long threadSwitches() throws IOException {
-        long sum = 0;
+    /** @return the live threads' voluntary and involuntary context switches */
+    private static long[] threadSwitches() throws IOException {
+        long[] sum = new long[2];
         try (DirectoryStream<Path> tasks = Files.newDirectoryStream(Path.of("/proc/self/task"))) {
             for (Path task : tasks) {
                 try {
                     for (String line : Files.readAllLines(task.resolve("status"))) {
-                        if (line.startsWith("voluntary_ctxt_switches:")
-                                || line.startsWith("nonvoluntary_ctxt_switches:")) {
-                            sum += Long.parseLong(line.substring(line.indexOf(':') + 1).trim());
+                        int kind = line.startsWith("voluntary_ctxt_switches:") ? 0
+                                : line.startsWith("nonvoluntary_ctxt_switches:") ? 1 : -1;
+                        if (kind >= 0) {
+                            sum[kind] += Long.parseLong(line.substring(line.indexOf(':') + 1).trim());
                         }
                     }
                 } catch (IOException gone) {

@@ -27,8 +27,8 @@ import redis.clients.jedis.RedisClient;
  *
  * <p>Columns per decision: {@code srv µs} the time {@code INFO commandstats} counts, {@code srvCPU µs} Redis's CPU
  * time ({@code INFO cpu}, user and system, over the window), {@code cliCPU µs} this JVM's (its process CPU time over
- * the window), {@code cliSys µs} the kernel's part of it and {@code cs} its threads' context switches
- * ({@link ProcessTimes}). {@code handoff} is no contender but the floor of a thread that waits for its answer
+ * the window), {@code cliSys µs} the kernel's part of it, {@code cs} its threads' context switches and {@code ics}
+ * those of them not asked for ({@link ProcessTimes}). {@code handoff} is no contender but the floor of a thread that waits for its answer
  * ({@link Handoff}). Each row starts with a round of every contender that is not kept (the JIT compiles then, not
  * while measuring; {@code -Dsluice.bench.cold=true} skips it). With {@code -Dsluice.bench.each=true}, each round's
  * figures follow the medians.
@@ -123,7 +123,7 @@ public final class RedisLoad {
 
     private record Result(String name, String keys, int threads, double perSecond, double p50Micros, double p99Micros,
             double serverMicros, double serverCpuMicros, double clientCpuMicros, double clientSysMicros,
-            double switches) {}
+            double switches, double involuntary) {}
 
     private RedisLoad() {}
 
@@ -169,8 +169,8 @@ public final class RedisLoad {
         System.out.println("Redis " + setup.jedis().info("server").lines().filter(l -> l.startsWith("redis_version"))
                 .findFirst().orElse("?") + ", " + Runtime.getRuntime().availableProcessors() + " cores, "
                 + seconds + " s per row, " + rounds + " interleaved rounds, medians");
-        System.out.printf(Locale.ROOT, "%-26s %-13s %7s %11s %10s %10s %9s %9s %9s %9s %7s%n", "contender", "keys",
-                "threads", "decisions/s", "p50 µs", "p99 µs", "srv µs", "srvCPU µs", "cliCPU µs", "cliSys µs", "cs");
+        System.out.printf(Locale.ROOT, "%-26s %-13s %7s %11s %10s %10s %9s %9s %9s %9s %6s %6s%n", "contender", "keys",
+                "threads", "decisions/s", "p50 µs", "p99 µs", "srv µs", "srvCPU µs", "cliCPU µs", "cliSys µs", "cs", "ics");
         String[] keys = Keys.distinct(Keys.COUNT);
         for (String keySpace : List.of("hot key", "100,000 keys")) {
             for (int threads : new int[] {1, 16, 64}) {
@@ -281,9 +281,9 @@ public final class RedisLoad {
     }
 
     private static void print(Result r, String prefix) {
-        System.out.printf(Locale.ROOT, "%-26s %-13s %7d %11.0f %10.1f %10.1f %9.2f %9.2f %9.2f %9.2f %7.2f%n",
+        System.out.printf(Locale.ROOT, "%-26s %-13s %7d %11.0f %10.1f %10.1f %9.2f %9.2f %9.2f %9.2f %6.2f %6.2f%n",
                 prefix + r.name, r.keys, r.threads, r.perSecond, r.p50Micros, r.p99Micros, r.serverMicros,
-                r.serverCpuMicros, r.clientCpuMicros, r.clientSysMicros, r.switches);
+                r.serverCpuMicros, r.clientCpuMicros, r.clientSysMicros, r.switches, r.involuntary);
     }
 
     private static Result median(List<Result> rounds) {
@@ -293,7 +293,7 @@ public final class RedisLoad {
         double[] p50 = rounds.stream().mapToDouble(Result::p50Micros).sorted().toArray();
         double[] p99 = rounds.stream().mapToDouble(Result::p99Micros).sorted().toArray();
         return new Result(m.name, m.keys, m.threads, m.perSecond, p50[p50.length / 2], p99[p99.length / 2],
-                m.serverMicros, m.serverCpuMicros, m.clientCpuMicros, m.clientSysMicros, m.switches);
+                m.serverMicros, m.serverCpuMicros, m.clientCpuMicros, m.clientSysMicros, m.switches, m.involuntary);
     }
 
     /** Sum of usec over every command in INFO commandstats, and the server's CPU seconds (user + sys). */
@@ -325,6 +325,6 @@ public final class RedisLoad {
         double n = Math.max(1, w.total());
         return new Result(name, keySpace, threads, w.perSecond(), w.micros(0.5), w.micros(0.99), stats[1][0] / n,
                 (stats[1][1] - stats[0][1]) * 1e6 / n, w.clientCpuNanos() / 1000.0 / n,
-                w.kernel().systemNanos() / 1000.0 / n, w.kernel().switches() / n);
+                w.kernel().systemNanos() / 1000.0 / n, w.kernel().switches() / n, w.kernel().involuntary() / n);
     }
 }

@@ -227,8 +227,11 @@ final class Coalescer {
         List<List<Outcome>> outcomes = together(call, requests, checks, across);
         batches.incrementAndGet();
         batched.addAndGet(batch.size());
-        for (int i = 0; i < batch.size(); i++) {
-            batch.get(i).complete(outcomes.get(i), null);
+        for (int i = 0; i < batch.size(); i++) {       // every answer first: a thread not parked yet never parks
+            batch.get(i).answer(outcomes.get(i), null);
+        }
+        for (Pending p : batch) {
+            p.wake();
         }
     }
 
@@ -358,9 +361,18 @@ final class Coalescer {
         }
 
         void complete(List<Outcome> result, Throwable error) {
+            answer(result, error);
+            wake();
+        }
+
+        /** Sets the answer, without waking the owner yet ({@link #wake}). */
+        void answer(List<Outcome> result, Throwable error) {
             outcomes = result;
             failure = error;
             done = true;        // publishes the two fields above
+        }
+
+        void wake() {
             if (owner != Thread.currentThread()) {
                 LockSupport.unpark(owner);
             }
