@@ -38,7 +38,8 @@ import redis.clients.jedis.UnifiedJedis;
 public final class ClusterLoad {
 
     private static final int MASTERS = 3;
-    private static final int[] THREADS = {16, 64};
+    /** The callers: 192 gives each of the Cluster's masters the callers that one master has at 64. */
+    private static final int[] THREADS = {16, 64, 192};
     private static final int POOL = 64;
     private static final Policy POLICY = Policy.parse("1000000000/1s");
 
@@ -68,11 +69,12 @@ public final class ClusterLoad {
             System.out.printf(Locale.ROOT, "%-20s %-11s %7s %11s %9s %9s %8s %9s %9s %8s%n", "contender", "masters",
                     "threads", "decisions/s", "p50 µs", "p99 µs", "srv µs", "srvCPU µs", "cliCPU µs", "busiest");
             String[] keys = Keys.distinct(Keys.COUNT);
-            Map<String, Result> results = new LinkedHashMap<>();
+            Map<String, List<Result>> results = new LinkedHashMap<>();
             for (int threads : THREADS) {
                 results.putAll(row(contenders, threads, seconds, rounds, keys));
             }
             ratios(contenders, results);
+            perMaster(contenders, results);
         } finally {
             closeAll(opened);
         }
@@ -139,7 +141,7 @@ public final class ClusterLoad {
     }
 
     /** One thread count: every contender {@code rounds} times, the order rotated each round; prints the medians. */
-    private static Map<String, Result> row(List<Contender> contenders, int threads, int seconds, int rounds,
+    private static Map<String, List<Result>> row(List<Contender> contenders, int threads, int seconds, int rounds,
             String[] keys) throws Exception {
         int n = contenders.size();
         List<List<Result>> perContender = new ArrayList<>();
@@ -153,16 +155,16 @@ public final class ClusterLoad {
             }
         }
         cpuPerRound(contenders, perContender, threads);
-        Map<String, Result> medians = new LinkedHashMap<>();
+        Map<String, List<Result>> all = new LinkedHashMap<>();
         for (int c = 0; c < n; c++) {
             Contender contender = contenders.get(c);
             Result r = median(perContender.get(c));
-            medians.put(id(contender, threads), r);
+            all.put(id(contender, threads), perContender.get(c));
             System.out.printf(Locale.ROOT, "%-20s %-11s %7d %11.0f %9.1f %9.1f %8.2f %9.2f %9.2f %7.0f%%%n",
                     contender.name(), contender.where(), threads, r.perSecond, r.p50Micros, r.p99Micros,
                     r.serverMicros, r.serverCpuMicros, r.clientCpuMicros, 100 * r.busiestShare);
         }
-        return medians;
+        return all;
     }
 
     /**
@@ -188,7 +190,9 @@ public final class ClusterLoad {
     }
 
     /** Cluster ÷ one master, decisions per second, for each contender and thread count. */
-    private static void ratios(List<Contender> contenders, Map<String, Result> results) {
+    private static void ratios(List<Contender> contenders, Map<String, List<Result>> rounds) {
+        Map<String, Result> results = new LinkedHashMap<>();
+        rounds.forEach((id, each) -> results.put(id, median(each)));
         System.out.println();
         System.out.println("decisions/s, Cluster of " + MASTERS + " ÷ one master (medians of the same run):");
         for (int c = 0; c + 1 < contenders.size(); c += 2) {
@@ -202,6 +206,32 @@ public final class ClusterLoad {
                         a.perSecond / o.perSecond, a.serverCpuMicros / o.serverCpuMicros));
             }
             System.out.println(line);
+        }
+    }
+
+    /**
+     * Redis CPU per decision, summed over the masters, of the Cluster at {@value #MASTERS} times the callers ÷ one
+     * master's, per round: each master then sees as many callers as the one master does, as when a fleet's load grows
+     * with its masters (at the same callers, each master's batches are a third as large).
+     */
+    private static void perMaster(List<Contender> contenders, Map<String, List<Result>> rounds) {
+        System.out.println("Redis CPU per decision, the Cluster at " + MASTERS + "x the callers ÷ one master, per round:");
+        for (int c = 0; c + 1 < contenders.size(); c += 2) {
+            for (int threads : THREADS) {
+                List<Result> all = rounds.get(id(contenders.get(c + 1), MASTERS * threads));
+                List<Result> one = rounds.get(id(contenders.get(c), threads));
+                if (all == null || one == null) {
+                    continue;
+                }
+                StringBuilder line = new StringBuilder(String.format(Locale.ROOT, "%-20s %d threads against %d:",
+                        contenders.get(c).name(), MASTERS * threads, threads));
+                for (int r = 0; r < Math.min(all.size(), one.size()); r++) {
+                    double a = all.get(r).serverCpuMicros;
+                    double o = one.get(r).serverCpuMicros;
+                    line.append(String.format(Locale.ROOT, " %.2fx (%.1f/%.1f)", a / o, a, o));
+                }
+                System.out.println(line);
+            }
         }
     }
 

@@ -20,9 +20,11 @@ import redis.clients.jedis.RedisClient;
  * their order swapped every round, so that a round's ratio compares runs on the same machine load. Keys come at random,
  * each far below a rate that would make a block pay: the leasing rule must cost nothing for them. The bare one-key
  * {@code EVALSHA} is the floor. Per row: decisions a second, the ratio to the same round's rule without leases, script
- * calls per decision ({@code INFO commandstats}), client CPU per decision, checks answered from blocks. Then, side by
+ * calls per decision ({@code INFO commandstats}), client CPU and Redis CPU ({@code INFO cpu}) per decision, checks
+ * answered from blocks. Then, side by
  * side: half the threads on each engine in the same seconds, so that a load that comes and goes on a shared machine
- * weighs on both alike; the ratio is of their decisions in those seconds.
+ * weighs on both alike; the ratio is of their decisions in those seconds (two coalescers sharing one Redis: how they
+ * share it moves that ratio too). A round not kept comes first, for the JIT.
  *
  * <p>{@code java -cp benchmarks/target/benchmarks.jar io.sluice.benchmarks.LeasedKeys [seconds [rounds [threads]]]}
  */
@@ -56,8 +58,11 @@ public final class LeasedKeys {
                     key -> jedis.evalsha(sha, List.of("bare:" + key), List.of()));
             System.out.printf(Locale.ROOT, "%d keys, %d threads, %d s per row, %d rounds, %d cores%n", keys.length,
                     threads, seconds, rounds, Runtime.getRuntime().availableProcessors());
-            System.out.printf(Locale.ROOT, "%-26s %5s %12s %8s %10s %11s %11s%n", "row", "round", "decisions/s",
-                    "ratio", "calls/dec", "cpu us/dec", "from blocks");
+            System.out.printf(Locale.ROOT, "%-26s %5s %12s %8s %10s %11s %11s %11s%n", "row", "round", "decisions/s",
+                    "ratio", "calls/dec", "cpu us/dec", "srvCPU us", "from blocks");
+            for (RedisLoad.Call call : calls) {         // a round not kept: the JIT compiles then, not while measuring
+                LoadWindow.measure(call, threads, 1, keys, () -> { }, () -> { });
+            }
             for (int round = 0; round < rounds; round++) {
                 List<Integer> order = round % 2 == 0 ? List.of(0, 1, 2) : List.of(1, 0, 2);
                 double[] rates = new double[names.size()];
@@ -65,14 +70,20 @@ public final class LeasedKeys {
                 for (int row : order) {
                     long blocksBefore = leasing.leaseCounts().leasedDecisions();
                     long[] scripts = new long[2];
+                    double[] cpu = new double[2];
                     LoadWindow w = LoadWindow.measure(calls.get(row), threads, seconds, keys, () -> {
                         jedis.sendCommand(Protocol.Command.CONFIG, "RESETSTAT");
-                    }, () -> scripts[0] = LeasedLoad.scriptCalls(jedis));
+                        cpu[0] = redisCpuSeconds(jedis);
+                    }, () -> {
+                        scripts[0] = LeasedLoad.scriptCalls(jedis);
+                        cpu[1] = redisCpuSeconds(jedis);
+                    });
                     rates[row] = w.perSecond();
                     LeaseCounts c = leasing.leaseCounts();
-                    lines[row] = String.format(Locale.ROOT, "%-26s %5d %12.0f %%8s %10.4f %11.1f %11d", names.get(row),
-                            round, w.perSecond(), scripts[0] / (double) Math.max(1, w.total()),
+                    lines[row] = String.format(Locale.ROOT, "%-26s %5d %12.0f %%8s %10.4f %11.1f %11.1f %11d",
+                            names.get(row), round, w.perSecond(), scripts[0] / (double) Math.max(1, w.total()),
                             w.clientCpuNanos() / 1000.0 / Math.max(1, w.total()),
+                            (cpu[1] - cpu[0]) * 1e6 / Math.max(1, w.total()),
                             row == 1 ? c.leasedDecisions() - blocksBefore : 0);
                 }
                 for (int row = 0; row < names.size(); row++) {
@@ -108,6 +119,17 @@ public final class LeasedKeys {
         System.out.printf(Locale.ROOT, "side by side, %d + %d threads, round %d: %.0f and %.0f (leased) decisions/s:"
                 + " %.3fx%n", threads / 2, threads / 2, round, windows[0].perSecond(), windows[1].perSecond(),
                 windows[1].perSecond() / windows[0].perSecond());
+    }
+
+    /** @return Redis's CPU time so far, user and system, in seconds ({@code INFO cpu}) */
+    private static double redisCpuSeconds(RedisClient jedis) {
+        double cpu = 0;
+        for (String line : jedis.info("cpu").split("\\r?\\n")) {
+            if (line.startsWith("used_cpu_sys:") || line.startsWith("used_cpu_user:")) {
+                cpu += Double.parseDouble(line.substring(line.indexOf(':') + 1).trim());
+            }
+        }
+        return cpu;
     }
 
     private static Engine engine(String url, int threads) {
