@@ -200,12 +200,8 @@ final class RedisScript implements Coalescer.Call {
                     throw e;
                 }
             }
-            try {
-                redis.sendCommand(params[0], Protocol.Command.FUNCTION, LOAD, REPLACE, LIBRARY_BYTES);
-            } catch (JedisDataException refused) {
-                if (!refusedLoad(refused)) {
-                    throw refused;
-                }
+            JedisDataException refused = loadLibrary(redis, params[0]);
+            if (refused != null) {
                 refused(refused, redis);
                 throw new Misrouted("functions refused");
             }
@@ -297,15 +293,29 @@ final class RedisScript implements Coalescer.Call {
         if (!notFound(e)) {
             throw e;
         }
-        try {
-            redis.sendCommand(params[0], Protocol.Command.FUNCTION, LOAD, REPLACE, LIBRARY_BYTES);
-        } catch (JedisDataException refused) {
-            if (!refusedLoad(refused)) {
-                throw refused;              // READONLY, OOM, LOADING, BUSY...: a state that passes, not a refusal
-            }
+        JedisDataException refused = loadLibrary(redis, params[0]);
+        if (refused != null) {
             return evalshaFromNowOn(redis, refused, keys, params);
         }
         return redis.fcall(FUNCTION_BYTES, keys(keys, params), args(keys, params));
+    }
+
+    /**
+     * Loads the library ({@code FUNCTION LOAD REPLACE}) on the node of {@code key}.
+     *
+     * @return null when it is loaded; the server's answer when it refuses functions for good (an ACL, a proxy)
+     * @throws JedisDataException a state that passes (READONLY, OOM, LOADING, BUSY...), not a refusal
+     */
+    private static JedisDataException loadLibrary(UnifiedJedis redis, byte[] key) {
+        try {
+            redis.sendCommand(key, Protocol.Command.FUNCTION, LOAD, REPLACE, LIBRARY_BYTES);
+            return null;
+        } catch (JedisDataException refused) {
+            if (!refusedLoad(refused)) {
+                throw refused;
+            }
+            return refused;
+        }
     }
 
     /**
