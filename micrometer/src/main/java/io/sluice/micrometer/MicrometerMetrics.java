@@ -168,6 +168,17 @@ public final class MicrometerMetrics implements DecisionListener {
         return out.remaining() * 100 <= out.limit() * NEAR_LIMIT_PERCENT ? "near_limit" : "allowed";
     }
 
+    /**
+     * Publishes every gauge and counter of {@code engine}: {@link #bindCircuit}, {@link #bindLeases},
+     * {@link #bindAdaptiveLimits} and {@link #bindSharedSettings}, as the CDI, Spring Boot and Quarkus integrations do.
+     */
+    public void bind(Engine engine) {
+        bindCircuit(engine);
+        bindLeases(engine);
+        bindAdaptiveLimits(engine);
+        bindSharedSettings(engine);
+    }
+
     /** @return {@code store}, timing every call into {@code sluice.store.latency} */
     public Store instrument(Store store) {
         return new TimedStore(store, storeLatency);

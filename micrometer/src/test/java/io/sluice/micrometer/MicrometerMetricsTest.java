@@ -66,6 +66,21 @@ class MicrometerMetricsTest {
         assertThat(registry.getMeters()).extracting(Meter::getId).isNotEmpty();
     }
 
+    @Test
+    void bindPublishesEveryGaugeOfTheEngine() {
+        SimpleMeterRegistry registry = new SimpleMeterRegistry();
+        MicrometerMetrics metrics = new MicrometerMetrics(registry);
+        Engine engine = Engine.builder().store(MemoryStore.builder().build()).build();
+
+        metrics.bind(engine);
+
+        assertThat(registry.get("sluice.store.up").gauge().value()).isEqualTo(1);
+        assertThat(registry.get("sluice.store.circuit").gauge().value()).isZero();
+        assertThat(registry.get("sluice.leased.decisions").functionCounters()).hasSize(2);
+        assertThat(registry.get("sluice.shared.version").gauge().value()).isZero();
+        assertThat(registry.get("sluice.shared.rejections").functionCounter().count()).isZero();
+    }
+
     /**
      * Fail-open is loud in the metrics too: each rule answered by its failure mode counts under its mode, and
      * {@code sluice.store.up} is 0 from the breaker's opening until the store answers again; a rule the rules in force

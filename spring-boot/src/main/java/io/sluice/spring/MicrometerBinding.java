@@ -28,9 +28,6 @@ final class MicrometerBinding implements SluiceMetrics {
 
     @Override
     public void bind(Engine engine) {
-        metrics.bindCircuit(engine);
-        metrics.bindLeases(engine);
-        metrics.bindAdaptiveLimits(engine);
-        metrics.bindSharedSettings(engine);
+        metrics.bind(engine);
     }
 }

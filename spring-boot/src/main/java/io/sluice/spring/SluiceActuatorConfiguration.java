@@ -2,6 +2,7 @@ package io.sluice.spring;
 
 import io.sluice.http.FrontDoor;
 import io.sluice.http.Parameters;
+import io.sluice.http.StoreHealthReport;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.context.annotation.Bean;
@@ -21,7 +22,7 @@ class SluiceActuatorConfiguration {
         @Bean
         @ConditionalOnMissingBean
         SluiceHealthIndicator sluiceHealthIndicator(FrontDoor door, ConfigurableEnvironment environment) {
-            return new SluiceHealthIndicator(door, StoreStatus.configured(SpringParameters.of(environment)));
+            return new SluiceHealthIndicator(door, StoreHealthReport.configured(SpringParameters.of(environment)));
         }
     }
 
@@ -35,7 +36,7 @@ class SluiceActuatorConfiguration {
         @ConditionalOnMissingBean
         SluiceEndpoint sluiceEndpoint(FrontDoor door, ConfigurableEnvironment environment) {
             Parameters parameters = SpringParameters.of(environment);
-            return new SluiceEndpoint(door, StoreStatus.configured(parameters), AdminRole.configured(parameters));
+            return new SluiceEndpoint(door, StoreHealthReport.configured(parameters), AdminRole.configured(parameters));
         }
     }
 }

@@ -6,6 +6,7 @@ import io.sluice.core.policy.Outcome;
 import io.sluice.http.Administration;
 import io.sluice.http.FrontDoor;
 import io.sluice.http.RuleOrigin;
+import io.sluice.http.StoreHealthReport;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -41,10 +42,10 @@ public final class SluiceEndpoint {
     static final int STATUS_FORBIDDEN = 403;
 
     private final FrontDoor door;
-    private final StoreStatus status;
+    private final StoreHealthReport status;
     private final AdminRole role;
 
-    SluiceEndpoint(FrontDoor door, StoreStatus status, AdminRole role) {
+    SluiceEndpoint(FrontDoor door, StoreHealthReport status, AdminRole role) {
         this.door = door;
         this.status = status;
         this.role = role;
@@ -55,7 +56,7 @@ public final class SluiceEndpoint {
     public Map<String, Object> status() {
         Administration admin = door.admin();
         Map<String, Object> out = new LinkedHashMap<>();
-        out.put("health", status.details(admin.storeHealth()));
+        out.put("health", status.data(List.of(admin.storeHealth())));
         Map<String, RuleOrigin> origins = admin.ruleOrigins();
         List<Map<String, Object>> rules = new ArrayList<>();
         for (Rule r : admin.rulesInForce()) {

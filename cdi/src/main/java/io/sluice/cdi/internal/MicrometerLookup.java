@@ -35,9 +35,6 @@ final class MicrometerLookup implements CdiMetrics {
 
     @Override
     public void bind(Engine engine) {
-        metrics.bindCircuit(engine);
-        metrics.bindLeases(engine);
-        metrics.bindAdaptiveLimits(engine);
-        metrics.bindSharedSettings(engine);
+        metrics.bind(engine);
     }
 }

@@ -61,7 +61,7 @@ final class ApiSnippets {
     static Engine micrometer(MeterRegistry registry, Store store) {
         MicrometerMetrics metrics = new MicrometerMetrics(registry);
         Engine engine = Engine.builder().store(metrics.instrument(store)).listener(metrics).build();
-        metrics.bindCircuit(engine);
+        metrics.bind(engine);            // circuit, leases, adaptive limits, shared settings
         return engine;
     }
 }
