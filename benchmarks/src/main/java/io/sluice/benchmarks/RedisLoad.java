@@ -30,7 +30,8 @@ import redis.clients.jedis.RedisClient;
  * the window), {@code cliSys µs} the kernel's part of it, {@code cs} its threads' context switches and {@code ics}
  * those of them not asked for ({@link ProcessTimes}). {@code handoff} is no contender but the floor of a thread that waits for its answer
  * ({@link Handoff}). Each row starts with a round of every contender that is not kept (the JIT compiles then, not
- * while measuring; {@code -Dsluice.bench.cold=true} skips it). With {@code -Dsluice.bench.each=true}, each round's
+ * while measuring; {@code -Dsluice.bench.cold=true} skips it). {@code -Dsluice.bench.rawKeys=true} builds Sluice's
+ * store with raw keys, for the cost of the keyed hash of each client key. With {@code -Dsluice.bench.each=true}, each round's
  * figures follow the medians.
  *
  * <p>{@code java -cp benchmarks/target/benchmarks.jar io.sluice.benchmarks.RedisLoad [seconds [rounds [row
@@ -194,7 +195,8 @@ public final class RedisLoad {
         pool.setMaxTotal(64);
         pool.setMaxIdle(64);
         RedisClient jedis = RedisClient.builder().fromURI(url).poolConfig(pool).build();
-        RedisStore store = RedisStore.builder().url(url).poolSize(64).timeout(Duration.ofSeconds(2)).build();
+        RedisStore store = RedisStore.builder().url(url).poolSize(64).timeout(Duration.ofSeconds(2))
+                .rawKeys(Boolean.getBoolean("sluice.bench.rawKeys")).build();
         RedisStore uncoalesced = RedisStore.builder().url(url).poolSize(64).timeout(Duration.ofSeconds(2))
                 .coalesce(false).build();
         String sha = jedis.scriptLoad(BARE_GCRA);
