@@ -1,16 +1,10 @@
 package io.sluice.redis;
 
-import io.sluice.core.algorithm.Algorithms;
 import io.sluice.core.store.StoreException;
-import java.io.IOException;
-import java.io.InputStream;
 import java.net.SocketTimeoutException;
 import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.HexFormat;
 import java.util.List;
 import java.util.Locale;
 import redis.clients.jedis.AbstractPipeline;
@@ -23,84 +17,24 @@ import redis.clients.jedis.exceptions.JedisException;
 import redis.clients.jedis.exceptions.JedisNoScriptException;
 
 /**
- * The script on the servers, {@code sluice.lua} with every algorithm's fragment ({@link ScriptAssembly}). On Redis 7
- * and later it is a function, {@code sluice_<SHA-1 of its code, 16 hex digits>} in a library of that name
- * ({@link #library()}), called with {@code FCALL} and loaded with {@code FUNCTION LOAD} where a server answers that it
- * has no such function: functions are kept in the RDB and AOF files and replicated, so a restart with persistence or a
- * failover needs no reload, and {@code SCRIPT FLUSH} does not touch them. Where {@code FCALL} is refused (Redis 6.2,
- * whose answer is an unknown command; a user whose ACL denies it; a server that cannot load the library) the script is
- * called by its SHA ({@code EVALSHA}), with a fast mode's arguments as the script reads them
+ * How the script on the servers is called ({@link ScriptLibrary}: {@code sluice.lua} with every algorithm's fragment).
+ * On Redis 7 and later it is a function, {@code sluice_<SHA-1 of its code, 16 hex digits>} in a library of that name
+ * ({@link ScriptLibrary#library()}), called with {@code FCALL} and loaded with {@code FUNCTION LOAD} where a server
+ * answers that it has no such function: functions are kept in the RDB and AOF files and replicated, so a restart with
+ * persistence or a failover needs no reload, and {@code SCRIPT FLUSH} does not touch them. Where {@code FCALL} is
+ * refused (Redis 6.2, whose answer is an unknown command; a user whose ACL denies it; a server that cannot load the
+ * library) the script is called by its SHA ({@code EVALSHA}), with a fast mode's arguments as the script reads them
  * ({@link ScriptCodec#forScript}), and loaded again where a server lost it ({@code NOSCRIPT}). The refusal is
- * remembered for the client that met it: one round trip per call either way, once the server has what it needs.
- * Either is called once more on a pooled connection a restarted Redis closed, and in a Cluster sent to the masters of
- * each group's hash slot in one pipeline. Any failure is a {@link StoreException}.
+ * remembered for the client that met it: one round trip per call either way, once the server has what it needs. Either
+ * is called once more on a pooled connection a restarted Redis closed, and in a Cluster sent to the masters of each
+ * group's hash slot in one pipeline. Any failure is a {@link StoreException}.
  */
 final class RedisScript implements Coalescer.Call {
 
     /** The store's logger: the name applications configure. */
     private static final System.Logger LOG = System.getLogger(RedisStore.class.getName());
 
-    private static final String SCRIPT = ScriptAssembly.assemble(skeleton(), Algorithms.all(), false);
-    private static final byte[] SCRIPT_BYTES = SCRIPT.getBytes(StandardCharsets.UTF_8);
-    private static final byte[] SHA_BYTES = sha1(SCRIPT).getBytes(StandardCharsets.US_ASCII);
-
-    /**
-     * The function library up to the body of its function, the skeleton's text for a function (its {@code --@
-     * function} blocks: {@link ScriptAssembly}). The library functions the body reads ({@code floor} and the others)
-     * are the library's, kept from call to call, set by the first call (loading a library runs without {@code math}
-     * and {@code string}), and so are the globals {@code tonumber} and {@code redis}: a function reads a global
-     * through its library's metatable, two lookups, which cost about 3% of a fast call as the body reads them (read
-     * once by {@code globals}, written before the locals that replace them; {@code register} is the loader's
-     * {@code redis.register_function}). {@code policies}: the fast modes' policies, parsed by the body, by their
-     * argument, the same string call after call (at most 256, then anew), so that a fast call parses no number (each
-     * costs about 3% of it).
-     */
-    static final String FUNCTION_HEAD = """
-            local function globals() return math, string, tonumber, redis end
-            local register = redis.register_function
-            local floor, ceil, byte, sub, format, tonumber, redis
-            local policies, kept = {}, 0
-            local function remember(s, p)
-              if kept == 256 then policies, kept = {}, 0 end
-              policies[s], kept = p, kept + 1
-            end
-            local function sluice(KEYS, ARGV)
-            if not floor then
-              local math, string
-              math, string, tonumber, redis = globals()
-              floor, ceil, byte, sub, format = math.floor, math.ceil, string.byte, string.sub, string.format
-            end
-            """;
-    /** The function's code: the skeleton's text for a function as the body of a Lua function of KEYS and ARGV. */
-    private static final String FUNCTION_CODE = FUNCTION_HEAD + ScriptAssembly.assemble(skeleton(), Algorithms.all(),
-            true) + "\nend\n";
-    /**
-     * The name of the library and of its one function: the hash of the code, so that two versions of Sluice sharing a
-     * Redis each call their own, and {@code FUNCTION LOAD REPLACE} can only replace a library with the same code. Its
-     * first 64 bits: {@code FCALL} hashes the name twice per call, each character about 20 instructions of Redis's
-     * (the whole SHA-1 cost a fast call 1%).
-     */
-    /**
-     * The library's second function, {@code sluice_<hex>_n} ({@link #across}): a fast batch whose keys live in several
-     * hash slots of one Cluster node, called with no declared keys (a call's declared keys must share a slot, with or
-     * without flags) and its keys as its first arguments, after their number; the flag {@code allow-cross-slot-keys}
-     * lets its commands touch several slots of the node. The body reads them one by one ({@code KEYS.across}), each
-     * before anything is written, so a key the node does not serve fails the call with nothing written.
-     */
-    static final String ACROSS_CODE = """
-            local function across(_, args)
-              local n = args[1] + 0
-              local keys, argv = {across = true}, {}
-              for i = 1, n do keys[i] = args[i + 1] end
-              for i = n + 2, #args do argv[i - n - 1] = args[i] end
-              return sluice(keys, argv)
-            end
-            """;
-    private static final String FUNCTION = "sluice_" + sha1(FUNCTION_CODE + ACROSS_CODE).substring(0, 16);
-    private static final byte[] FUNCTION_BYTES = FUNCTION.getBytes(StandardCharsets.US_ASCII);
-    private static final byte[] ACROSS_BYTES = (FUNCTION + "_n").getBytes(StandardCharsets.US_ASCII);
     private static final byte[] NO_KEYS = {'0'};
-    private static final byte[] LIBRARY_BYTES = library().getBytes(StandardCharsets.UTF_8);
     private static final byte[] LOAD = "LOAD".getBytes(StandardCharsets.US_ASCII);
     private static final byte[] REPLACE = "REPLACE".getBytes(StandardCharsets.US_ASCII);
 
@@ -151,8 +85,8 @@ final class RedisScript implements Coalescer.Call {
                 for (int g = 0; g < groups.size(); g++) {
                     int keys = groups.get(g).size();
                     byte[][] p = params.get(g);
-                    responses.add(function ? pipeline.fcall(FUNCTION_BYTES, keys(keys, p), args(keys, p))
-                            : pipeline.evalsha(SHA_BYTES, keys, ScriptCodec.forScript(keys, p)));
+                    responses.add(function ? pipeline.fcall(ScriptLibrary.FUNCTION_BYTES, keys(keys, p), args(keys, p))
+                            : pipeline.evalsha(ScriptLibrary.SHA_BYTES, keys, ScriptCodec.forScript(keys, p)));
                 }
                 pipeline.sync();
             }
@@ -185,7 +119,7 @@ final class RedisScript implements Coalescer.Call {
             throw new Misrouted("functions refused");
         }
         byte[][] args = new byte[params.length + 3][];
-        args[0] = ACROSS_BYTES;
+        args[0] = ScriptLibrary.ACROSS_BYTES;
         args[1] = NO_KEYS;
         args[2] = Protocol.toByteArray(keys);
         System.arraycopy(params, 0, args, 3, params.length);
@@ -264,8 +198,8 @@ final class RedisScript implements Coalescer.Call {
     private Object call(UnifiedJedis redis, int keys, byte[][] params) {
         boolean function = redis != evalshaOnly;
         try {
-            return function ? redis.fcall(FUNCTION_BYTES, keys(keys, params), args(keys, params))
-                    : redis.evalsha(SHA_BYTES, keys, ScriptCodec.forScript(keys, params));
+            return function ? redis.fcall(ScriptLibrary.FUNCTION_BYTES, keys(keys, params), args(keys, params))
+                    : redis.evalsha(ScriptLibrary.SHA_BYTES, keys, ScriptCodec.forScript(keys, params));
         } catch (JedisDataException e) {
             return recover(redis, e, function, keys, params);
         }
@@ -297,7 +231,7 @@ final class RedisScript implements Coalescer.Call {
         if (refused != null) {
             return evalshaFromNowOn(redis, refused, keys, params);
         }
-        return redis.fcall(FUNCTION_BYTES, keys(keys, params), args(keys, params));
+        return redis.fcall(ScriptLibrary.FUNCTION_BYTES, keys(keys, params), args(keys, params));
     }
 
     /**
@@ -308,7 +242,7 @@ final class RedisScript implements Coalescer.Call {
      */
     private static JedisDataException loadLibrary(UnifiedJedis redis, byte[] key) {
         try {
-            redis.sendCommand(key, Protocol.Command.FUNCTION, LOAD, REPLACE, LIBRARY_BYTES);
+            redis.sendCommand(key, Protocol.Command.FUNCTION, LOAD, REPLACE, ScriptLibrary.LIBRARY_BYTES);
             return null;
         } catch (JedisDataException refused) {
             if (!refusedLoad(refused)) {
@@ -326,7 +260,7 @@ final class RedisScript implements Coalescer.Call {
     private Object evalshaFromNowOn(UnifiedJedis redis, JedisDataException refused, int keys, byte[][] params) {
         refused(refused, redis);
         try {
-            return redis.evalsha(SHA_BYTES, keys, ScriptCodec.forScript(keys, params));
+            return redis.evalsha(ScriptLibrary.SHA_BYTES, keys, ScriptCodec.forScript(keys, params));
         } catch (JedisNoScriptException e) {
             return reload(redis, keys, params);
         }
@@ -354,8 +288,8 @@ final class RedisScript implements Coalescer.Call {
      * answered before the script starts.
      */
     private static Object reload(UnifiedJedis redis, int keys, byte[][] params) {
-        redis.scriptLoad(SCRIPT_BYTES, params[0]);
-        return redis.evalsha(SHA_BYTES, keys, ScriptCodec.forScript(keys, params));
+        redis.scriptLoad(ScriptLibrary.SCRIPT_BYTES, params[0]);
+        return redis.evalsha(ScriptLibrary.SHA_BYTES, keys, ScriptCodec.forScript(keys, params));
     }
 
     /** {@code ERR Function not found}: answered before anything runs (Redis 7.0 to 7.4, Valkey). */
@@ -397,44 +331,5 @@ final class RedisScript implements Coalescer.Call {
 
     private static List<byte[]> args(int keys, byte[][] params) {
         return Arrays.asList(params).subList(keys, params.length);
-    }
-
-    /** @return the script Redis runs: the skeleton with every registered algorithm's fragment (tests call it by hand) */
-    static String text() {
-        return SCRIPT;
-    }
-
-    /** @return the name of the function, and of its library */
-    static String function() {
-        return FUNCTION;
-    }
-
-    /**
-     * @return the function library: the skeleton's text for a function as the body of a function whose parameters
-     *     {@code KEYS} and {@code ARGV} stand for the globals of the same name that a script reads
-     */
-    static String library() {
-        return "#!lua name=" + FUNCTION + "\n" + FUNCTION_CODE + ACROSS_CODE
-                + "register{function_name='" + FUNCTION + "', callback=sluice}\n"
-                + "register{function_name='" + FUNCTION + "_n', callback=across, flags={'allow-cross-slot-keys'}}\n";
-    }
-
-    private static String skeleton() {
-        try (InputStream in = RedisScript.class.getResourceAsStream("sluice.lua")) {
-            if (in == null) {
-                throw new IllegalStateException("sluice.lua is missing from the sluice-redis jar");
-            }
-            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
-        } catch (IOException e) {
-            throw new IllegalStateException("cannot read sluice.lua", e);
-        }
-    }
-
-    private static String sha1(String text) {
-        try {
-            return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-1").digest(text.getBytes(StandardCharsets.UTF_8)));
-        } catch (NoSuchAlgorithmException e) {
-            throw new IllegalStateException("SHA-1 is part of every Java platform", e);
-        }
     }
 }

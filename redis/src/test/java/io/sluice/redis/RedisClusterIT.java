@@ -193,7 +193,7 @@ class RedisClusterIT {
                 for (String key : List.of(redis.key("open", a), redis.key("shut", b))) {
                     try (Jedis j = new Jedis("127.0.0.1", nodes.get(master(key)).port())) {
                         assertThat(j.functionList()).as("the function loaded on the master of %s", key)
-                                .extracting(LibraryInfo::getLibraryName).containsExactly(RedisScript.function());
+                                .extracting(LibraryInfo::getLibraryName).containsExactly(ScriptLibrary.function());
                     }
                 }
             }

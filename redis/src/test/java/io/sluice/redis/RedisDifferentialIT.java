@@ -311,7 +311,7 @@ class RedisDifferentialIT {
 
     /** The script's text, as {@link RedisStore} loads it, to call it by hand. */
     private static String script() {
-        return RedisScript.text();
+        return ScriptLibrary.text();
     }
 
     /**

@@ -122,7 +122,7 @@ class RedisFunctionsIT {
                 assertThat(server.stats().failed()).as("Redis %s", server.version()).containsEntry(command, 0L);
                 if (server.functions()) {
                     assertThat(server.libraries()).as("Redis %s", server.version())
-                            .containsExactly(RedisScript.function());
+                            .containsExactly(ScriptLibrary.function());
                 }
             }
         }
@@ -303,8 +303,8 @@ class RedisFunctionsIT {
                     + other + "', callback=function(KEYS, ARGV) return 'the other version' end}"));
             assertThat(one(store, "k", Policy.parse("2/1h")).remaining()).isEqualTo(1);
 
-            assertThat(server.libraries()).containsExactlyInAnyOrder(other, RedisScript.function());
-            assertThat(RedisScript.function()).isNotEqualTo(other);
+            assertThat(server.libraries()).containsExactlyInAnyOrder(other, ScriptLibrary.function());
+            assertThat(ScriptLibrary.function()).isNotEqualTo(other);
             try (Jedis jedis = new Jedis(URI.create(server.url()))) {
                 assertThat(jedis.fcall(other, List.of(), List.of())).isEqualTo("the other version");
             }

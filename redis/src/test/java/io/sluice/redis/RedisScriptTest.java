@@ -20,16 +20,16 @@ class RedisScriptTest {
 
     @Test
     void theScriptIsTheAssemblyByteForByte() throws Exception {
-        assertThat(RedisScript.text()).isEqualTo(ScriptAssembly.assemble(skeleton(), Algorithms.all()));
-        assertThat(count(RedisScript.text(), "redis.replicate_commands()")).as("needed on 6.2 before writing after TIME")
+        assertThat(ScriptLibrary.text()).isEqualTo(ScriptAssembly.assemble(skeleton(), Algorithms.all()));
+        assertThat(count(ScriptLibrary.text(), "redis.replicate_commands()")).as("needed on 6.2 before writing after TIME")
                 .isEqualTo(1);
     }
 
     @Test
     void theLibraryIsTheScriptAsAFunctionOfKeysAndArgvNamedByItsHash() throws Exception {
-        String name = RedisScript.function();
+        String name = ScriptLibrary.function();
         assertThat(name).matches("sluice_[0-9a-f]{16}");
-        String library = RedisScript.library();
+        String library = ScriptLibrary.library();
         String shebang = "#!lua name=" + name + "\n";
         // registered by the loader's redis.register_function: the library's own redis is the one its calls see
         // and its second function, a fast batch across the slots of a Cluster node (RedisScript.across)
@@ -43,14 +43,14 @@ class RedisScriptTest {
                         .digest(code.getBytes(StandardCharsets.UTF_8))).substring(0, 16));
         // the skeleton's text for a function: no redis.replicate_commands (Redis 7 replicates a script's effects
         // anyway), the library functions its library's, and a fast mode's policy in one argument, parsed once
-        assertThat(code).isEqualTo(RedisScript.FUNCTION_HEAD + ScriptAssembly.assemble(skeleton(), Algorithms.all(),
-                true) + "\nend\n" + RedisScript.ACROSS_CODE);
+        assertThat(code).isEqualTo(ScriptLibrary.FUNCTION_HEAD + ScriptAssembly.assemble(skeleton(), Algorithms.all(),
+                true) + "\nend\n" + ScriptLibrary.ACROSS_CODE);
         assertThat(code).doesNotContain("replicate_commands").doesNotContain("math.floor, math.ceil, string.byte,"
                 + " string.sub, string.format\nif #mode == 1").contains("local function sluice(KEYS, ARGV)\n")
                 .contains("local P = policies[mode]\n").contains("local cap, iv = P[2], P[3]\n")
                 .doesNotContain("tonumber(A[2])");
         // the script's fast mode reads its numbers as arguments; only its fast batch (mode 'B') parses a policy
-        String script = RedisScript.text();
+        String script = ScriptLibrary.text();
         String fastMode = script.substring(0, script.indexOf("if mode == 'B' then"));
         assertThat(fastMode).contains("local cap, iv = tonumber(A[2]), tonumber(A[3])\n").doesNotContain("P[2]");
         assertThat(fastMode).contains("\nlocal policies, remember = nil, nil\n").doesNotContain("policies[");

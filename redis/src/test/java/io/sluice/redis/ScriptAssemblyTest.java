@@ -38,7 +38,7 @@ class ScriptAssemblyTest {
 
     @Test
     void theScriptHoldsEveryRegisteredFragmentOnce() {
-        String script = RedisScript.text();
+        String script = ScriptLibrary.text();
         for (Definition d : Algorithms.all()) {
             assertThat(count(script, Pattern.compile("\\bcode == " + (int) d.code() + "\\b")))
                     .as("the step of %s is tried once", d.algorithm()).isEqualTo(1);
@@ -65,14 +65,14 @@ class ScriptAssemblyTest {
 
     @Test
     void gcraIsTriedFirstAndHasItsFastModeBeforeTheLibrary() {
-        String script = RedisScript.text();
+        String script = ScriptLibrary.text();
         assertThat(script).contains("if fast == 'g' then").contains("  if code == 103 then");
         assertThat(script.indexOf("if fast == 'g' then")).isLessThan(script.indexOf("library = function()"));
     }
 
     @Test
     void theFastModeRunsTheAlgorithmsOwnStepWhichNoFragmentWritesTwice() {
-        String script = RedisScript.text();
+        String script = ScriptLibrary.text();
         List<Definition> fast = Algorithms.all().stream().filter(Definition::fast).toList();
         assertThat(fast).extracting(Definition::algorithm).contains(Algorithm.GCRA);
         for (Definition d : Algorithms.all()) {
