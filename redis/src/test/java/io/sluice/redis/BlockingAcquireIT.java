@@ -33,7 +33,8 @@ import org.junit.jupiter.params.provider.ValueSource;
  * second) and no second holds more than 20 admissions.
  *
  * <p>Every store call is recorded with the time it was decided at: with application time, the instant the store
- * decided at exactly (the engine's clock, passed to Redis); with Redis {@code TIME} (the default), the local interval
+ * decided at exactly (the engine's clock, passed to Redis, or the log's newest entry where a request that read the
+ * clock earlier comes after it: the instant its reset tells); with Redis {@code TIME} (the default), the local interval
  * the call ran in, which holds Redis's instant, so that the check of a second is then sound but looser by a round
  * trip: it fails only where 21 admissions certainly fell within one second.
  */
@@ -150,8 +151,12 @@ class BlockingAcquireIT {
             List<Outcome> outcomes = call.get();
             long after = System.nanoTime() / 1_000;
             for (int i = 0; i < outcomes.size(); i++) {
-                if (outcomes.get(i).allowed() && checks.get(i).cost() > 0) {
-                    admitted.add(applicationTime ? new Admission(nowMicros, nowMicros) : new Admission(before, after));
+                Outcome o = outcomes.get(i);
+                if (o.allowed() && checks.get(i).cost() > 0) {
+                    // the log's instant: the time passed, or its newest entry's where that is later (another node's
+                    // clock ran ahead, or its request was decided first); an admission resets a period after it
+                    long at = nowMicros + o.resetAfterMicros() - SECOND;
+                    admitted.add(applicationTime ? new Admission(at, at) : new Admission(before, after));
                 }
             }
             return outcomes;
