@@ -105,7 +105,7 @@ final class Coalescer {
         Lane lane = lane(slot);
         if (lane.tryAcquire(maxInFlight)) {
             try {
-                return ScriptCodec.outcomes(alone.get(), checks);
+                return ScriptReplies.outcomes(alone.get(), checks);
             } finally {
                 serve(lane);
             }
@@ -205,7 +205,7 @@ final class Coalescer {
         try {
             if (batch.size() == 1) {
                 Pending p = batch.get(0);
-                p.complete(ScriptCodec.outcomes(call.run(p.request.keys().length, p.request.single()), p.checks), null);
+                p.complete(ScriptReplies.outcomes(call.run(p.request.keys().length, p.request.single()), p.checks), null);
                 return;
             }
             sendTogether(batch, false);
@@ -276,7 +276,7 @@ final class Coalescer {
         ScriptCodec.Batch encoded = ScriptCodec.batch(requests);
         Object reply = across ? call.across(encoded.keys(), encoded.params())
                 : call.run(encoded.keys(), encoded.params());
-        return ScriptCodec.outcomes(reply, encoded, checks);
+        return ScriptReplies.outcomes(reply, encoded, checks);
     }
 
     private Lane lane(int slot) {

@@ -94,10 +94,10 @@ final class FastBatch {
             for (int i = 0; i < outcomes.length; i++) {
                 long first = (Long) reply.get(at);
                 if (first >= 0) {
-                    outcomes[i] = ScriptCodec.admitted(first, request.get(i).policy());
+                    outcomes[i] = ScriptReplies.admitted(first, request.get(i).policy());
                     at++;
                 } else {
-                    outcomes[i] = ScriptCodec.outcomeAt(reply, at + 1, request.get(i).policy());
+                    outcomes[i] = ScriptReplies.outcomeAt(reply, at + 1, request.get(i).policy());
                     at += 5;
                 }
             }

@@ -135,7 +135,7 @@ public final class RedisStore implements Store {
             // a Cluster's one key is encoded once, for its slot (its lane) and the call
             byte[][] one = bySlot ? new byte[][] {keys.bytes(checks.get(0).rule(), checks.get(0).key())} : null;
             if (coalescer == null) {
-                return ScriptCodec.outcomes(script.run(n, codec.params(checks, null, one, now, requestId)), checks);
+                return ScriptReplies.outcomes(script.run(n, codec.params(checks, null, one, now, requestId)), checks);
             }
             return coalescer.evaluate(one == null ? 0 : JedisClusterCRC16.getSlot(one[0]), checks,
                     () -> script.run(n, codec.params(checks, null, one, now, requestId)),

@@ -38,7 +38,7 @@ final class SlotCalls {
         }
         List<Object> replies = groups.size() == 1 ? List.of(script.run(groups.get(0).size(), params.get(0)))
                 : script.pipelined(groups, params);
-        return ScriptCodec.outcomes(replies, groups, checks);
+        return ScriptReplies.outcomes(replies, groups, checks);
     }
 
     /** Releases {@code leases}: one call for all, or with {@code bySlot} one per slot. */
