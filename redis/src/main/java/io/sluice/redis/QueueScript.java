@@ -1,9 +1,5 @@
 package io.sluice.redis;
 
-import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
-import java.util.HexFormat;
 import java.util.List;
 import redis.clients.jedis.UnifiedJedis;
 import redis.clients.jedis.exceptions.JedisNoScriptException;
@@ -20,12 +16,7 @@ final class QueueScript {
 
     QueueScript(String text) {
         this.text = text;
-        try {
-            this.sha = HexFormat.of().formatHex(MessageDigest.getInstance("SHA-1")
-                    .digest(text.getBytes(StandardCharsets.UTF_8)));
-        } catch (NoSuchAlgorithmException e) {
-            throw new IllegalStateException("SHA-1 is part of every Java platform", e);
-        }
+        this.sha = ScriptLibrary.sha1(text);
     }
 
     Object run(UnifiedJedis redis, List<String> keys, List<String> args) {

@@ -7,14 +7,9 @@ import io.sluice.core.store.SharedSettings;
 import io.sluice.core.store.SharedSnapshot;
 import io.sluice.core.store.StaleVersionException;
 import io.sluice.core.store.StoreException;
-import java.io.IOException;
-import java.io.InputStream;
 import java.lang.System.Logger.Level;
 import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
-import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Function;
@@ -48,8 +43,8 @@ import redis.clients.jedis.resps.StreamEntry;
 final class RedisSettings implements SharedSettings {
 
     private static final System.Logger LOG = System.getLogger(RedisStore.class.getName());
-    private static final String SCRIPT = script();
-    private static final String SHA = sha1(SCRIPT);
+    private static final String SCRIPT = ScriptLibrary.resource("settings.lua");
+    private static final String SHA = ScriptLibrary.sha1(SCRIPT);
     /** Between a rule's name and a key id in a field of the overrides' hash: in neither a key id nor a policy. */
     private static final char SEPARATOR = '\0';
 
@@ -264,26 +259,6 @@ final class RedisSettings implements SharedSettings {
             client.dropIfReadOnly(e, redis);
             throw new StoreException("Redis call of the shared settings failed (" + client.description() + "): "
                     + e.getMessage(), e);
-        }
-    }
-
-    private static String script() {
-        try (InputStream in = RedisSettings.class.getResourceAsStream("settings.lua")) {
-            if (in == null) {
-                throw new IllegalStateException("settings.lua is missing from the sluice-redis jar");
-            }
-            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
-        } catch (IOException e) {
-            throw new IllegalStateException("cannot read settings.lua", e);
-        }
-    }
-
-    private static String sha1(String text) {
-        try {
-            return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-1")
-                    .digest(text.getBytes(StandardCharsets.UTF_8)));
-        } catch (NoSuchAlgorithmException e) {
-            throw new IllegalStateException("SHA-1 is part of every Java platform", e);
         }
     }
 }

@@ -101,19 +101,26 @@ final class ScriptLibrary {
     }
 
     private static String skeleton() {
-        try (InputStream in = ScriptLibrary.class.getResourceAsStream("sluice.lua")) {
+        return resource("sluice.lua");
+    }
+
+    /** @return the text of a script beside this class in the jar: {@code sluice.lua}, {@code settings.lua} */
+    static String resource(String name) {
+        try (InputStream in = ScriptLibrary.class.getResourceAsStream(name)) {
             if (in == null) {
-                throw new IllegalStateException("sluice.lua is missing from the sluice-redis jar");
+                throw new IllegalStateException(name + " is missing from the sluice-redis jar");
             }
             return new String(in.readAllBytes(), StandardCharsets.UTF_8);
         } catch (IOException e) {
-            throw new IllegalStateException("cannot read sluice.lua", e);
+            throw new IllegalStateException("cannot read " + name, e);
         }
     }
 
-    private static String sha1(String text) {
+    /** @return the SHA-1 of a script's text in hex, as {@code EVALSHA} names it */
+    static String sha1(String text) {
         try {
-            return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-1").digest(text.getBytes(StandardCharsets.UTF_8)));
+            return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-1")
+                    .digest(text.getBytes(StandardCharsets.UTF_8)));
         } catch (NoSuchAlgorithmException e) {
             throw new IllegalStateException("SHA-1 is part of every Java platform", e);
         }
